@@ -1,0 +1,230 @@
+/* The gufunc inner loops: the per-dtype template instantiated for every
+ * input dtype, plus the loops on portable states. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "xs_large.h"
+#include "xs_loops.h"
+
+/* Below this many terms a row uses the small accumulator only: the large
+ * one costs a 8 KiB reset and a final sweep (crossover measured in
+ * benchmarks/). */
+#define XS_LARGE_MIN_TERMS 512
+/* Release the GIL for loops with at least this many terms (NumPy itself
+ * only does so for more than 500 outer iterations). */
+#define XS_GIL_RELEASE_MIN_TERMS 4096
+
+static PyThreadState *xs_release_gil_for(npy_intp outer, npy_intp n)
+{
+    int big = outer >= XS_GIL_RELEASE_MIN_TERMS || n >= XS_GIL_RELEASE_MIN_TERMS ||
+              outer * n >= XS_GIL_RELEASE_MIN_TERMS;   /* both < 4096: no overflow */
+    if (big && PyGILState_Check()) {
+        return PyEval_SaveThread();
+    }
+    return NULL;
+}
+
+static void xs_restore_gil(PyThreadState *saved)
+{
+    if (saved) {
+        PyEval_RestoreThread(saved);
+    }
+}
+
+/* NumPy's bool is one byte, 0 or 1; any non-zero byte counts as True. */
+static inline void xs_small_add_bool(xs_small *acc, unsigned char v)
+{
+    xs_small_add_uint64(acc, v != 0);
+}
+
+static void xs_store_state(xs_small *acc, char *out, npy_intp stride)
+{
+    int64_t state[XS_STATE_LEN];
+    xs_small_to_state(acc, state);
+    for (int j = 0; j < XS_STATE_LEN; j++, out += stride) {
+        memcpy(out, &state[j], sizeof state[j]);
+    }
+}
+
+/* ---- result targets ----------------------------------------------------- */
+
+static void store_float64(char *p, double x) { memcpy(p, &x, sizeof x); }
+static void store_float32(char *p, double x)
+{
+    float f = (float)x;                 /* exact: x is a float32 value */
+    memcpy(p, &f, sizeof f);
+}
+static void store_float16(char *p, double x)
+{
+    uint16_t h = xs_double_to_half(x);
+    memcpy(p, &h, sizeof h);
+}
+static void store_bfloat16(char *p, double x)
+{
+    uint16_t b = xs_double_to_bfloat16(x);
+    memcpy(p, &b, sizeof b);
+}
+
+const xs_target xs_target_float64 = {&xs_format_float64, store_float64};
+const xs_target xs_target_float32 = {&xs_format_float32, store_float32};
+const xs_target xs_target_float16 = {&xs_format_float16, store_float16};
+const xs_target xs_target_bfloat16 = {&xs_format_bfloat16, store_bfloat16};
+
+/* ---- the template, once per input dtype --------------------------------- */
+
+#define XS_IN_IS_FLOAT 1
+#define XS_IN float64
+#define XS_LOAD(p) xs_load_float64(p)
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_LOAD
+#define XS_IN float32
+#define XS_LOAD(p) xs_load_float32(p)
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_LOAD
+#define XS_IN float16
+#define XS_LOAD(p) xs_load_float16(p)
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_LOAD
+#define XS_IN bfloat16
+#define XS_LOAD(p) xs_load_bfloat16(p)
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_LOAD
+#undef XS_IN_IS_FLOAT
+
+/* Integers: loaded as their C type, added as exact 64-bit integers. */
+#define XS_IN_IS_FLOAT 0
+#define XS_IN bool
+#define XS_IN_CTYPE unsigned char
+#define XS_ADD_INTEGER xs_small_add_bool
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_IN_CTYPE
+#undef XS_ADD_INTEGER
+#define XS_IN int8
+#define XS_IN_CTYPE int8_t
+#define XS_ADD_INTEGER xs_small_add_int64
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_IN_CTYPE
+#undef XS_ADD_INTEGER
+#define XS_IN int16
+#define XS_IN_CTYPE int16_t
+#define XS_ADD_INTEGER xs_small_add_int64
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_IN_CTYPE
+#undef XS_ADD_INTEGER
+#define XS_IN int32
+#define XS_IN_CTYPE int32_t
+#define XS_ADD_INTEGER xs_small_add_int64
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_IN_CTYPE
+#undef XS_ADD_INTEGER
+#define XS_IN int64
+#define XS_IN_CTYPE int64_t
+#define XS_ADD_INTEGER xs_small_add_int64
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_IN_CTYPE
+#undef XS_ADD_INTEGER
+#define XS_IN uint8
+#define XS_IN_CTYPE uint8_t
+#define XS_ADD_INTEGER xs_small_add_uint64
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_IN_CTYPE
+#undef XS_ADD_INTEGER
+#define XS_IN uint16
+#define XS_IN_CTYPE uint16_t
+#define XS_ADD_INTEGER xs_small_add_uint64
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_IN_CTYPE
+#undef XS_ADD_INTEGER
+#define XS_IN uint32
+#define XS_IN_CTYPE uint32_t
+#define XS_ADD_INTEGER xs_small_add_uint64
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_IN_CTYPE
+#undef XS_ADD_INTEGER
+#define XS_IN uint64
+#define XS_IN_CTYPE uint64_t
+#define XS_ADD_INTEGER xs_small_add_uint64
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_IN_CTYPE
+#undef XS_ADD_INTEGER
+#undef XS_IN_IS_FLOAT
+
+/* ---- loops on states ----------------------------------------------------- */
+
+/* Read a state; a malformed one becomes NaN rather than a wrong number (the
+ * Python layer validates states it is handed before they get here). */
+static void xs_load_state(xs_small *acc, const char *in, npy_intp stride)
+{
+    int64_t state[XS_STATE_LEN];
+    for (int j = 0; j < XS_STATE_LEN; j++, in += stride) {
+        memcpy(&state[j], in, sizeof state[j]);
+    }
+    if (xs_small_from_state(acc, state) != 0) {
+        xs_small_init(acc);
+        acc->flags = XS_HAS_TERM | XS_NOT_NEG_ZERO | XS_NAN;
+    }
+}
+
+void xs_state_merge(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                    void *data)
+{
+    (void)data;
+    npy_intp outer = dimensions[0], m = dimensions[1];
+    PyThreadState *gil = xs_release_gil_for(outer, m);
+    for (npy_intp i = 0; i < outer; i++) {
+        const char *in = args[0] + i * steps[0];
+        xs_small acc;
+        xs_small_init(&acc);
+        for (npy_intp r = 0; r < m; r++, in += steps[2]) {
+            xs_small part;
+            xs_load_state(&part, in, steps[3]);
+            xs_small_merge(&acc, &part);
+        }
+        xs_store_state(&acc, args[1] + i * steps[1], steps[4]);
+    }
+    xs_restore_gil(gil);
+}
+
+void xs_state_round(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                    void *data)
+{
+    const xs_target *target = data;
+    npy_intp outer = dimensions[0];
+    for (npy_intp i = 0; i < outer; i++) {
+        xs_small acc;
+        xs_load_state(&acc, args[0] + i * steps[0], steps[2]);
+        target->store(args[1] + i * steps[1], xs_small_round(&acc, target->format));
+    }
+}
+
+/* ---- tables read by the Cython module that registers the loops ---------- */
+
+#define XS_INPUT_ROW(IN) {#IN, xs_sum_##IN, xs_cumsum_##IN, xs_sum_state_##IN}
+
+const xs_input_loops xs_input_loops_table[] = {
+    XS_INPUT_ROW(float64), XS_INPUT_ROW(float32), XS_INPUT_ROW(float16),
+    XS_INPUT_ROW(bfloat16), XS_INPUT_ROW(bool),
+    XS_INPUT_ROW(int8), XS_INPUT_ROW(uint8), XS_INPUT_ROW(int16), XS_INPUT_ROW(uint16),
+    XS_INPUT_ROW(int32), XS_INPUT_ROW(uint32), XS_INPUT_ROW(int64), XS_INPUT_ROW(uint64),
+};
+const int xs_input_loops_count =
+    (int)(sizeof xs_input_loops_table / sizeof xs_input_loops_table[0]);
+
+const xs_named_target xs_targets_table[] = {
+    {"float64", &xs_target_float64}, {"float32", &xs_target_float32},
+    {"float16", &xs_target_float16}, {"bfloat16", &xs_target_bfloat16},
+};
+const int xs_targets_count = (int)(sizeof xs_targets_table / sizeof xs_targets_table[0]);

@@ -1,0 +1,60 @@
+/*
+ * The gufunc inner loops, one per input dtype and kind of result.  They
+ * have NumPy's PyUFuncGenericFunction signature; the Cython module registers
+ * them.  `data` is the xs_target to round into (NULL for state results).
+ *
+ *   xs_sum_IN        (n)->()    exact sum, rounded once into the target
+ *   xs_cumsum_IN     (n)->(n)   every prefix sum, each rounded once
+ *   xs_sum_state_IN  (n)->(68)  exact sum as a portable int64 state
+ *   xs_state_merge   (m,68)->(68)
+ *   xs_state_round   (68)->()
+ */
+#ifndef XS_LOOPS_H
+#define XS_LOOPS_H
+
+#include <numpy/npy_common.h>
+
+#include "xs_types.h"
+
+#define XS_DECLARE_LOOP(name) \
+    void name(char **args, const npy_intp *dimensions, const npy_intp *steps, void *data);
+
+#define XS_DECLARE_INPUT_LOOPS(IN) \
+    XS_DECLARE_LOOP(xs_sum_##IN) \
+    XS_DECLARE_LOOP(xs_cumsum_##IN) \
+    XS_DECLARE_LOOP(xs_sum_state_##IN)
+
+XS_DECLARE_INPUT_LOOPS(float64)
+XS_DECLARE_INPUT_LOOPS(float32)
+XS_DECLARE_INPUT_LOOPS(float16)
+XS_DECLARE_INPUT_LOOPS(bfloat16)
+XS_DECLARE_INPUT_LOOPS(bool)
+XS_DECLARE_INPUT_LOOPS(int8)
+XS_DECLARE_INPUT_LOOPS(uint8)
+XS_DECLARE_INPUT_LOOPS(int16)
+XS_DECLARE_INPUT_LOOPS(uint16)
+XS_DECLARE_INPUT_LOOPS(int32)
+XS_DECLARE_INPUT_LOOPS(uint32)
+XS_DECLARE_INPUT_LOOPS(int64)
+XS_DECLARE_INPUT_LOOPS(uint64)
+XS_DECLARE_LOOP(xs_state_merge)
+XS_DECLARE_LOOP(xs_state_round)
+
+/* Tables for the registration code: loops by input dtype name, targets by
+ * result dtype name (NumPy's dtype names; "bfloat16" is ml_dtypes'). */
+typedef void (*xs_loop_fn)(char **, const npy_intp *, const npy_intp *, void *);
+typedef struct {
+    const char *dtype_name;
+    xs_loop_fn sum, cumsum, sum_state;
+} xs_input_loops;
+typedef struct {
+    const char *dtype_name;
+    const xs_target *target;
+} xs_named_target;
+
+extern const xs_input_loops xs_input_loops_table[];
+extern const int xs_input_loops_count;
+extern const xs_named_target xs_targets_table[];
+extern const int xs_targets_count;
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * Template of the per-input-dtype loops: included once per input dtype by
+ * xs_loops.c with these macros defined (NumPy's .c.src idea, in plain C):
+ *   XS_IN            name of the input dtype (float64, int8, ...)
+ *   XS_IN_IS_FLOAT   1: XS_LOAD(p) gives the element's float64 bit pattern
+ *                    0: the element is an XS_IN_CTYPE integer, added exactly
+ *                       by XS_ADD_INTEGER(acc, value)
+ */
+#define XS_CAT_(a, b) a##b
+#define XS_CAT(a, b) XS_CAT_(a, b)
+#define XS_FN(prefix) XS_CAT(prefix, XS_IN)
+
+/* Add n elements starting at p, stride bytes apart, exactly into acc. */
+static void XS_FN(accumulate_)(xs_small *acc, xs_large **large, const char *p,
+                               npy_intp n, npy_intp stride)
+{
+#if XS_IN_IS_FLOAT
+    if (stride == 0 && n > 0) {
+        xs_small_add_double_times(acc, XS_LOAD(p), (uint64_t)n);
+        return;
+    }
+    if (n >= XS_LARGE_MIN_TERMS) {
+        if (*large == NULL) {
+            *large = xs_large_new();
+        }
+        if (*large != NULL) {
+            xs_large *L = *large;
+            xs_small_init(&L->small);
+            for (npy_intp i = 0; i < n; i++, p += stride) {
+                xs_large_add_bits(L, XS_LOAD(p));
+            }
+            xs_large_flush(L);
+            xs_small_merge(acc, &L->small);
+            return;
+        }
+        /* out of memory: the small accumulator is exact too, only slower */
+    }
+    for (npy_intp i = 0; i < n; i++, p += stride) {
+        xs_small_add_bits(acc, XS_LOAD(p));
+    }
+#else
+    (void)large;
+    for (npy_intp i = 0; i < n; i++, p += stride) {
+        XS_IN_CTYPE v;
+        memcpy(&v, p, sizeof v);
+        XS_ADD_INTEGER(acc, v);
+    }
+#endif
+}
+
+void XS_FN(xs_sum_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                    void *data)
+{
+    const xs_target *target = data;
+    npy_intp outer = dimensions[0], n = dimensions[1];
+    PyThreadState *gil = xs_release_gil_for(outer, n);
+    xs_large *large = NULL;
+    for (npy_intp i = 0; i < outer; i++) {
+        xs_small acc;
+        xs_small_init(&acc);
+        XS_FN(accumulate_)(&acc, &large, args[0] + i * steps[0], n, steps[2]);
+        target->store(args[1] + i * steps[1], xs_small_round(&acc, target->format));
+    }
+    xs_large_free(large);
+    xs_restore_gil(gil);
+}
+
+void XS_FN(xs_sum_state_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                          void *data)
+{
+    (void)data;
+    npy_intp outer = dimensions[0], n = dimensions[1];
+    PyThreadState *gil = xs_release_gil_for(outer, n);
+    xs_large *large = NULL;
+    for (npy_intp i = 0; i < outer; i++) {
+        xs_small acc;
+        xs_small_init(&acc);
+        XS_FN(accumulate_)(&acc, &large, args[0] + i * steps[0], n, steps[2]);
+        xs_store_state(&acc, args[1] + i * steps[1], steps[3]);
+    }
+    xs_large_free(large);
+    xs_restore_gil(gil);
+}
+
+void XS_FN(xs_cumsum_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                       void *data)
+{
+    const xs_target *target = data;
+    npy_intp outer = dimensions[0], n = dimensions[1];
+    PyThreadState *gil = xs_release_gil_for(outer, n);
+    for (npy_intp i = 0; i < outer; i++) {
+        const char *in = args[0] + i * steps[0];
+        char *out = args[1] + i * steps[1];
+        xs_small acc;
+        xs_small_init(&acc);
+        for (npy_intp k = 0; k < n; k++, in += steps[2], out += steps[3]) {
+#if XS_IN_IS_FLOAT
+            xs_small_add_bits(&acc, XS_LOAD(in));
+#else
+            XS_IN_CTYPE v;
+            memcpy(&v, in, sizeof v);
+            XS_ADD_INTEGER(&acc, v);
+#endif
+            target->store(out, xs_small_round(&acc, target->format));
+        }
+    }
+    xs_restore_gil(gil);
+}
+
+#undef XS_FN
+#undef XS_CAT
+#undef XS_CAT_

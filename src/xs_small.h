@@ -1,0 +1,138 @@
+/*
+ * Small superaccumulator: an exact fixed-point number wide enough for any
+ * sum of float64 values (and of 64-bit integers).
+ *
+ * Every finite double is an integer multiple of 2^-1074, so an exact sum of
+ * doubles is an integer times 2^-1074: a fixed-point number.  We keep it as
+ * XS_NCHUNKS signed 64-bit chunks; chunk j holds digits of weight
+ * 2^(32*j - XS_UNIT_SHIFT).  A chunk is "normalised" when it lies in
+ * [0, 2^32); adds leave chunks unnormalised (any sign, up to 2^63), and a
+ * carry propagation brings them back.  Inf and NaN never enter the chunks:
+ * they are remembered in flags.
+ *
+ * Facts from Neal (2015), restated in ../shared/notes/superaccumulators.md.
+ */
+#ifndef XS_SMALL_H
+#define XS_SMALL_H
+
+#include <stdint.h>
+#include <string.h>
+
+/* The arithmetic shift of a negative int64 is implementation-defined in C17;
+ * every compiler we build with makes it arithmetic.  Refuse others. */
+_Static_assert((-1 >> 1) == -1, "xsumufunc needs arithmetic right shifts");
+
+/* Bits per chunk "digit" after normalisation. */
+#define XS_CHUNK_BITS 32
+#define XS_CHUNK_MASK ((int64_t)0xffffffff)
+/* Weight of bit 0 of chunk 0 is 2^-XS_UNIT_SHIFT.  A double with biased
+ * exponent e (e >= 1) is m * 2^(e - 1075), m its 53-bit integer mantissa. */
+#define XS_UNIT_SHIFT 1075
+/* Biased exponents 1..2046 put mantissa bits into chunks 0..64; chunks 65
+ * to 67 absorb carries and exact multiples: 2^63 copies of the largest
+ * double are below 2^1088, i.e. bit 2163 of the fixed point, in chunk 67. */
+#define XS_NCHUNKS 68
+/* Each add changes a chunk by less than 2^52 and a normalised chunk is below
+ * 2^32, so 2^11 - 1 adds fit in an int64 before a carry propagation. */
+#define XS_ADDS_BETWEEN_CARRIES 2047
+
+/* Flags: what the chunks cannot hold. */
+#define XS_HAS_TERM      0x01u /* at least one term was added */
+#define XS_NOT_NEG_ZERO  0x02u /* some term was not -0.0 (decides the zero sign) */
+#define XS_POS_INF       0x04u
+#define XS_NEG_INF       0x08u
+#define XS_NAN           0x10u
+#define XS_FLAG_BITS     0x1fu
+
+/* Portable state: the chunks after carry propagation, then the flags word.
+ * Identical bytes for identical exact values on every machine (the Python
+ * layer stores it as little-endian int64). */
+#define XS_STATE_LEN (XS_NCHUNKS + 1)
+
+typedef struct {
+    int64_t chunk[XS_NCHUNKS];
+    int adds_left;      /* adds allowed before the next carry propagation */
+    uint32_t flags;
+} xs_small;
+
+/* A rounding target: p significant bits, normal exponents emin..emax. */
+typedef struct {
+    int precision;
+    int emin;
+    int emax;
+} xs_format;
+
+extern const xs_format xs_format_float64;
+extern const xs_format xs_format_float32;
+extern const xs_format xs_format_float16;
+extern const xs_format xs_format_bfloat16;
+
+void xs_small_init(xs_small *acc);
+/* Normalise: chunks below the top in [0, 2^32), the top one carries the sign. */
+void xs_small_propagate(xs_small *acc);
+/* Add (or subtract) an unsigned integer given as little-endian 32-bit
+ * digits, scaled by 2^(bitpos - XS_UNIT_SHIFT).  Counts as one add. */
+void xs_small_add_digits(xs_small *acc, const uint32_t *digits, int ndigits,
+                         int bitpos, int negative);
+void xs_small_add_special(xs_small *acc, uint64_t bits);
+void xs_small_add_int64(xs_small *acc, int64_t v);
+void xs_small_add_uint64(xs_small *acc, uint64_t v);
+/* Add count copies of the double with this bit pattern, exactly. */
+void xs_small_add_double_times(xs_small *acc, uint64_t bits, uint64_t count);
+void xs_small_merge(xs_small *acc, const xs_small *other);
+/* Round the exact value once into fmt; the double returned is exactly
+ * representable in fmt (so converting it to fmt's storage is exact). */
+double xs_small_round(xs_small *acc, const xs_format *fmt);
+void xs_small_to_state(xs_small *acc, int64_t *state);
+/* Returns 0 on success, -1 if the state is not one that to_state makes. */
+int xs_small_from_state(xs_small *acc, const int64_t *state);
+
+static inline void xs_small_count_add(xs_small *acc)
+{
+    if (--acc->adds_left <= 0) {
+        xs_small_propagate(acc);
+    }
+}
+
+/* Add one double given by its bit pattern: the hot operation of the small
+ * accumulator, with no branch on magnitude. */
+static inline void xs_small_add_bits(xs_small *acc, uint64_t bits)
+{
+    unsigned biased = (unsigned)(bits >> 52) & 0x7ffu;
+    uint64_t mant = bits & (((uint64_t)1 << 52) - 1);
+    acc->flags |= XS_HAS_TERM;
+    if (bits != ((uint64_t)1 << 63)) {
+        acc->flags |= XS_NOT_NEG_ZERO;
+    }
+    if (biased == 0x7ffu) {
+        xs_small_add_special(acc, bits);
+        return;
+    }
+    if (biased == 0) {
+        biased = 1;               /* subnormal: no implicit bit, exponent 1 */
+    }
+    else {
+        mant |= (uint64_t)1 << 52;
+    }
+    unsigned lo = biased & 31u, hi = biased >> 5;
+    int64_t low_part = (int64_t)((mant << lo) & 0xffffffffu);
+    int64_t high_part = (int64_t)(mant >> (32u - lo));
+    if (bits >> 63) {
+        acc->chunk[hi] -= low_part;
+        acc->chunk[hi + 1] -= high_part;
+    }
+    else {
+        acc->chunk[hi] += low_part;
+        acc->chunk[hi + 1] += high_part;
+    }
+    xs_small_count_add(acc);
+}
+
+static inline uint64_t xs_double_bits(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+#endif

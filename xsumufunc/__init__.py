@@ -1,0 +1,33 @@
+"""xsumufunc: exact, correctly rounded NumPy reductions.
+
+Every floating result is the exact mathematical result of the operation on
+the input values, rounded once (to nearest, ties to even) into the result
+dtype: independent of order, memory layout, chunking and machine.
+
+Public functions: :func:`exact_sum`, :func:`exact_nansum` and
+:data:`exact_add` (``np.add`` with exact ``reduce``/``accumulate``/
+``reduceat``).  The raw gufuncs behind them are exported too
+(``exact_sum_ufunc``, ``exact_cumsum_ufunc``) for ufunc-aware code such as
+``xarray.apply_ufunc``.
+"""
+
+from ._add import exact_add
+from ._sum import exact_nansum, exact_sum
+from ._ufuncs import (
+    STATE_LENGTH,
+    exact_cumsum_ufunc,
+    exact_state_merge_ufunc,
+    exact_state_round_ufunc,
+    exact_sum_state_ufunc,
+    exact_sum_ufunc,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "exact_add",
+    "exact_cumsum_ufunc",
+    "exact_nansum",
+    "exact_sum",
+    "exact_sum_ufunc",
+]

@@ -1,0 +1,80 @@
+"""Which input dtypes we read, and which result dtype a call rounds into."""
+
+import ml_dtypes
+import numpy as np
+
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+
+#: Real dtypes a result can be rounded into.
+REAL_RESULTS = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16), BFLOAT16)
+#: Complex results: each component is rounded into the matching real dtype.
+COMPLEX_RESULTS = {np.dtype(np.complex128): np.dtype(np.float64),
+                   np.dtype(np.complex64): np.dtype(np.float32)}
+_REAL_FLOAT_INPUTS = REAL_RESULTS
+_SUPPORTED_TEXT = ("bool, integer (up to 64 bits), float16, float32, float64, "
+                   "bfloat16, complex64 or complex128")
+
+
+def _name(dtype):
+    return "bfloat16" if dtype == BFLOAT16 else str(dtype)
+
+
+def native(dtype):
+    """The native-byte-order twin of dtype (the loops read native values)."""
+    return dtype.newbyteorder("=") if dtype.byteorder not in "=|" else dtype
+
+
+def input_kind(dtype, func_name):
+    """'real' or 'complex' for dtypes we sum exactly; TypeError otherwise."""
+    dtype = native(dtype)
+    if dtype in _REAL_FLOAT_INPUTS or dtype.kind == "b":
+        return "real"
+    if dtype.kind in "iu" and dtype.itemsize <= 8:
+        return "real"
+    if dtype in COMPLEX_RESULTS:
+        return "complex"
+    raise TypeError(
+        f"{func_name}: unsupported input dtype {_name(dtype)}; "
+        f"supported: {_SUPPORTED_TEXT}")
+
+
+def default_result(dtype):
+    """np.sum's choice, except that bool and integers sum exactly into float64."""
+    dtype = native(dtype)
+    if dtype.kind in "biu":
+        return np.dtype(np.float64)
+    return dtype
+
+
+def as_result_dtype(requested, kind, func_name, argname):
+    """Check a requested result dtype (from dtype= or out=) for an input kind."""
+    try:
+        dtype = native(np.dtype(requested))
+    except TypeError as exc:
+        raise TypeError(f"{func_name}: {argname} {requested!r} is not a NumPy dtype") from exc
+    allowed = REAL_RESULTS if kind == "real" else tuple(COMPLEX_RESULTS)
+    if dtype not in allowed:
+        names = ", ".join(_name(d) for d in allowed)
+        raise TypeError(
+            f"{func_name}: {argname} {_name(dtype)} is not supported for {kind} input; "
+            f"the result is rounded into one of: {names}")
+    return dtype
+
+
+def resolve_result(in_dtype, kind, dtype, out, func_name):
+    """The dtype the exact result is rounded into, once.
+
+    ``dtype=`` wins; otherwise ``out.dtype`` (so that the exact value is
+    rounded straight into it, not rounded and then cast); otherwise the
+    default for the input.
+    """
+    if dtype is not None:
+        return as_result_dtype(dtype, kind, func_name, "dtype")
+    if out is not None:
+        return as_result_dtype(out.dtype, kind, func_name, "out dtype")
+    return default_result(in_dtype)
+
+
+def component(dtype):
+    """Real dtype of one component of a result dtype."""
+    return COMPLEX_RESULTS.get(dtype, dtype)

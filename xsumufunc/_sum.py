@@ -1,0 +1,260 @@
+"""exact_sum and exact_nansum: argument handling around the raw gufuncs.
+
+The gufuncs reduce the last axis of an array and round once into the loop's
+output dtype.  Everything NumPy's gufunc machinery cannot do (axis=None and
+tuples, where=, initial=, out= of another dtype, complex) happens here, with
+one rule: never round an intermediate.  Several reduced axes are moved to the
+end and merged into one; `initial` is merged as an exact state; `out` of
+another dtype selects the loop that rounds straight into it.
+"""
+
+import operator
+
+import numpy as np
+
+from . import _dtypes
+from ._ufuncs import (
+    exact_state_merge_ufunc,
+    exact_state_round_ufunc,
+    exact_sum_state_ufunc,
+    exact_sum_ufunc,
+)
+
+_STATE_DTYPE = np.dtype(np.int64)
+
+
+class _NoValueType:
+    """Marks an argument that was not given (``initial=0`` is a real term)."""
+
+    def __repr__(self):
+        return "<no value>"
+
+
+NO_VALUE = _NoValueType()
+
+
+def normalize_axes(axis, ndim, func_name):
+    """Tuple of non-negative axes; AxisError when out of range or repeated."""
+    if axis is None:
+        return tuple(range(ndim))
+    seq = axis if isinstance(axis, tuple) else (axis,)
+    axes = []
+    for ax in seq:
+        try:
+            ax = operator.index(ax)
+        except TypeError:
+            raise TypeError(
+                f"{func_name}: axis must be None, an integer or a tuple of integers, "
+                f"not {axis!r}") from None
+        if not -ndim <= ax < ndim:
+            raise np.exceptions.AxisError(ax, ndim, msg_prefix=func_name)
+        ax %= ndim
+        if ax in axes:
+            raise np.exceptions.AxisError(f"{func_name}: duplicate value in axis: {axis!r}")
+        axes.append(ax)
+    return tuple(axes)
+
+
+def check_out(out, shape, func_name):
+    """out must be a writeable ndarray of exactly the result shape."""
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{func_name}: out must be a numpy.ndarray, not {type(out).__name__}")
+    if out.shape != tuple(shape):
+        raise ValueError(
+            f"{func_name}: out has shape {out.shape}, but the result has shape {tuple(shape)}")
+    if not out.flags.writeable:
+        raise ValueError(f"{func_name}: out is read-only")
+    return out
+
+
+def as_input(a, func_name):
+    """a as an ndarray, and 'real' or 'complex' (TypeError for other dtypes)."""
+    a = np.asarray(a)
+    return a, _dtypes.input_kind(a.dtype, func_name)
+
+
+def rows_view(a, axes):
+    """a with the reduced axes moved to the end and merged into one.
+
+    A view whenever the strides allow it (one axis always does), otherwise a
+    copy.  No axes (axis=()) gives rows of length 1.
+    """
+    if not axes:
+        return a[..., np.newaxis]
+    k = len(axes)
+    moved = np.moveaxis(a, axes, tuple(range(-k, 0)))
+    if k == 1:
+        return moved
+    return moved.reshape(moved.shape[:-k] + (-1,))
+
+
+def _initial_state(initial, kind, func_name):
+    """The exact state of the one term `initial`, per component."""
+    value = np.asarray(initial)
+    if value.ndim != 0:
+        raise ValueError(f"{func_name}: initial must be a scalar, not shape {value.shape}")
+    value_kind = None
+    try:
+        value_kind = _dtypes.input_kind(value.dtype, func_name)
+    except TypeError:
+        pass
+    if value_kind is None or (value_kind == "complex" and kind == "real"):
+        raise TypeError(
+            f"{func_name}: initial must be a {'real' if kind == 'real' else 'real or complex'}"
+            f" number of a supported dtype, not {initial!r}")
+    if kind == "real":
+        return (exact_sum_state_ufunc(value.reshape(1)),)
+    return tuple(exact_sum_state_ufunc(np.asarray(part).reshape(1))
+                 for part in (value.real, value.imag))
+
+
+def _sum_component(rows, result, target, initial_state):
+    """Exact sums of the last axis of rows, rounded once into `result`.
+
+    target: an array of dtype `result` and the output shape to write into,
+    or None to allocate.
+    """
+    signature = (_dtypes.native(rows.dtype), result)
+    if initial_state is None:
+        return exact_sum_ufunc(rows, out=target, signature=signature)
+    states = exact_sum_state_ufunc(rows, signature=(signature[0], _STATE_DTYPE))
+    pair = np.stack(np.broadcast_arrays(states, initial_state), axis=-2)
+    merged = exact_state_merge_ufunc(pair)
+    return exact_state_round_ufunc(merged, out=target, signature=(_STATE_DTYPE, result))
+
+
+def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_nan):
+    """The shared body of exact_sum, exact_nansum and exact_add.reduce."""
+    a, kind = as_input(a, func_name)
+    axes = normalize_axes(axis, a.ndim, func_name)
+    result_dtype = _dtypes.resolve_result(a.dtype, kind, dtype, out, func_name)
+    kept_shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
+    out_shape = kept_shape if keepdims else tuple(
+        n for i, n in enumerate(a.shape) if i not in axes)
+    if out is not None:
+        out = check_out(out, out_shape, func_name)
+    initial_state = (None if initial is NO_VALUE
+                     else _initial_state(initial, kind, func_name))
+
+    # Masked-out terms (where=False, and NaN for the nan-variant) become
+    # -0.0, which changes no exact sum and no zero sign; a row with no term
+    # left is made +0.0 below, as an empty sum.
+    selected = None
+    if skip_nan and a.dtype.kind not in "biu":
+        selected = ~np.isnan(a)
+    if not (where is True or (isinstance(where, (bool, np.bool_)) and where)):
+        try:
+            mask = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
+        except ValueError:
+            raise ValueError(
+                f"{func_name}: where has shape {np.shape(where)}, which does not "
+                f"broadcast to the input shape {a.shape}") from None
+        selected = mask if selected is None else selected & mask
+    if selected is not None:
+        a = np.where(selected, a, np.array(-0.0).astype(a.dtype)
+                     if a.dtype.kind not in "biu" else np.zeros((), a.dtype))
+
+    # The exact work, rounding once into result_dtype.
+    rows = rows_view(a, axes)
+    # With out of the result dtype, the loops write straight into it (a view
+    # without the reduced axes); otherwise into a temporary.
+    target = None
+    if out is not None and out.dtype == result_dtype:
+        target = out.reshape(rows.shape[:-1])
+        if not np.shares_memory(target, out):
+            target = None
+    if kind == "real":
+        res = _sum_component(rows, result_dtype, target,
+                             initial_state[0] if initial_state else None)
+    else:
+        part = _dtypes.component(result_dtype)
+        res = np.empty(rows.shape[:-1], result_dtype) if target is None else target
+        _sum_component(rows.real, part, res.real, initial_state and initial_state[0])
+        _sum_component(rows.imag, part, res.imag, initial_state and initial_state[1])
+    res = np.asarray(res)
+    if selected is not None and initial_state is None:
+        empty = ~np.any(selected, axis=axes)
+        np.copyto(res, np.zeros((), res.dtype), where=empty)
+
+    if out is not None:
+        if target is None:
+            np.copyto(out, res.reshape(out_shape), casting="same_kind")
+        return out
+    res = res.reshape(out_shape)
+    return res[()] if res.ndim == 0 else res
+
+
+def exact_sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=NO_VALUE,
+              where=True):
+    """Sum of array elements over the given axes, exact and rounded once.
+
+    The result is the exact mathematical sum of the terms rounded to the
+    nearest value of the result dtype (ties to even), whatever the order,
+    memory layout or chunking of the input.  Arguments are those of
+    ``numpy.sum``.
+
+    Parameters
+    ----------
+    a : array_like
+        bool, integer, float16, float32, float64, bfloat16, complex64 or
+        complex128 values.
+    axis : None, int or tuple of ints, optional
+        Axes to sum over; None sums every element.
+    dtype : dtype, optional
+        The result dtype (float16, float32, float64 or bfloat16; complex for
+        complex input).  It chooses where the exact sum is rounded to, never
+        how it is accumulated.  Default: the input dtype for floats, float64
+        for bool and integers.
+    out : ndarray, optional
+        Where to put the result; with ``dtype=None`` the exact sum is rounded
+        directly into ``out.dtype``.
+    keepdims : bool, optional
+        Keep the reduced axes as length-1 axes.
+    initial : scalar, optional
+        One more term, added exactly.
+    where : array_like of bool, optional
+        Elements to include; the others are not terms.
+
+    Returns
+    -------
+    numpy scalar or ndarray (``out`` if given).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc import exact_sum
+    >>> exact_sum([1e100, 1.0, -1e100])        # np.sum gives 0.0
+    np.float64(1.0)
+    >>> exact_sum([1e308, 1e308, -1e308])      # np.sum gives inf
+    np.float64(1e+308)
+    >>> exact_sum(np.full(10, 0.1)) == 1.0     # the exact sum of ten 0.1 rounds to 1.0
+    np.True_
+    >>> exact_sum(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=0)
+    array([4., 6.])
+    >>> exact_sum(np.array([1.0, 2**-24, 2**-80]), dtype=np.float32)   # one rounding
+    np.float32(1.0000001)
+    """
+    return exact_reduce("exact_sum", a, axis, dtype, out, keepdims, initial, where,
+                        skip_nan=False)
+
+
+def exact_nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=NO_VALUE,
+                 where=True):
+    """Exact sum treating NaNs as absent, like ``numpy.nansum``.
+
+    Same arguments as :func:`exact_sum`.  A row of only NaNs sums to +0.0.
+    Infinities are still terms (so +Inf and -Inf still give NaN).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc import exact_nansum
+    >>> exact_nansum([1e100, np.nan, 1.0, -1e100])
+    np.float64(1.0)
+    >>> exact_nansum([np.nan, np.nan])
+    np.float64(0.0)
+    """
+    return exact_reduce("exact_nansum", a, axis, dtype, out, keepdims, initial, where,
+                        skip_nan=True)

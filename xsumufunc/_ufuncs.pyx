@@ -1,0 +1,227 @@
+# cython: language_level=3
+"""The raw generalized ufuncs, built at import from the C loops in src/.
+
+Every loop reads its input as it is (no cast) and rounds once into its
+output dtype, so the loop list is the product (input dtype) x (result dtype).
+NumPy picks the first registered loop that an input can be cast to safely,
+hence the order: integers before floats, narrow floats before wide ones, and
+for each input its default result (float64 for integers, itself for floats)
+before the other results.  Loops that involve bfloat16 (a dtype that
+ml_dtypes registers at run time) are added with PyUFunc_RegisterLoopForType
+on the type number NumPy assigned it in this process.
+"""
+from cpython.mem cimport PyMem_Malloc
+cimport numpy as cnp
+
+import ml_dtypes
+import numpy as np
+
+cnp.import_array()
+cnp.import_ufunc()
+
+cdef extern from "xs_loops.h":
+    ctypedef void (*xs_loop_fn)(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
+    ctypedef struct xs_target:
+        pass
+    ctypedef struct xs_input_loops:
+        const char *dtype_name
+        xs_loop_fn sum
+        xs_loop_fn cumsum
+        xs_loop_fn sum_state
+    ctypedef struct xs_named_target:
+        const char *dtype_name
+        const xs_target *target
+    const xs_input_loops xs_input_loops_table[]
+    const int xs_input_loops_count
+    const xs_named_target xs_targets_table[]
+    const int xs_targets_count
+    void xs_state_merge(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
+    void xs_state_round(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
+    int XS_STATE_LEN
+
+#: Length of the int64 exact state: 68 fixed-point chunks and a flags word.
+STATE_LENGTH = XS_STATE_LEN
+
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+cdef int BF16_NUM = BFLOAT16.num
+cdef int INT64_NUM = np.dtype(np.int64).num
+
+# Input dtypes in registration order (see the module docstring).  Every
+# integer type number gets the loop of its size and signedness, so that
+# 'long' and 'long long' both find one.
+_INTEGER_CHARS = "?bBhHiIlLqQ"
+_FLOAT_INPUTS = ("float16", "float32", "float64")
+_RESULTS_BY_INPUT = {
+    "float16": ("float16", "float32", "float64"),
+    "float32": ("float32", "float64", "float16"),
+    "float64": ("float64", "float32", "float16"),
+}
+_BUILTIN_RESULTS = ("float64", "float32", "float16")
+
+
+def _loop_name(dt):
+    """Name of the C loop family for an integer/bool dtype."""
+    if dt.kind == "b":
+        return "bool"
+    return ("int" if dt.kind == "i" else "uint") + str(8 * dt.itemsize)
+
+
+cdef dict _input_loops():
+    cdef int i
+    loops = {}
+    for i in range(xs_input_loops_count):
+        row = xs_input_loops_table[i]
+        loops[row.dtype_name.decode()] = i
+    return loops
+
+
+cdef dict _targets():
+    cdef int i
+    found = {}
+    for i in range(xs_targets_count):
+        found[xs_targets_table[i].dtype_name.decode()] = i
+    return found
+
+
+cdef xs_loop_fn _pick(int row, str kind):
+    if kind == "sum":
+        return xs_input_loops_table[row].sum
+    if kind == "cumsum":
+        return xs_input_loops_table[row].cumsum
+    return xs_input_loops_table[row].sum_state
+
+
+# NumPy keeps pointers to names, docs and the loop arrays: they live as long
+# as the module, in this list and in never-freed C arrays.
+_keep_alive = []
+
+
+cdef object _make_gufunc(list loops, int nin, int nout, str name, str doc, str signature):
+    """loops: list of (C function, data pointer as int, [type numbers])."""
+    cdef int ntypes = len(loops)
+    cdef int nargs = nin + nout
+    cdef cnp.PyUFuncGenericFunction *funcs = <cnp.PyUFuncGenericFunction *>PyMem_Malloc(
+        ntypes * sizeof(cnp.PyUFuncGenericFunction))
+    cdef void **data = <void **>PyMem_Malloc(ntypes * sizeof(void *))
+    cdef char *types = <char *>PyMem_Malloc(ntypes * nargs * sizeof(char))
+    if funcs == NULL or data == NULL or types == NULL:
+        raise MemoryError()
+    cdef int i, k
+    cdef size_t fn_address
+    for i in range(ntypes):
+        fn_address, data_address, typenums = loops[i]
+        funcs[i] = <cnp.PyUFuncGenericFunction>fn_address
+        data[i] = <void *><size_t>data_address
+        for k in range(nargs):
+            types[i * nargs + k] = <char>typenums[k]
+    name_b = name.encode()
+    doc_b = doc.encode()
+    sig_b = signature.encode()
+    _keep_alive.extend([name_b, doc_b, sig_b])
+    return cnp.PyUFunc_FromFuncAndDataAndSignature(
+        funcs, data, types, ntypes, nin, nout, cnp.PyUFunc_None, name_b, doc_b, 0, sig_b)
+
+
+cdef int _register_bf16(object ufunc, size_t fn_address, size_t data_address,
+                        list typenums) except -1:
+    cdef int *args = <int *>PyMem_Malloc(len(typenums) * sizeof(int))
+    if args == NULL:
+        raise MemoryError()
+    cdef int k
+    for k in range(len(typenums)):
+        args[k] = typenums[k]
+    cnp.PyUFunc_RegisterLoopForType(
+        <cnp.ufunc>ufunc, BF16_NUM, <cnp.PyUFuncGenericFunction>fn_address, args,
+        <void *>data_address)
+    return 0
+
+
+cdef size_t _target_address(str result):
+    return <size_t>xs_targets_table[_TARGETS[result]].target
+
+
+_INPUTS = _input_loops()
+_TARGETS = _targets()
+
+
+cdef object _rounding_gufunc(str kind, str name, str doc, str signature):
+    """(input) -> one rounded result per (input, result) dtype pair."""
+    builtin = []
+    for ch in _INTEGER_CHARS:
+        dt = np.dtype(ch)
+        row = _INPUTS[_loop_name(dt)]
+        for result in _BUILTIN_RESULTS:
+            builtin.append((<size_t>_pick(row, kind), _target_address(result),
+                            [dt.num, np.dtype(result).num]))
+    for source in _FLOAT_INPUTS:
+        row = _INPUTS[source]
+        for result in _RESULTS_BY_INPUT[source]:
+            builtin.append((<size_t>_pick(row, kind), _target_address(result),
+                            [np.dtype(source).num, np.dtype(result).num]))
+    ufunc = _make_gufunc(builtin, 1, 1, name, doc, signature)
+    # bfloat16 input, bfloat16 result first (its default), then the others.
+    row = _INPUTS["bfloat16"]
+    for result in ("bfloat16", "float32", "float64", "float16"):
+        out_num = BF16_NUM if result == "bfloat16" else np.dtype(result).num
+        _register_bf16(ufunc, <size_t>_pick(row, kind), _target_address(result),
+                       [BF16_NUM, out_num])
+    # Every other input rounded straight into bfloat16.
+    for ch in _INTEGER_CHARS:
+        dt = np.dtype(ch)
+        _register_bf16(ufunc, <size_t>_pick(_INPUTS[_loop_name(dt)], kind),
+                       _target_address("bfloat16"), [dt.num, BF16_NUM])
+    for source in _FLOAT_INPUTS:
+        _register_bf16(ufunc, <size_t>_pick(_INPUTS[source], kind),
+                       _target_address("bfloat16"), [np.dtype(source).num, BF16_NUM])
+    return ufunc
+
+
+cdef object _state_gufunc():
+    builtin = []
+    for ch in _INTEGER_CHARS:
+        dt = np.dtype(ch)
+        builtin.append((<size_t>_pick(_INPUTS[_loop_name(dt)], "state"), 0,
+                        [dt.num, INT64_NUM]))
+    for source in _FLOAT_INPUTS:
+        builtin.append((<size_t>_pick(_INPUTS[source], "state"), 0,
+                        [np.dtype(source).num, INT64_NUM]))
+    ufunc = _make_gufunc(
+        builtin, 1, 1, "exact_sum_state_ufunc",
+        "Exact sum as a portable int64 state (last axis of the result).",
+        f"(n)->({XS_STATE_LEN})")
+    _register_bf16(ufunc, <size_t>_pick(_INPUTS["bfloat16"], "state"), 0,
+                   [BF16_NUM, INT64_NUM])
+    return ufunc
+
+
+cdef object _merge_gufunc():
+    return _make_gufunc(
+        [(<size_t>xs_state_merge, 0, [INT64_NUM, INT64_NUM])], 1, 1,
+        "exact_state_merge_ufunc", "Merge m exact states into one.",
+        f"(m,{XS_STATE_LEN})->({XS_STATE_LEN})")
+
+
+cdef object _round_gufunc():
+    loops = [(<size_t>xs_state_round, _target_address(result),
+              [INT64_NUM, np.dtype(result).num]) for result in _BUILTIN_RESULTS]
+    ufunc = _make_gufunc(loops, 1, 1, "exact_state_round_ufunc",
+                         "Round an exact state once into the result dtype.",
+                         f"({XS_STATE_LEN})->()")
+    _register_bf16(ufunc, <size_t>xs_state_round, _target_address("bfloat16"),
+                   [INT64_NUM, BF16_NUM])
+    return ufunc
+
+
+exact_sum_ufunc = _rounding_gufunc(
+    "sum", "exact_sum_ufunc",
+    "Exact sum over the last axis, rounded once into the result dtype.\n\n"
+    "The raw gufunc behind xsumufunc.exact_sum, signature (n)->().",
+    "(n)->()")
+exact_cumsum_ufunc = _rounding_gufunc(
+    "cumsum", "exact_cumsum_ufunc",
+    "Every prefix sum of the last axis, each exact and rounded once.\n\n"
+    "The raw gufunc behind xsumufunc.exact_add.accumulate, signature (n)->(n).",
+    "(n)->(n)")
+exact_sum_state_ufunc = _state_gufunc()
+exact_state_merge_ufunc = _merge_gufunc()
+exact_state_round_ufunc = _round_gufunc()
