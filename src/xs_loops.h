@@ -5,9 +5,9 @@
  *
  *   xs_sum_IN        (n)->()    exact sum, rounded once into the target
  *   xs_cumsum_IN     (n)->(n)   every prefix sum, each rounded once
- *   xs_sum_state_IN  (n)->(68)  exact sum as a portable int64 state
- *   xs_state_merge   (m,68)->(68)
- *   xs_state_round   (68)->()
+ *   xs_sum_state_IN  (n)->(69)  exact sum as a portable int64 state (XS_STATE_LEN)
+ *   xs_state_merge   (m,69)->(69)
+ *   xs_state_round   (69)->()
  */
 #ifndef XS_LOOPS_H
 #define XS_LOOPS_H
