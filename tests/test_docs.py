@@ -1,0 +1,35 @@
+"""The examples users read must run and print what they say."""
+
+import doctest
+import importlib
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+MODULES = ["xsumufunc._sum", "xsumufunc._add"]
+FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_module_docstring_examples(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=FLAGS, verbose=False)
+    assert result.attempted > 0, f"{name} has no examples"
+    assert result.failed == 0
+
+
+def test_readme_examples():
+    result = doctest.testfile(str(ROOT / "README.md"), module_relative=False,
+                              optionflags=FLAGS, verbose=False)
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+def test_demo_runs(capsys):
+    from xsumufunc.__main__ import main
+    assert main([]) == 0
+    shown = capsys.readouterr().out
+    # The demo checks each exact value against a Fraction sum and says so.
+    assert "matches the exact Fraction sum: True" in shown
+    assert "matches the exact Fraction sum: False" not in shown
