@@ -125,8 +125,25 @@ def _sum_component(rows, result, target, initial_state):
     return exact_state_round_ufunc(merged, out=target, signature=(_STATE_DTYPE, result))
 
 
+# Native input dtypes whose first registered loop is also their default
+# result, so that a plain call needs no signature (see _ufuncs.pyx).
+_PLAIN_CALL_DTYPES = frozenset(
+    [np.dtype(c) for c in "?bBhHiIlLqQefd"] + [_dtypes.BFLOAT16])
+
+
 def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_nan):
     """The shared body of exact_sum, exact_nansum and exact_add.reduce."""
+    a = np.asarray(a)
+    if (dtype is None and out is None and initial is NO_VALUE and where is True
+            and not keepdims and a.dtype in _PLAIN_CALL_DTYPES and not skip_nan):
+        # The common call, with the least Python in front of the loop.
+        if axis is None and a.ndim == 1:
+            return exact_sum_ufunc(a)
+        if type(axis) is int and a.ndim > 1:
+            try:
+                return exact_sum_ufunc(a, axis=axis)
+            except np.exceptions.AxisError:
+                pass          # raised again below, with our message
     a, kind = as_input(a, func_name)
     axes = normalize_axes(axis, a.ndim, func_name)
     result_dtype = _dtypes.resolve_result(a.dtype, kind, dtype, out, func_name)
