@@ -143,3 +143,22 @@ def test_state_layout():
     expected[33] = 1 << 19
     expected[68] = 0b11                  # had a term, and one that is not -0.0
     assert np.array_equal(s, expected)
+
+
+@pytest.mark.parametrize("axes", [(0, 2), (2, 0), (0, 1, 2), (1, 2)])
+@pytest.mark.parametrize("initial", [None, -2.5e300])
+def test_several_axes_that_cannot_merge_into_a_view(axes, initial):
+    # Strides that no reshape can merge: the reduction goes axis by axis
+    # through exact states (the long axis) rather than copying the data.
+    rng = np.random.default_rng(11)
+    base = _wide_values(rng, 5 * 400 * 3, np.float64).reshape(5, 400, 3)
+    x = base.transpose(1, 2, 0)[:, ::-1, ::2]           # shape (400, 3, 3)
+    kwargs = {} if initial is None else {"initial": initial}
+    got = xs.exact_sum(x, axis=axes, **kwargs)
+    moved = np.moveaxis(x, axes, tuple(range(-len(axes), 0)))
+    flat = moved.reshape(moved.shape[:-len(axes)] + (-1,))
+    if initial is not None:
+        flat = np.concatenate([flat, np.full(flat.shape[:-1] + (1,), initial)], axis=-1)
+    expected = np.array([exact_sum_oracle(row, np.dtype(np.float64))
+                         for row in flat.reshape(-1, flat.shape[-1])])
+    assert_same(np.asarray(got), expected.reshape(flat.shape[:-1]))

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _dtypes
 from ._ufuncs import (
+    STATE_LENGTH,
     exact_state_merge_ufunc,
     exact_state_round_ufunc,
     exact_sum_state_ufunc,
@@ -75,19 +76,43 @@ def as_input(a, func_name):
     return a, _dtypes.input_kind(a.dtype, func_name)
 
 
-def rows_view(a, axes):
-    """a with the reduced axes moved to the end and merged into one.
+def _rows(values, axes):
+    """values with the reduced axes moved to the end and merged into one.
 
-    A view whenever the strides allow it (one axis always does), otherwise a
-    copy.  No axes (axis=()) gives rows of length 1.
+    A view whenever the strides allow it (one axis always does); no axes
+    (axis=()) gives rows of length 1.  When merging needs a copy, returns
+    None if reducing axis by axis through exact states needs less memory
+    than the copy (broadcast views, for one, must never be copied).
     """
     if not axes:
-        return a[..., np.newaxis]
+        return values[..., np.newaxis]
     k = len(axes)
-    moved = np.moveaxis(a, axes, tuple(range(-k, 0)))
+    moved = np.moveaxis(values, axes, tuple(range(-k, 0)))
     if k == 1:
         return moved
-    return moved.reshape(moved.shape[:-k] + (-1,))
+    shape = moved.shape[:-k] + (-1,)
+    try:
+        return np.reshape(moved, shape, copy=False)
+    except ValueError:
+        pass
+    longest = max(values.shape[ax] for ax in axes)
+    state_bytes = values.size // max(longest, 1) * STATE_LENGTH * _STATE_DTYPE.itemsize
+    if state_bytes < values.size * values.dtype.itemsize:
+        return None
+    return np.reshape(moved, shape)
+
+
+def _states_axis_by_axis(values, axes):
+    """Exact states of values summed over several axes, without a copy of
+    values: the longest axis is summed into states, the others merged."""
+    inner = max(axes, key=lambda ax: values.shape[ax])
+    states = exact_sum_state_ufunc(np.moveaxis(values, inner, -1),
+                                   signature=(_dtypes.native(values.dtype), _STATE_DTYPE))
+    # states has values' axes without `inner`, then the state axis.
+    rest = [ax - (ax > inner) for ax in axes if ax != inner]
+    k = len(rest)
+    moved = np.moveaxis(states, rest, tuple(range(-k - 1, -1)))
+    return exact_state_merge_ufunc(moved.reshape(moved.shape[:-k - 1] + (-1, STATE_LENGTH)))
 
 
 def _initial_state(initial, kind, func_name):
@@ -110,19 +135,33 @@ def _initial_state(initial, kind, func_name):
                  for part in (value.real, value.imag))
 
 
-def _sum_component(rows, result, target, initial_state):
-    """Exact sums of the last axis of rows, rounded once into `result`.
+def _sum_component(values, axes, result, target, initial_state):
+    """Exact sums of real `values` over `axes`, rounded once into `result`.
 
     target: an array of dtype `result` and the output shape to write into,
-    or None to allocate.
+    or None to allocate.  initial_state: the state of one more term, or None.
     """
-    signature = (_dtypes.native(rows.dtype), result)
-    if initial_state is None:
-        return exact_sum_ufunc(rows, out=target, signature=signature)
-    states = exact_sum_state_ufunc(rows, signature=(signature[0], _STATE_DTYPE))
-    pair = np.stack(np.broadcast_arrays(states, initial_state), axis=-2)
-    merged = exact_state_merge_ufunc(pair)
-    return exact_state_round_ufunc(merged, out=target, signature=(_STATE_DTYPE, result))
+    in_dtype = _dtypes.native(values.dtype)
+    rows = _rows(values, axes)
+    if rows is not None and initial_state is None:
+        return exact_sum_ufunc(rows, out=target, signature=(in_dtype, result))
+    if rows is not None:
+        states = exact_sum_state_ufunc(rows, signature=(in_dtype, _STATE_DTYPE))
+    else:
+        states = _states_axis_by_axis(values, axes)
+    if initial_state is not None:
+        pair = np.stack(np.broadcast_arrays(states, initial_state), axis=-2)
+        states = exact_state_merge_ufunc(pair)
+    return exact_state_round_ufunc(states, out=target, signature=(_STATE_DTYPE, result))
+
+
+def _masked_fill(dtype):
+    """A value that changes no exact sum and no zero sign: -0.0 (both parts)."""
+    if dtype.kind in "biu":
+        return np.zeros((), dtype)
+    if dtype.kind == "c":
+        return np.array(complex(-0.0, -0.0), dtype)
+    return np.array(-0.0).astype(dtype)
 
 
 # Native input dtypes whose first registered loop is also their default
@@ -170,26 +209,23 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
                 f"broadcast to the input shape {a.shape}") from None
         selected = mask if selected is None else selected & mask
     if selected is not None:
-        a = np.where(selected, a, np.array(-0.0).astype(a.dtype)
-                     if a.dtype.kind not in "biu" else np.zeros((), a.dtype))
+        a = np.where(selected, a, _masked_fill(a.dtype))
 
-    # The exact work, rounding once into result_dtype.
-    rows = rows_view(a, axes)
-    # With out of the result dtype, the loops write straight into it (a view
-    # without the reduced axes); otherwise into a temporary.
+    # The exact work, rounding once into result_dtype.  With out of the
+    # result dtype, the loops write straight into it (seen without the
+    # reduced axes); otherwise into a temporary.
+    outer_shape = tuple(n for i, n in enumerate(a.shape) if i not in axes)
     target = None
     if out is not None and out.dtype == result_dtype:
-        target = out.reshape(rows.shape[:-1])
-        if not np.shares_memory(target, out):
-            target = None
+        target = np.reshape(out, outer_shape, copy=False)
     if kind == "real":
-        res = _sum_component(rows, result_dtype, target,
+        res = _sum_component(a, axes, result_dtype, target,
                              initial_state[0] if initial_state else None)
     else:
         part = _dtypes.component(result_dtype)
-        res = np.empty(rows.shape[:-1], result_dtype) if target is None else target
-        _sum_component(rows.real, part, res.real, initial_state and initial_state[0])
-        _sum_component(rows.imag, part, res.imag, initial_state and initial_state[1])
+        res = np.empty(outer_shape, result_dtype) if target is None else target
+        _sum_component(a.real, axes, part, res.real, initial_state and initial_state[0])
+        _sum_component(a.imag, axes, part, res.imag, initial_state and initial_state[1])
     res = np.asarray(res)
     if selected is not None and initial_state is None:
         empty = ~np.any(selected, axis=axes)
