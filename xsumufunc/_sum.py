@@ -8,6 +8,7 @@ end and merged into one; `initial` is merged as an exact state; `out` of
 another dtype selects the loop that rounds straight into it.
 """
 
+import math
 import operator
 
 import numpy as np
@@ -90,7 +91,7 @@ def _rows(values, axes):
     moved = np.moveaxis(values, axes, tuple(range(-k, 0)))
     if k == 1:
         return moved
-    shape = moved.shape[:-k] + (-1,)
+    shape = moved.shape[:-k] + (math.prod(moved.shape[-k:]),)   # not -1: sizes may be 0
     try:
         return np.reshape(moved, shape, copy=False)
     except ValueError:
@@ -112,7 +113,9 @@ def _states_axis_by_axis(values, axes):
     rest = [ax - (ax > inner) for ax in axes if ax != inner]
     k = len(rest)
     moved = np.moveaxis(states, rest, tuple(range(-k - 1, -1)))
-    return exact_state_merge_ufunc(moved.reshape(moved.shape[:-k - 1] + (-1, STATE_LENGTH)))
+    merged_length = math.prod(moved.shape[-k - 1:-1])
+    return exact_state_merge_ufunc(
+        moved.reshape(moved.shape[:-k - 1] + (merged_length, STATE_LENGTH)))
 
 
 def _initial_state(initial, kind, func_name):
