@@ -1,0 +1,91 @@
+"""Bit-exact comparison helper shared by the test modules."""
+
+import numpy as np
+
+from oracle import BFLOAT16, COMPONENT_DTYPE
+
+_UINT_OF_SIZE = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _real_components(x):
+    """Float component arrays (native byte order) of a real/complex array."""
+    x = np.asarray(x)
+    if x.dtype.kind == "c":
+        comp = COMPONENT_DTYPE[np.dtype(x.dtype.newbyteorder("="))]
+        x = x.astype(x.dtype.newbyteorder("="))
+        return [np.ascontiguousarray(x.real).astype(comp), np.ascontiguousarray(x.imag).astype(comp)]
+    if not x.dtype.isnative:
+        x = x.astype(x.dtype.newbyteorder("="))
+    return [np.ascontiguousarray(x)]
+
+
+def _isnan(x):
+    if x.dtype == BFLOAT16:
+        x = x.astype(np.float32)
+    return np.isnan(x)
+
+
+def _describe(x):
+    x = np.asarray(x)
+    comps = _real_components(x)
+    bits = [c.view(_UINT_OF_SIZE[c.dtype.itemsize]) for c in comps]
+    return f"{x!r} (bits: {[b.tolist() for b in bits]})"
+
+
+def assert_same(result, expected, msg=""):
+    """Assert ``result`` and ``expected`` have the same dtype, shape and bits.
+
+    NaN matches NaN whatever its payload or sign; -0.0 does not match +0.0.
+    """
+    r = np.asarray(result)
+    e = np.asarray(expected)
+    prefix = f"{msg}: " if msg else ""
+    assert r.dtype == e.dtype, f"{prefix}dtype {r.dtype} != expected {e.dtype}"
+    assert r.shape == e.shape, f"{prefix}shape {r.shape} != expected {e.shape}"
+    for rc, ec in zip(_real_components(r), _real_components(e)):
+        if rc.dtype.kind not in "fV" and rc.dtype != BFLOAT16:
+            # non-float (e.g. integer/bool from np.add): plain equality
+            assert np.array_equal(rc, ec), f"{prefix}{_describe(r)} != expected {_describe(e)}"
+            continue
+        u = _UINT_OF_SIZE[rc.dtype.itemsize]
+        rb = rc.view(u)
+        eb = ec.view(u)
+        both_nan = _isnan(rc) & _isnan(ec)
+        ok = (rb == eb) | both_nan
+        assert bool(np.all(ok)), (
+            f"{prefix}result {_describe(r)} != expected {_describe(e)}"
+        )
+
+
+def same(result, expected):
+    try:
+        assert_same(result, expected)
+    except AssertionError:
+        return False
+    return True
+
+
+def scalar(value, dtype):
+    """NumPy scalar of ``dtype`` holding the Python number ``value``, which
+    must be exactly representable in ``dtype`` (complex: per component)."""
+    from oracle import _to_scalar  # exact conversion (bfloat16 via float32)
+
+    dtype = np.dtype(dtype)
+    if dtype in COMPONENT_DTYPE:
+        comp = COMPONENT_DTYPE[dtype]
+        value = complex(value)
+        out = np.empty((), dtype=dtype)
+        out.real = _to_scalar(value.real, comp)
+        out.imag = _to_scalar(value.imag, comp)
+        return out[()]
+    r = _to_scalar(float(value), dtype)
+    if not np.isnan(float(value)):
+        assert float(r) == float(value), f"{value!r} is not representable in {dtype}"
+    return r
+
+
+def array(values, dtype):
+    """Exact array of ``dtype`` from representable Python numbers."""
+    from strategies import to_array
+
+    return to_array(list(values), dtype)
