@@ -1,14 +1,7 @@
 /* Small superaccumulator: carry propagation, exact adds of integers and
- * multiples, merging, portable state, and the one rounding to a format. */
+ * multiples, merging and the portable state.  Rounding: xs_round.c. */
 #include "xs_small.h"
 
-#include <fenv.h>
-#include <math.h>
-
-const xs_format xs_format_float64 = {53, -1022, 1023};
-const xs_format xs_format_float32 = {24, -126, 127};
-const xs_format xs_format_float16 = {11, -14, 15};
-const xs_format xs_format_bfloat16 = {8, -126, 127};
 
 #define XS_TOP (XS_NCHUNKS - 1)
 
@@ -21,13 +14,7 @@ void xs_small_init(xs_small *acc)
 
 void xs_small_propagate(xs_small *acc)
 {
-    int64_t carry = 0;
-    for (int j = 0; j < XS_TOP; j++) {
-        int64_t v = acc->chunk[j] + carry;
-        acc->chunk[j] = v & XS_CHUNK_MASK;
-        carry = v >> XS_CHUNK_BITS;
-    }
-    acc->chunk[XS_TOP] += carry;
+    xs_fixed_propagate(acc->chunk, XS_NCHUNKS);
     acc->adds_left = XS_ADDS_BETWEEN_CARRIES;
 }
 
@@ -158,137 +145,15 @@ int xs_small_from_state(xs_small *acc, const int64_t *state)
     return 0;
 }
 
-/* ---- rounding ---------------------------------------------------------- */
-
-/* A non-negative fixed-point magnitude as 32-bit digits. */
-typedef struct {
-    uint32_t w[XS_TOP];
-} xs_magnitude;
-
-static uint64_t mag_word(const xs_magnitude *m, int i)
+double xs_small_round_divided(xs_small *acc, uint64_t divisor, const xs_format *fmt)
 {
-    return (i >= 0 && i < XS_TOP) ? m->w[i] : 0;
-}
-
-/* Bits [pos, pos + 64) of the magnitude. */
-static uint64_t mag_bits_at(const xs_magnitude *m, int pos)
-{
-    int a = pos >> 5;
-    unsigned r = (unsigned)pos & 31u;
-    uint64_t lo = mag_word(m, a) | (mag_word(m, a + 1) << 32);
-    uint64_t v = lo >> r;
-    if (r) {
-        v |= mag_word(m, a + 2) << (64u - r);
-    }
-    return v;
-}
-
-/* Is any bit below pos set? */
-static int mag_any_below(const xs_magnitude *m, int pos)
-{
-    if (pos <= 0) {
-        return 0;
-    }
-    int a = pos >> 5;
-    unsigned r = (unsigned)pos & 31u;
-    for (int i = 0; i < a && i < XS_TOP; i++) {
-        if (m->w[i]) {
-            return 1;
-        }
-    }
-    return r && a < XS_TOP && (m->w[a] & ((1u << r) - 1u));
-}
-
-static int bit_length32(uint32_t w)
-{
-    int n = 0;
-    while (w) {
-        w >>= 1;
-        n++;
-    }
-    return n;
-}
-
-static double signed_value(int negative, double magnitude)
-{
-    return negative ? -magnitude : magnitude;
-}
-
-/* A finite exact value too large for the format: IEEE addition would give
- * Inf and raise overflow, and NumPy turns that flag into its usual warning. */
-static double overflowed(int negative)
-{
-    feraiseexcept(FE_OVERFLOW | FE_INEXACT);
-    return signed_value(negative, INFINITY);
+    xs_small_propagate(acc);
+    int64_t scratch[XS_NCHUNKS];
+    memcpy(scratch, acc->chunk, sizeof scratch);
+    return xs_round_fixed(scratch, XS_NCHUNKS, XS_UNIT_SHIFT, acc->flags, divisor, fmt);
 }
 
 double xs_small_round(xs_small *acc, const xs_format *fmt)
 {
-    uint32_t flags = acc->flags;
-    if (flags & XS_NAN) {
-        return NAN;
-    }
-    if ((flags & XS_POS_INF) && (flags & XS_NEG_INF)) {
-        feraiseexcept(FE_INVALID);     /* Inf - Inf, as IEEE addition flags it */
-        return NAN;
-    }
-    if (flags & XS_POS_INF) {
-        return INFINITY;
-    }
-    if (flags & XS_NEG_INF) {
-        return -INFINITY;
-    }
-
-    xs_small_propagate(acc);
-    int negative = acc->chunk[XS_TOP] < 0;
-    xs_small work = *acc;
-    if (negative) {
-        for (int j = 0; j < XS_NCHUNKS; j++) {
-            work.chunk[j] = -work.chunk[j];
-        }
-        xs_small_propagate(&work);
-    }
-    if (work.chunk[XS_TOP] != 0) {
-        /* At least 2^(32*67 - 1075) = 2^1069: beyond every format. */
-        return overflowed(negative);
-    }
-    xs_magnitude mag;
-    int top_word = -1;
-    for (int j = 0; j < XS_TOP; j++) {
-        mag.w[j] = (uint32_t)work.chunk[j];
-        if (mag.w[j]) {
-            top_word = j;
-        }
-    }
-    if (top_word < 0) {
-        /* Exact zero: -0.0 only when every term was -0.0. */
-        int neg_zero = (flags & XS_HAS_TERM) && !(flags & XS_NOT_NEG_ZERO);
-        return neg_zero ? -0.0 : 0.0;
-    }
-
-    /* The value lies in [2^e, 2^(e+1)). */
-    int top_bit = 32 * top_word + bit_length32(mag.w[top_word]) - 1;
-    int e = top_bit - XS_UNIT_SHIFT;
-    if (e > fmt->emax) {
-        return overflowed(negative);
-    }
-    /* Weight of the last kept bit: p bits from the top, but never below the
-     * format's smallest subnormal. */
-    int q = (e > fmt->emin ? e : fmt->emin) - (fmt->precision - 1);
-    int qbit = q + XS_UNIT_SHIFT;      /* >= 1 for every format we round to */
-    uint64_t kept = mag_bits_at(&mag, qbit);
-    int round_bit = (int)(mag_bits_at(&mag, qbit - 1) & 1u);
-    int sticky = mag_any_below(&mag, qbit - 1);
-    if (round_bit && (sticky || (kept & 1u))) {
-        kept++;
-    }
-    /* Rounding up may carry into 2^(emax+1): the rounded value overflows.
-     * Here e <= emax, so that bound is at most 2^p quanta of 2^q. */
-    int overflow_shift = fmt->emax + 1 - q;
-    if (overflow_shift <= fmt->precision && kept >= ((uint64_t)1 << overflow_shift)) {
-        return overflowed(negative);
-    }
-    /* kept <= 2^p is exact in a double and kept * 2^q is a value of the
-     * format, so ldexp is exact and raises no flag. */
-    return signed_value(negative, ldexp((double)kept, q));
+    return xs_small_round_divided(acc, 1, fmt);
 }

@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "xs_round.h"
+
 /* The arithmetic shift of a negative int64 is implementation-defined in C17;
  * every compiler we build with makes it arithmetic.  Refuse others. */
 _Static_assert((-1 >> 1) == -1, "xsumufunc needs arithmetic right shifts");
@@ -36,14 +38,6 @@ _Static_assert((-1 >> 1) == -1, "xsumufunc needs arithmetic right shifts");
  * 2^32, so 2^11 - 1 adds fit in an int64 before a carry propagation. */
 #define XS_ADDS_BETWEEN_CARRIES 2047
 
-/* Flags: what the chunks cannot hold. */
-#define XS_HAS_TERM      0x01u /* at least one term was added */
-#define XS_NOT_NEG_ZERO  0x02u /* some term was not -0.0 (decides the zero sign) */
-#define XS_POS_INF       0x04u
-#define XS_NEG_INF       0x08u
-#define XS_NAN           0x10u
-#define XS_FLAG_BITS     0x1fu
-
 /* Portable state: the chunks after carry propagation, then the flags word.
  * Identical bytes for identical exact values on every machine (the Python
  * layer stores it as little-endian int64). */
@@ -54,18 +48,6 @@ typedef struct {
     int adds_left;      /* adds allowed before the next carry propagation */
     uint32_t flags;
 } xs_small;
-
-/* A rounding target: p significant bits, normal exponents emin..emax. */
-typedef struct {
-    int precision;
-    int emin;
-    int emax;
-} xs_format;
-
-extern const xs_format xs_format_float64;
-extern const xs_format xs_format_float32;
-extern const xs_format xs_format_float16;
-extern const xs_format xs_format_bfloat16;
 
 void xs_small_init(xs_small *acc);
 /* Normalise: chunks below the top in [0, 2^32), the top one carries the sign. */
@@ -80,9 +62,11 @@ void xs_small_add_uint64(xs_small *acc, uint64_t v);
 /* Add count copies of the double with this bit pattern, exactly. */
 void xs_small_add_double_times(xs_small *acc, uint64_t bits, uint64_t count);
 void xs_small_merge(xs_small *acc, const xs_small *other);
-/* Round the exact value once into fmt; the double returned is exactly
- * representable in fmt (so converting it to fmt's storage is exact). */
+/* Round the exact value (divided by divisor >= 1) once into fmt; the
+ * double returned is exactly representable in fmt, so converting it to
+ * fmt's storage is exact.  See xs_round_fixed. */
 double xs_small_round(xs_small *acc, const xs_format *fmt);
+double xs_small_round_divided(xs_small *acc, uint64_t divisor, const xs_format *fmt);
 void xs_small_to_state(xs_small *acc, int64_t *state);
 /* Returns 0 on success, -1 if the state is not one that to_state makes. */
 int xs_small_from_state(xs_small *acc, const int64_t *state);

@@ -398,7 +398,8 @@ def test_zero_stride_2d_more_than_2_31_elements_axis_none():
         print(" ".join(float(v).hex() for v in r0))
     """)
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    # -P: never import the uncompiled source folder from the working directory.
+    proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
                           timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.split("\n")
