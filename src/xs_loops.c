@@ -3,6 +3,9 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <fenv.h>
+
+#include "xs_dot.h"
 #include "xs_large.h"
 #include "xs_loops.h"
 
@@ -210,9 +213,85 @@ void xs_state_round(char **args, const npy_intp *dimensions, const npy_intp *ste
     }
 }
 
+void xs_state_mean(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                   void *data)
+{
+    const xs_target *target = data;
+    npy_intp outer = dimensions[0];
+    for (npy_intp i = 0; i < outer; i++) {
+        xs_small acc;
+        int64_t count;
+        xs_load_state(&acc, args[0] + i * steps[0], steps[3]);
+        memcpy(&count, args[1] + i * steps[1], sizeof count);
+        uint64_t divisor = count > 0 ? (uint64_t)count : 0u;     /* 0: NaN */
+        target->store(args[2] + i * steps[2],
+                      xs_small_round_divided(&acc, divisor, target->format));
+    }
+}
+
+/* ---- dot products --------------------------------------------------------- */
+
+static inline double xs_bits_to_double(uint64_t bits)
+{
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+/* Products of float32, float16 and bfloat16 values are exact in float64. */
+static inline void xs_dot_add_narrow(xs_dot *acc, xs_large *large, double a, double b)
+{
+    xs_dot_add_main(acc, large, a * b);
+}
+
+#define XS_DOT_LOOP(IN, ADD_PRODUCT) \
+void xs_dot_##IN(char **args, const npy_intp *dimensions, const npy_intp *steps, void *data) \
+{ \
+    const xs_target *target = data; \
+    npy_intp outer = dimensions[0], n = dimensions[1]; \
+    PyThreadState *gil = xs_release_gil_for(outer, n); \
+    xs_large *large = NULL; \
+    for (npy_intp i = 0; i < outer; i++) { \
+        const char *a = args[0] + i * steps[0], *b = args[1] + i * steps[1]; \
+        xs_dot acc; \
+        xs_dot_init(&acc); \
+        xs_large *rows_large = NULL; \
+        if (n >= XS_LARGE_MIN_TERMS) { \
+            if (large == NULL) { \
+                large = xs_large_new(); \
+            } \
+            rows_large = large;     /* NULL when out of memory: still exact */ \
+            if (rows_large) { \
+                xs_small_init(&rows_large->small); \
+            } \
+        } \
+        /* a*b may overflow or underflow on the way (the exact product is \
+         * kept all the same): such flags are not the result's, drop them. */ \
+        fexcept_t flags_before; \
+        fegetexceptflag(&flags_before, FE_ALL_EXCEPT); \
+        for (npy_intp k = 0; k < n; k++, a += steps[3], b += steps[4]) { \
+            ADD_PRODUCT(&acc, rows_large, xs_bits_to_double(xs_load_##IN(a)), \
+                        xs_bits_to_double(xs_load_##IN(b))); \
+        } \
+        fesetexceptflag(&flags_before, FE_ALL_EXCEPT); \
+        if (rows_large) { \
+            xs_large_flush(rows_large); \
+            xs_small_merge(&acc.main, &rows_large->small); \
+        } \
+        target->store(args[2] + i * steps[2], xs_dot_round(&acc, target->format)); \
+    } \
+    xs_large_free(large); \
+    xs_restore_gil(gil); \
+}
+
+XS_DOT_LOOP(float64, xs_dot_add_float64)
+XS_DOT_LOOP(float32, xs_dot_add_narrow)
+XS_DOT_LOOP(float16, xs_dot_add_narrow)
+XS_DOT_LOOP(bfloat16, xs_dot_add_narrow)
+
 /* ---- tables read by the Cython module that registers the loops ---------- */
 
-#define XS_INPUT_ROW(IN) {#IN, xs_sum_##IN, xs_cumsum_##IN, xs_sum_state_##IN}
+#define XS_INPUT_ROW(IN) {#IN, xs_sum_##IN, xs_mean_##IN, xs_cumsum_##IN, xs_sum_state_##IN}
 
 const xs_input_loops xs_input_loops_table[] = {
     XS_INPUT_ROW(float64), XS_INPUT_ROW(float32), XS_INPUT_ROW(float16),
@@ -222,6 +301,12 @@ const xs_input_loops xs_input_loops_table[] = {
 };
 const int xs_input_loops_count =
     (int)(sizeof xs_input_loops_table / sizeof xs_input_loops_table[0]);
+
+const xs_dot_loops xs_dot_loops_table[] = {
+    {"float64", xs_dot_float64}, {"float32", xs_dot_float32},
+    {"float16", xs_dot_float16}, {"bfloat16", xs_dot_bfloat16},
+};
+const int xs_dot_loops_count = (int)(sizeof xs_dot_loops_table / sizeof xs_dot_loops_table[0]);
 
 const xs_named_target xs_targets_table[] = {
     {"float64", &xs_target_float64}, {"float32", &xs_target_float32},

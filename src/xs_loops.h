@@ -4,10 +4,13 @@
  * them.  `data` is the xs_target to round into (NULL for state results).
  *
  *   xs_sum_IN        (n)->()    exact sum, rounded once into the target
+ *   xs_mean_IN       (n)->()    exact sum / n, rounded once
  *   xs_cumsum_IN     (n)->(n)   every prefix sum, each rounded once
  *   xs_sum_state_IN  (n)->(69)  exact sum as a portable int64 state (XS_STATE_LEN)
  *   xs_state_merge   (m,69)->(69)
  *   xs_state_round   (69)->()
+ *   xs_state_mean    (69),()->()   state / int64 count, rounded once
+ *   xs_dot_IN        (n),(n)->()  exact dot product, rounded once (float inputs)
  */
 #ifndef XS_LOOPS_H
 #define XS_LOOPS_H
@@ -21,6 +24,7 @@
 
 #define XS_DECLARE_INPUT_LOOPS(IN) \
     XS_DECLARE_LOOP(xs_sum_##IN) \
+    XS_DECLARE_LOOP(xs_mean_##IN) \
     XS_DECLARE_LOOP(xs_cumsum_##IN) \
     XS_DECLARE_LOOP(xs_sum_state_##IN)
 
@@ -39,13 +43,18 @@ XS_DECLARE_INPUT_LOOPS(int64)
 XS_DECLARE_INPUT_LOOPS(uint64)
 XS_DECLARE_LOOP(xs_state_merge)
 XS_DECLARE_LOOP(xs_state_round)
+XS_DECLARE_LOOP(xs_state_mean)
+XS_DECLARE_LOOP(xs_dot_float64)
+XS_DECLARE_LOOP(xs_dot_float32)
+XS_DECLARE_LOOP(xs_dot_float16)
+XS_DECLARE_LOOP(xs_dot_bfloat16)
 
 /* Tables for the registration code: loops by input dtype name, targets by
  * result dtype name (NumPy's dtype names; "bfloat16" is ml_dtypes'). */
 typedef void (*xs_loop_fn)(char **, const npy_intp *, const npy_intp *, void *);
 typedef struct {
     const char *dtype_name;
-    xs_loop_fn sum, cumsum, sum_state;
+    xs_loop_fn sum, mean, cumsum, sum_state;
 } xs_input_loops;
 typedef struct {
     const char *dtype_name;
@@ -54,6 +63,13 @@ typedef struct {
 
 extern const xs_input_loops xs_input_loops_table[];
 extern const int xs_input_loops_count;
+/* Dot loops by dtype name: both inputs of that dtype. */
+typedef struct {
+    const char *dtype_name;
+    xs_loop_fn dot;
+} xs_dot_loops;
+extern const xs_dot_loops xs_dot_loops_table[];
+extern const int xs_dot_loops_count;
 extern const xs_named_target xs_targets_table[];
 extern const int xs_targets_count;
 

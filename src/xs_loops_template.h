@@ -48,10 +48,10 @@ static void XS_FN(accumulate_)(xs_small *acc, xs_large **large, const char *p,
 #endif
 }
 
-void XS_FN(xs_sum_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
-                    void *data)
+/* Sums (divide = 0) or means (divide = 1) of rows, rounded once. */
+static void XS_FN(reduce_rows_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                                const xs_target *target, int divide)
 {
-    const xs_target *target = data;
     npy_intp outer = dimensions[0], n = dimensions[1];
     PyThreadState *gil = xs_release_gil_for(outer, n);
     xs_large *large = NULL;
@@ -59,10 +59,24 @@ void XS_FN(xs_sum_)(char **args, const npy_intp *dimensions, const npy_intp *ste
         xs_small acc;
         xs_small_init(&acc);
         XS_FN(accumulate_)(&acc, &large, args[0] + i * steps[0], n, steps[2]);
-        target->store(args[1] + i * steps[1], xs_small_round(&acc, target->format));
+        uint64_t divisor = divide ? (uint64_t)n : 1u;      /* n = 0: NaN */
+        target->store(args[1] + i * steps[1],
+                      xs_small_round_divided(&acc, divisor, target->format));
     }
     xs_large_free(large);
     xs_restore_gil(gil);
+}
+
+void XS_FN(xs_sum_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                    void *data)
+{
+    XS_FN(reduce_rows_)(args, dimensions, steps, data, 0);
+}
+
+void XS_FN(xs_mean_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                     void *data)
+{
+    XS_FN(reduce_rows_)(args, dimensions, steps, data, 1);
 }
 
 void XS_FN(xs_sum_state_)(char **args, const npy_intp *dimensions, const npy_intp *steps,

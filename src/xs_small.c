@@ -66,6 +66,23 @@ void xs_small_add_int64(xs_small *acc, int64_t v)
     xs_small_add_digits(acc, digits, 2, XS_UNIT_SHIFT, v < 0);
 }
 
+void xs_mul_digits(uint64_t a, uint64_t b, uint32_t digits[4])
+{
+    uint64_t x[2] = {a & 0xffffffffu, a >> 32};
+    uint64_t y[2] = {b & 0xffffffffu, b >> 32};
+    digits[0] = digits[1] = digits[2] = digits[3] = 0;
+    for (int i = 0; i < 2; i++) {
+        uint64_t carry = 0;
+        for (int k = 0; k < 2; k++) {
+            /* < 2^64: (2^32-1)^2 + 2 * (2^32-1) */
+            uint64_t t = x[i] * y[k] + digits[i + k] + carry;
+            digits[i + k] = (uint32_t)t;
+            carry = t >> 32;
+        }
+        digits[i + 2] = (uint32_t)carry;
+    }
+}
+
 void xs_small_add_double_times(xs_small *acc, uint64_t bits, uint64_t count)
 {
     if (count == 0) {
@@ -87,20 +104,8 @@ void xs_small_add_double_times(xs_small *acc, uint64_t bits, uint64_t count)
     else {
         mant |= (uint64_t)1 << 52;
     }
-    /* mant * count (< 2^117) as four 32-bit digits, schoolbook. */
-    uint64_t m[2] = {mant & 0xffffffffu, mant >> 32};
-    uint64_t c[2] = {count & 0xffffffffu, count >> 32};
-    uint32_t digits[4] = {0, 0, 0, 0};
-    for (int i = 0; i < 2; i++) {
-        uint64_t carry = 0;
-        for (int k = 0; k < 2; k++) {
-            /* < 2^64: (2^32-1)^2 + 2 * (2^32-1) */
-            uint64_t t = m[i] * c[k] + digits[i + k] + carry;
-            digits[i + k] = (uint32_t)t;
-            carry = t >> 32;
-        }
-        digits[i + 2] = (uint32_t)carry;
-    }
+    uint32_t digits[4];
+    xs_mul_digits(mant, count, digits);
     xs_small_add_digits(acc, digits, 4, (int)biased, (int)(bits >> 63));
 }
 

@@ -4,18 +4,24 @@ Every floating result is the exact mathematical result of the operation on
 the input values, rounded once (to nearest, ties to even) into the result
 dtype: independent of order, memory layout, chunking and machine.
 
-Public functions: :func:`exact_sum`, :func:`exact_nansum` and
-:data:`exact_add` (``np.add`` with exact ``reduce``/``accumulate``/
-``reduceat``).  The raw gufuncs behind them are exported too
-(``exact_sum_ufunc``, ``exact_cumsum_ufunc``) for ufunc-aware code such as
+Public functions: :func:`exact_sum`, :func:`exact_nansum`, :func:`exact_mean`,
+:func:`exact_nanmean`, :func:`exact_dot` and :data:`exact_add` (``np.add``
+with exact ``reduce``/``accumulate``/``reduceat``).  The raw gufuncs behind
+them are exported too (``exact_sum_ufunc``, ``exact_mean_ufunc``,
+``exact_dot_ufunc``, ``exact_cumsum_ufunc``) for ufunc-aware code such as
 ``xarray.apply_ufunc``.
 """
 
 from ._add import exact_add
+from ._dot import exact_dot
+from ._mean import exact_mean, exact_nanmean
 from ._sum import exact_nansum, exact_sum
 from ._ufuncs import (
     STATE_LENGTH,
     exact_cumsum_ufunc,
+    exact_dot_ufunc,
+    exact_mean_ufunc,
+    exact_state_mean_ufunc,
     exact_state_merge_ufunc,
     exact_state_round_ufunc,
     exact_sum_state_ufunc,
@@ -27,6 +33,11 @@ __version__ = "0.1.0"
 __all__ = [
     "exact_add",
     "exact_cumsum_ufunc",
+    "exact_dot",
+    "exact_dot_ufunc",
+    "exact_mean",
+    "exact_mean_ufunc",
+    "exact_nanmean",
     "exact_nansum",
     "exact_sum",
     "exact_sum_ufunc",

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from . import _dtypes
-from ._sum import NO_VALUE, as_input, check_out, exact_reduce, normalize_axes
+from ._reduce import NO_VALUE, as_input, check_out, exact_reduce, normalize_axes
 from ._ufuncs import exact_cumsum_ufunc
 
 

@@ -26,17 +26,24 @@ cdef extern from "xs_loops.h":
     ctypedef struct xs_input_loops:
         const char *dtype_name
         xs_loop_fn sum
+        xs_loop_fn mean
         xs_loop_fn cumsum
         xs_loop_fn sum_state
     ctypedef struct xs_named_target:
         const char *dtype_name
         const xs_target *target
+    ctypedef struct xs_dot_loops:
+        const char *dtype_name
+        xs_loop_fn dot
+    const xs_dot_loops xs_dot_loops_table[]
+    const int xs_dot_loops_count
     const xs_input_loops xs_input_loops_table[]
     const int xs_input_loops_count
     const xs_named_target xs_targets_table[]
     const int xs_targets_count
     void xs_state_merge(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     void xs_state_round(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
+    void xs_state_mean(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     int XS_STATE_LEN
 
 #: Length of the int64 exact state: 68 fixed-point chunks and a flags word.
@@ -86,6 +93,8 @@ cdef dict _targets():
 cdef xs_loop_fn _pick(int row, str kind):
     if kind == "sum":
         return xs_input_loops_table[row].sum
+    if kind == "mean":
+        return xs_input_loops_table[row].mean
     if kind == "cumsum":
         return xs_input_loops_table[row].cumsum
     return xs_input_loops_table[row].sum_state
@@ -201,14 +210,45 @@ cdef object _merge_gufunc():
         f"(m,{XS_STATE_LEN})->({XS_STATE_LEN})")
 
 
-cdef object _round_gufunc():
-    loops = [(<size_t>xs_state_round, _target_address(result),
-              [INT64_NUM, np.dtype(result).num]) for result in _BUILTIN_RESULTS]
-    ufunc = _make_gufunc(loops, 1, 1, "exact_state_round_ufunc",
-                         "Round an exact state once into the result dtype.",
-                         f"({XS_STATE_LEN})->()")
-    _register_bf16(ufunc, <size_t>xs_state_round, _target_address("bfloat16"),
-                   [INT64_NUM, BF16_NUM])
+cdef object _round_gufunc(size_t loop, int nin, str name, str doc, str signature):
+    """(state[, count]) -> rounded result, one loop per result dtype."""
+    loops = [(loop, _target_address(result), [INT64_NUM] * nin + [np.dtype(result).num])
+             for result in _BUILTIN_RESULTS]
+    ufunc = _make_gufunc(loops, nin, 1, name, doc, signature)
+    _register_bf16(ufunc, loop, _target_address("bfloat16"), [INT64_NUM] * nin + [BF16_NUM])
+    return ufunc
+
+
+cdef dict _dot_loops():
+    cdef int i
+    found = {}
+    for i in range(xs_dot_loops_count):
+        found[xs_dot_loops_table[i].dtype_name.decode()] = <size_t>xs_dot_loops_table[i].dot
+    return found
+
+
+cdef object _dot_gufunc():
+    """(n),(n)->(): both inputs of one float dtype; mixed pairs are brought to
+    a common dtype that holds both exactly by the Python wrapper."""
+    dots = _dot_loops()
+    builtin = []
+    for source in _FLOAT_INPUTS:
+        num = np.dtype(source).num
+        for result in _RESULTS_BY_INPUT[source]:
+            builtin.append((dots[source], _target_address(result),
+                            [num, num, np.dtype(result).num]))
+    ufunc = _make_gufunc(
+        builtin, 2, 1, "exact_dot_ufunc",
+        "Exact dot product over the last axis, rounded once into the result dtype.\n\n"
+        "The raw gufunc behind xsumufunc.exact_dot, signature (n),(n)->().",
+        "(n),(n)->()")
+    for result in ("bfloat16", "float32", "float64", "float16"):
+        out_num = BF16_NUM if result == "bfloat16" else np.dtype(result).num
+        _register_bf16(ufunc, dots["bfloat16"], _target_address(result),
+                       [BF16_NUM, BF16_NUM, out_num])
+    for source in _FLOAT_INPUTS:
+        num = np.dtype(source).num
+        _register_bf16(ufunc, dots[source], _target_address("bfloat16"), [num, num, BF16_NUM])
     return ufunc
 
 
@@ -222,6 +262,18 @@ exact_cumsum_ufunc = _rounding_gufunc(
     "Every prefix sum of the last axis, each exact and rounded once.\n\n"
     "The raw gufunc behind xsumufunc.exact_add.accumulate, signature (n)->(n).",
     "(n)->(n)")
+exact_mean_ufunc = _rounding_gufunc(
+    "mean", "exact_mean_ufunc",
+    "Exact mean over the last axis (exact sum / n), rounded once into the result dtype.\n\n"
+    "The raw gufunc behind xsumufunc.exact_mean, signature (n)->().",
+    "(n)->()")
+exact_dot_ufunc = _dot_gufunc()
 exact_sum_state_ufunc = _state_gufunc()
 exact_state_merge_ufunc = _merge_gufunc()
-exact_state_round_ufunc = _round_gufunc()
+exact_state_round_ufunc = _round_gufunc(
+    <size_t>xs_state_round, 1, "exact_state_round_ufunc",
+    "Round an exact state once into the result dtype.", f"({XS_STATE_LEN})->()")
+exact_state_mean_ufunc = _round_gufunc(
+    <size_t>xs_state_mean, 2, "exact_state_mean_ufunc",
+    "Divide an exact state by an int64 count, rounding once into the result dtype.",
+    f"({XS_STATE_LEN}),()->()")

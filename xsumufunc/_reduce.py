@@ -1,0 +1,267 @@
+"""The reduction machinery behind exact_sum, exact_mean and their variants.
+
+The gufuncs reduce the last axis of an array and round once into the loop's
+output dtype.  Everything NumPy's gufunc machinery cannot do (axis=None and
+tuples, where=, initial=, out= of another dtype, complex) happens here, with
+one rule: never round an intermediate.  Several reduced axes are moved to the
+end and merged into one (or reduced axis by axis through exact states);
+`initial` is merged as an exact state; masked terms become -0.0 and, for
+means, are left out of the count; `out` of another dtype selects the loop
+that rounds straight into it.
+"""
+
+import math
+import operator
+import warnings
+
+import numpy as np
+
+from . import _dtypes
+from ._ufuncs import (
+    STATE_LENGTH,
+    exact_mean_ufunc,
+    exact_state_mean_ufunc,
+    exact_state_merge_ufunc,
+    exact_state_round_ufunc,
+    exact_sum_state_ufunc,
+    exact_sum_ufunc,
+)
+
+_STATE_DTYPE = np.dtype(np.int64)
+
+
+class _NoValueType:
+    """Marks an argument that was not given (``initial=0`` is a real term)."""
+
+    def __repr__(self):
+        return "<no value>"
+
+
+NO_VALUE = _NoValueType()
+
+
+def normalize_axes(axis, ndim, func_name):
+    """Tuple of non-negative axes; AxisError when out of range or repeated."""
+    if axis is None:
+        return tuple(range(ndim))
+    seq = axis if isinstance(axis, tuple) else (axis,)
+    axes = []
+    for ax in seq:
+        try:
+            ax = operator.index(ax)
+        except TypeError:
+            raise TypeError(
+                f"{func_name}: axis must be None, an integer or a tuple of integers, "
+                f"not {axis!r}") from None
+        if not -ndim <= ax < ndim:
+            raise np.exceptions.AxisError(ax, ndim, msg_prefix=func_name)
+        ax %= ndim
+        if ax in axes:
+            raise np.exceptions.AxisError(f"{func_name}: duplicate value in axis: {axis!r}")
+        axes.append(ax)
+    return tuple(axes)
+
+
+def check_out(out, shape, func_name):
+    """out must be a writeable ndarray of exactly the result shape."""
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{func_name}: out must be a numpy.ndarray, not {type(out).__name__}")
+    if out.shape != tuple(shape):
+        raise ValueError(
+            f"{func_name}: out has shape {out.shape}, but the result has shape {tuple(shape)}")
+    if not out.flags.writeable:
+        raise ValueError(f"{func_name}: out is read-only")
+    return out
+
+
+def as_input(a, func_name):
+    """a as an ndarray, and 'real' or 'complex' (TypeError for other dtypes)."""
+    a = np.asarray(a)
+    return a, _dtypes.input_kind(a.dtype, func_name)
+
+
+def _rows(values, axes):
+    """values with the reduced axes moved to the end and merged into one.
+
+    A view whenever the strides allow it (one axis always does); no axes
+    (axis=()) gives rows of length 1.  When merging needs a copy, returns
+    None if reducing axis by axis through exact states needs less memory
+    than the copy (broadcast views, for one, must never be copied).
+    """
+    if not axes:
+        return values[..., np.newaxis]
+    k = len(axes)
+    moved = np.moveaxis(values, axes, tuple(range(-k, 0)))
+    if k == 1:
+        return moved
+    shape = moved.shape[:-k] + (math.prod(moved.shape[-k:]),)   # not -1: sizes may be 0
+    try:
+        return np.reshape(moved, shape, copy=False)
+    except ValueError:
+        pass
+    longest = max(values.shape[ax] for ax in axes)
+    state_bytes = values.size // max(longest, 1) * STATE_LENGTH * _STATE_DTYPE.itemsize
+    if state_bytes < values.size * values.dtype.itemsize:
+        return None
+    return np.reshape(moved, shape)
+
+
+def _states_axis_by_axis(values, axes):
+    """Exact states of values summed over several axes, without a copy of
+    values: the longest axis is summed into states, the others merged."""
+    inner = max(axes, key=lambda ax: values.shape[ax])
+    states = exact_sum_state_ufunc(np.moveaxis(values, inner, -1),
+                                   signature=(_dtypes.native(values.dtype), _STATE_DTYPE))
+    # states has values' axes without `inner`, then the state axis.
+    rest = [ax - (ax > inner) for ax in axes if ax != inner]
+    k = len(rest)
+    moved = np.moveaxis(states, rest, tuple(range(-k - 1, -1)))
+    merged_length = math.prod(moved.shape[-k - 1:-1])
+    return exact_state_merge_ufunc(
+        moved.reshape(moved.shape[:-k - 1] + (merged_length, STATE_LENGTH)))
+
+
+def _initial_state(initial, kind, func_name):
+    """The exact state of the one term `initial`, per component."""
+    value = np.asarray(initial)
+    if value.ndim != 0:
+        raise ValueError(f"{func_name}: initial must be a scalar, not shape {value.shape}")
+    value_kind = None
+    try:
+        value_kind = _dtypes.input_kind(value.dtype, func_name)
+    except TypeError:
+        pass
+    if value_kind is None or (value_kind == "complex" and kind == "real"):
+        raise TypeError(
+            f"{func_name}: initial must be a {'real' if kind == 'real' else 'real or complex'}"
+            f" number of a supported dtype, not {initial!r}")
+    if kind == "real":
+        return (exact_sum_state_ufunc(value.reshape(1)),)
+    return tuple(exact_sum_state_ufunc(np.asarray(part).reshape(1))
+                 for part in (value.real, value.imag))
+
+
+def _reduce_component(values, axes, result, target, initial_state, count):
+    """Exact sums (or means) of real `values` over `axes`, rounded once.
+
+    result: the dtype to round into.  target: an array of that dtype and the
+    output shape to write into, or None to allocate.  initial_state: the
+    state of one more term, or None.  count: None for sums; for means the
+    number of terms, an int (every row has all its terms) or an int64 array.
+    """
+    in_dtype = _dtypes.native(values.dtype)
+    rows = _rows(values, axes)
+    if rows is not None and initial_state is None and not isinstance(count, np.ndarray):
+        ufunc = exact_sum_ufunc if count is None else exact_mean_ufunc
+        return ufunc(rows, out=target, signature=(in_dtype, result))
+    if rows is not None:
+        states = exact_sum_state_ufunc(rows, signature=(in_dtype, _STATE_DTYPE))
+    else:
+        states = _states_axis_by_axis(values, axes)
+    if initial_state is not None:
+        pair = np.stack(np.broadcast_arrays(states, initial_state), axis=-2)
+        states = exact_state_merge_ufunc(pair)
+    if count is None:
+        return exact_state_round_ufunc(states, out=target, signature=(_STATE_DTYPE, result))
+    return exact_state_mean_ufunc(states, np.asarray(count, _STATE_DTYPE), out=target,
+                                  signature=(_STATE_DTYPE, _STATE_DTYPE, result))
+
+
+def _masked_fill(dtype):
+    """A value that changes no exact sum and no zero sign: -0.0 (both parts)."""
+    if dtype.kind in "biu":
+        return np.zeros((), dtype)
+    if dtype.kind == "c":
+        return np.array(complex(-0.0, -0.0), dtype)
+    return np.array(-0.0).astype(dtype)
+
+
+# Native input dtypes whose first registered loop is also their default
+# result, so that a plain call needs no signature (see _ufuncs.pyx).
+_PLAIN_CALL_DTYPES = frozenset(
+    [np.dtype(c) for c in "?bBhHiIlLqQefd"] + [_dtypes.BFLOAT16])
+
+
+def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_nan,
+                 mean=False):
+    """The shared body of exact_sum, exact_mean, their nan-variants and
+    exact_add.reduce: the exact sum (mean=True: divided by the number of
+    terms) of the selected terms, rounded once."""
+    a = np.asarray(a)
+    if (dtype is None and out is None and initial is NO_VALUE and where is True
+            and not keepdims and a.dtype in _PLAIN_CALL_DTYPES and not skip_nan
+            and (a.size or not mean)):
+        # The common call, with the least Python in front of the loop.
+        ufunc = exact_mean_ufunc if mean else exact_sum_ufunc
+        if axis is None and a.ndim == 1:
+            return ufunc(a)
+        if type(axis) is int and a.ndim > 1 and a.shape[axis % a.ndim if -a.ndim <= axis < a.ndim else 0]:
+            try:
+                return ufunc(a, axis=axis)
+            except np.exceptions.AxisError:
+                pass          # raised again below, with our message
+    a, kind = as_input(a, func_name)
+    axes = normalize_axes(axis, a.ndim, func_name)
+    result_dtype = _dtypes.resolve_result(a.dtype, kind, dtype, out, func_name)
+    kept_shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
+    out_shape = kept_shape if keepdims else tuple(
+        n for i, n in enumerate(a.shape) if i not in axes)
+    if out is not None:
+        out = check_out(out, out_shape, func_name)
+    initial_state = (None if initial is NO_VALUE
+                     else _initial_state(initial, kind, func_name))
+
+    # Masked-out terms (where=False, and NaN for the nan-variant) become
+    # -0.0, which changes no exact sum and no zero sign; a row with no term
+    # left is made +0.0 below, as an empty sum.
+    selected = None
+    if skip_nan and a.dtype.kind not in "biu":
+        selected = ~np.isnan(a)
+    if not (where is True or (isinstance(where, (bool, np.bool_)) and where)):
+        try:
+            mask = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
+        except ValueError:
+            raise ValueError(
+                f"{func_name}: where has shape {np.shape(where)}, which does not "
+                f"broadcast to the input shape {a.shape}") from None
+        selected = mask if selected is None else selected & mask
+    if selected is not None:
+        a = np.where(selected, a, _masked_fill(a.dtype))
+    count = None
+    if mean:
+        # An int when every row counts all its terms, else an array per row.
+        count = (math.prod(a.shape[ax] for ax in axes) if selected is None
+                 else np.asarray(np.sum(selected, axis=axes, dtype=_STATE_DTYPE)))
+        if np.any(np.equal(count, 0)) and math.prod(out_shape):
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
+
+    # The exact work, rounding once into result_dtype.  With out of the
+    # result dtype, the loops write straight into it (seen without the
+    # reduced axes); otherwise into a temporary.
+    outer_shape = tuple(n for i, n in enumerate(a.shape) if i not in axes)
+    target = None
+    if out is not None and out.dtype == result_dtype:
+        target = np.reshape(out, outer_shape, copy=False)
+    if kind == "real":
+        res = _reduce_component(a, axes, result_dtype, target,
+                                initial_state[0] if initial_state else None, count)
+    else:
+        part = _dtypes.component(result_dtype)
+        res = np.empty(outer_shape, result_dtype) if target is None else target
+        _reduce_component(a.real, axes, part, res.real,
+                          initial_state and initial_state[0], count)
+        _reduce_component(a.imag, axes, part, res.imag,
+                          initial_state and initial_state[1], count)
+    res = np.asarray(res)
+    if selected is not None and initial_state is None and not mean:
+        empty = ~np.any(selected, axis=axes)
+        np.copyto(res, np.zeros((), res.dtype), where=empty)
+
+    if out is not None:
+        if target is None:
+            np.copyto(out, res.reshape(out_shape), casting="same_kind")
+        return out
+    res = res.reshape(out_shape)
+    return res[()] if res.ndim == 0 else res
