@@ -162,3 +162,61 @@ def test_several_axes_that_cannot_merge_into_a_view(axes, initial):
     expected = np.array([exact_sum_oracle(row, np.dtype(np.float64))
                          for row in flat.reshape(-1, flat.shape[-1])])
     assert_same(np.asarray(got), expected.reshape(flat.shape[:-1]))
+
+
+@pytest.mark.parametrize("n", [3, 159, 160, 2000])
+@pytest.mark.parametrize("target", TARGETS, ids=str)
+def test_dot_long_rows_with_extreme_products(n, target):
+    # Ordinary products (the p + e split, through the large accumulator for
+    # long rows) mixed with products that overflow or fall below 2^-1074
+    # (the scaled accumulators), all rounded together once.
+    from fractions import Fraction
+    from oracle import round_fraction
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal(n) * np.ldexp(1.0, rng.integers(-40, 40, n))
+    b = rng.standard_normal(n) * np.ldexp(1.0, rng.integers(-40, 40, n))
+    a[0], b[0] = 1e300, 3e200              # overflows
+    a[-1], b[-1] = -1e300, 3e200           # cancels it
+    a[n // 2], b[n // 2] = 2.0**-600, 3 * 2.0**-600   # below the smallest subnormal
+    exact = sum((Fraction(x) * Fraction(y) for x, y in zip(a.tolist(), b.tolist())),
+                Fraction(0))
+    with np.errstate(over="ignore"):
+        got = xs.exact_dot(a, b, dtype=target)
+    assert_same(got, round_fraction(exact, target))
+
+
+@settings(max_examples=40)
+@given(
+    value=st.floats(allow_nan=False, allow_infinity=False, width=64),
+    count=st.integers(min_value=1, max_value=2**59),
+)
+def test_mean_of_copies_is_the_value(value, count):
+    # Long division by any count NumPy allows; zero strides make huge counts cheap.
+    x = np.broadcast_to(np.float64(value), (count,))
+    assert_same(xs.exact_mean(x), np.float64(value))
+
+
+@settings(max_examples=40)
+@given(
+    value=st.floats(allow_nan=False, allow_infinity=False, width=64),
+    count=st.integers(min_value=1, max_value=2**40),
+    divisor_offset=st.integers(min_value=1, max_value=2**20),
+    target=st.sampled_from(TARGETS),
+)
+def test_mean_divides_exactly(value, count, divisor_offset, target):
+    # count copies of value plus divisor_offset zeros: the mean is
+    # value * count / (count + divisor_offset), an arbitrary exact quotient.
+    from fractions import Fraction
+    from oracle import round_fraction
+    copies = np.broadcast_to(np.float64(value), (count,))
+    zeros = np.broadcast_to(np.float64(0.0), (divisor_offset,))
+    states = np.stack([xs.exact_sum_state_ufunc(copies), xs.exact_sum_state_ufunc(zeros)])
+    merged = xs.exact_state_merge_ufunc(states)
+    n = count + divisor_offset
+    with np.errstate(over="ignore"):
+        got = xs.exact_state_mean_ufunc(merged, np.int64(n),
+                                        signature=(np.int64, np.int64, target))
+    # The +0.0 terms make an exact zero +0.0; a tiny quotient keeps its sign.
+    expected = round_fraction(Fraction(value) * count / n, target,
+                              zero_sign=-1 if value < 0 else 1)
+    assert_same(got, expected)

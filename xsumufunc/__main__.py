@@ -13,7 +13,7 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 
-from . import exact_sum
+from . import exact_dot, exact_mean, exact_sum
 
 
 def _fraction_sum(values):
@@ -50,6 +50,21 @@ def main(argv=None):
     _show("1000 bfloat16 ones (bfloat16 accumulation stalls at 256)", x, np.sum(x))
     x = np.full(10**6, 0.1, dtype=np.float32)
     _show("10**6 float32 values 0.1", x, np.sum(x))
+
+    m = np.array([1e308, 1e308, 1e308])
+    with np.errstate(over="ignore"):
+        np_mean = np.mean(m)
+    ours = exact_mean(m)
+    print("  mean of [1e308, 1e308, 1e308]")
+    print(f"    np.mean    -> {np_mean!r}")
+    print(f"    exact_mean -> {ours!r}   (exact: {ours == 1e308})")
+    a, b = np.array([1e300, -1e300, 1.0]), np.array([1e300, 1e300, 1.0])
+    with np.errstate(over="ignore", invalid="ignore"):
+        np_dot = np.dot(a, b)
+    ours = exact_dot(a, b)
+    print("  dot of [1e300, -1e300, 1] and [1e300, 1e300, 1] (products overflow)")
+    print(f"    np.dot     -> {np_dot!r}")
+    print(f"    exact_dot  -> {ours!r}   (exact: {ours == 1.0})")
 
     print("\n2. Order does not matter")
     rng = np.random.default_rng(2015)
