@@ -291,7 +291,8 @@ XS_DOT_LOOP(bfloat16, xs_dot_add_narrow)
 
 /* ---- tables read by the Cython module that registers the loops ---------- */
 
-#define XS_INPUT_ROW(IN) {#IN, xs_sum_##IN, xs_mean_##IN, xs_cumsum_##IN, xs_sum_state_##IN}
+#define XS_INPUT_ROW(IN) \
+    {#IN, xs_sum_##IN, xs_mean_##IN, xs_cumsum_##IN, xs_sum_state_##IN, xs_masked_state_##IN}
 
 const xs_input_loops xs_input_loops_table[] = {
     XS_INPUT_ROW(float64), XS_INPUT_ROW(float32), XS_INPUT_ROW(float16),

@@ -7,6 +7,8 @@
  *   xs_mean_IN       (n)->()    exact sum / n, rounded once
  *   xs_cumsum_IN     (n)->(n)   every prefix sum, each rounded once
  *   xs_sum_state_IN  (n)->(69)  exact sum as a portable int64 state (XS_STATE_LEN)
+ *   xs_masked_state_IN (n),(n),()->(69),()  state and count of the terms whose
+ *                    mask is set (and that are not NaN, when asked)
  *   xs_state_merge   (m,69)->(69)
  *   xs_state_round   (69)->()
  *   xs_state_mean    (69),()->()   state / int64 count, rounded once
@@ -26,7 +28,8 @@
     XS_DECLARE_LOOP(xs_sum_##IN) \
     XS_DECLARE_LOOP(xs_mean_##IN) \
     XS_DECLARE_LOOP(xs_cumsum_##IN) \
-    XS_DECLARE_LOOP(xs_sum_state_##IN)
+    XS_DECLARE_LOOP(xs_sum_state_##IN) \
+    XS_DECLARE_LOOP(xs_masked_state_##IN)
 
 XS_DECLARE_INPUT_LOOPS(float64)
 XS_DECLARE_INPUT_LOOPS(float32)
@@ -54,7 +57,7 @@ XS_DECLARE_LOOP(xs_dot_bfloat16)
 typedef void (*xs_loop_fn)(char **, const npy_intp *, const npy_intp *, void *);
 typedef struct {
     const char *dtype_name;
-    xs_loop_fn sum, mean, cumsum, sum_state;
+    xs_loop_fn sum, mean, cumsum, sum_state, masked_state;
 } xs_input_loops;
 typedef struct {
     const char *dtype_name;

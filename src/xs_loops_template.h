@@ -96,6 +96,89 @@ void XS_FN(xs_sum_state_)(char **args, const npy_intp *dimensions, const npy_int
     xs_restore_gil(gil);
 }
 
+/* Add the element at p: into large when given (its small part is then
+ * merged by the caller), else into acc. */
+static inline void XS_FN(add_one_)(xs_small *acc, xs_large *large, const char *p)
+{
+#if XS_IN_IS_FLOAT
+    if (large) {
+        xs_large_add_bits(large, XS_LOAD(p));
+    }
+    else {
+        xs_small_add_bits(acc, XS_LOAD(p));
+    }
+#else
+    (void)large;
+    XS_IN_CTYPE v;
+    memcpy(&v, p, sizeof v);
+    XS_ADD_INTEGER(acc, v);
+#endif
+}
+
+/* Is element p a NaN?  Integers never are. */
+static inline int XS_FN(is_nan_)(const char *p)
+{
+#if XS_IN_IS_FLOAT
+    uint64_t bits = XS_LOAD(p);
+    return ((bits >> 52) & 0x7ffu) == 0x7ffu && (bits & (((uint64_t)1 << 52) - 1));
+#else
+    (void)p;
+    return 0;
+#endif
+}
+
+/* (n),(n),()->(69),(): the exact state and the count of the selected terms:
+ * those whose mask byte is non-zero and, when skip_nan is set, not NaN. */
+void XS_FN(xs_masked_state_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                             void *data)
+{
+    (void)data;
+    npy_intp outer = dimensions[0], n = dimensions[1];
+    PyThreadState *gil = xs_release_gil_for(outer, n);
+    xs_large *large = NULL;
+    for (npy_intp i = 0; i < outer; i++) {
+        const char *values = args[0] + i * steps[0];
+        const char *mask = args[1] + i * steps[1];
+        int skip_nan = *(const unsigned char *)(args[2] + i * steps[2]) != 0;
+        xs_small acc;
+        xs_small_init(&acc);
+        int64_t count = 0;
+        if (steps[5] == 0 && steps[6] == 0) {
+            /* One value and one mask byte, n times: a broadcast row. */
+            if (n > 0 && *mask && !(skip_nan && XS_FN(is_nan_)(values))) {
+                XS_FN(accumulate_)(&acc, &large, values, n, 0);
+                count = (int64_t)n;
+            }
+        }
+        else {
+            xs_large *row_large = NULL;
+            if (XS_IN_IS_FLOAT && n >= XS_LARGE_MIN_TERMS) {
+                if (large == NULL) {
+                    large = xs_large_new();
+                }
+                row_large = large;         /* NULL when out of memory: still exact */
+                if (row_large) {
+                    xs_small_init(&row_large->small);
+                }
+            }
+            for (npy_intp k = 0; k < n; k++, values += steps[5], mask += steps[6]) {
+                if (*mask && !(skip_nan && XS_FN(is_nan_)(values))) {
+                    XS_FN(add_one_)(&acc, row_large, values);
+                    count++;
+                }
+            }
+            if (row_large) {
+                xs_large_flush(row_large);
+                xs_small_merge(&acc, &row_large->small);
+            }
+        }
+        xs_store_state(&acc, args[3] + i * steps[3], steps[7]);
+        memcpy(args[4] + i * steps[4], &count, sizeof count);
+    }
+    xs_large_free(large);
+    xs_restore_gil(gil);
+}
+
 void XS_FN(xs_cumsum_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
                        void *data)
 {

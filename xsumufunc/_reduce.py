@@ -19,6 +19,7 @@ import numpy as np
 from . import _dtypes
 from ._ufuncs import (
     STATE_LENGTH,
+    exact_masked_state_ufunc,
     exact_mean_ufunc,
     exact_state_mean_ufunc,
     exact_state_merge_ufunc,
@@ -123,6 +124,43 @@ def _states_axis_by_axis(values, axes):
         moved.reshape(moved.shape[:-k - 1] + (merged_length, STATE_LENGTH)))
 
 
+def _masked_states_rows(values, mask, skip_nan):
+    return exact_masked_state_ufunc(
+        values, mask, skip_nan,
+        signature=(_dtypes.native(values.dtype), np.dtype(bool), np.dtype(bool),
+                   _STATE_DTYPE, _STATE_DTYPE))
+
+
+def _masked_states(values, mask, axes, skip_nan):
+    """Exact states and counts, over `axes`, of the terms of `values` whose
+    `mask` (same shape, often a broadcast view) is True and, with skip_nan,
+    that are not NaN.  Neither array is copied when strides allow."""
+    if not axes:
+        return _masked_states_rows(values[..., np.newaxis], mask[..., np.newaxis], skip_nan)
+    k = len(axes)
+    if k > 1:
+        moved_v = np.moveaxis(values, axes, tuple(range(-k, 0)))
+        moved_m = np.moveaxis(mask, axes, tuple(range(-k, 0)))
+        shape = moved_v.shape[:-k] + (math.prod(moved_v.shape[-k:]),)
+        try:
+            return _masked_states_rows(np.reshape(moved_v, shape, copy=False),
+                                       np.reshape(moved_m, shape, copy=False), skip_nan)
+        except ValueError:
+            pass
+    # The longest axis through the loop, then the states merged over the rest.
+    inner = max(axes, key=lambda ax: values.shape[ax])
+    states, counts = _masked_states_rows(np.moveaxis(values, inner, -1),
+                                         np.moveaxis(mask, inner, -1), skip_nan)
+    if k == 1:
+        return states, counts
+    rest = [ax - (ax > inner) for ax in axes if ax != inner]
+    moved = np.moveaxis(states, rest, tuple(range(-k, -1)))
+    merged_length = math.prod(moved.shape[-k:-1])
+    states = exact_state_merge_ufunc(
+        moved.reshape(moved.shape[:-k] + (merged_length, STATE_LENGTH)))
+    return states, np.sum(counts, axis=tuple(rest), dtype=_STATE_DTYPE)
+
+
 def _initial_state(initial, kind, func_name):
     """The exact state of the one term `initial`, per component."""
     value = np.asarray(initial)
@@ -143,39 +181,38 @@ def _initial_state(initial, kind, func_name):
                  for part in (value.real, value.imag))
 
 
-def _reduce_component(values, axes, result, target, initial_state, count):
+def _reduce_component(values, axes, result, target, initial_state, mean, selection):
     """Exact sums (or means) of real `values` over `axes`, rounded once.
 
     result: the dtype to round into.  target: an array of that dtype and the
     output shape to write into, or None to allocate.  initial_state: the
-    state of one more term, or None.  count: None for sums; for means the
-    number of terms, an int (every row has all its terms) or an int64 array.
+    state of one more term, or None.  selection: None (every term), or
+    (mask, skip_nan) for the masked loop.  Returns the result and, for
+    means, the term counts (None when every row counts all its terms).
     """
     in_dtype = _dtypes.native(values.dtype)
-    rows = _rows(values, axes)
-    if rows is not None and initial_state is None and not isinstance(count, np.ndarray):
-        ufunc = exact_sum_ufunc if count is None else exact_mean_ufunc
-        return ufunc(rows, out=target, signature=(in_dtype, result))
-    if rows is not None:
-        states = exact_sum_state_ufunc(rows, signature=(in_dtype, _STATE_DTYPE))
+    counts = None
+    if selection is None:
+        rows = _rows(values, axes)
+        if rows is not None and initial_state is None:
+            ufunc = exact_mean_ufunc if mean else exact_sum_ufunc
+            return ufunc(rows, out=target, signature=(in_dtype, result)), None
+        if rows is not None:
+            states = exact_sum_state_ufunc(rows, signature=(in_dtype, _STATE_DTYPE))
+        else:
+            states = _states_axis_by_axis(values, axes)
+        if mean:
+            counts = np.asarray(math.prod(values.shape[ax] for ax in axes), _STATE_DTYPE)
     else:
-        states = _states_axis_by_axis(values, axes)
+        states, counts = _masked_states(values, selection[0], axes, selection[1])
     if initial_state is not None:
         pair = np.stack(np.broadcast_arrays(states, initial_state), axis=-2)
         states = exact_state_merge_ufunc(pair)
-    if count is None:
-        return exact_state_round_ufunc(states, out=target, signature=(_STATE_DTYPE, result))
-    return exact_state_mean_ufunc(states, np.asarray(count, _STATE_DTYPE), out=target,
-                                  signature=(_STATE_DTYPE, _STATE_DTYPE, result))
-
-
-def _masked_fill(dtype):
-    """A value that changes no exact sum and no zero sign: -0.0 (both parts)."""
-    if dtype.kind in "biu":
-        return np.zeros((), dtype)
-    if dtype.kind == "c":
-        return np.array(complex(-0.0, -0.0), dtype)
-    return np.array(-0.0).astype(dtype)
+    if not mean:
+        return exact_state_round_ufunc(states, out=target,
+                                       signature=(_STATE_DTYPE, result)), None
+    return exact_state_mean_ufunc(states, counts, out=target,
+                                  signature=(_STATE_DTYPE, _STATE_DTYPE, result)), counts
 
 
 # Native input dtypes whose first registered loop is also their default
@@ -192,12 +229,12 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
     a = np.asarray(a)
     if (dtype is None and out is None and initial is NO_VALUE and where is True
             and not keepdims and a.dtype in _PLAIN_CALL_DTYPES and not skip_nan
-            and (a.size or not mean)):
+            and a.size):
         # The common call, with the least Python in front of the loop.
         ufunc = exact_mean_ufunc if mean else exact_sum_ufunc
         if axis is None and a.ndim == 1:
             return ufunc(a)
-        if type(axis) is int and a.ndim > 1 and a.shape[axis % a.ndim if -a.ndim <= axis < a.ndim else 0]:
+        if type(axis) is int and a.ndim > 1:
             try:
                 return ufunc(a, axis=axis)
             except np.exceptions.AxisError:
@@ -213,29 +250,21 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
     initial_state = (None if initial is NO_VALUE
                      else _initial_state(initial, kind, func_name))
 
-    # Masked-out terms (where=False, and NaN for the nan-variant) become
-    # -0.0, which changes no exact sum and no zero sign; a row with no term
-    # left is made +0.0 below, as an empty sum.
-    selected = None
-    if skip_nan and a.dtype.kind not in "biu":
-        selected = ~np.isnan(a)
-    if not (where is True or (isinstance(where, (bool, np.bool_)) and where)):
+    # Terms not selected (where=False; NaN for the nan-variants) are left
+    # out by the masked loop, which also counts the terms of each row.
+    selection = None
+    skip_nan = skip_nan and a.dtype.kind not in "biu"
+    if skip_nan or not (where is True or (isinstance(where, (bool, np.bool_)) and where)):
         try:
             mask = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
         except ValueError:
             raise ValueError(
                 f"{func_name}: where has shape {np.shape(where)}, which does not "
                 f"broadcast to the input shape {a.shape}") from None
-        selected = mask if selected is None else selected & mask
-    if selected is not None:
-        a = np.where(selected, a, _masked_fill(a.dtype))
-    count = None
-    if mean:
-        # An int when every row counts all its terms, else an array per row.
-        count = (math.prod(a.shape[ax] for ax in axes) if selected is None
-                 else np.asarray(np.sum(selected, axis=axes, dtype=_STATE_DTYPE)))
-        if np.any(np.equal(count, 0)) and math.prod(out_shape):
-            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
+        if skip_nan and kind == "complex":
+            # A complex term is NaN when either part is: decide on whole terms.
+            mask, skip_nan = mask & ~np.isnan(a), False
+        selection = (mask, skip_nan)
 
     # The exact work, rounding once into result_dtype.  With out of the
     # result dtype, the loops write straight into it (seen without the
@@ -244,20 +273,20 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
     target = None
     if out is not None and out.dtype == result_dtype:
         target = np.reshape(out, outer_shape, copy=False)
+    first = initial_state[0] if initial_state else None
     if kind == "real":
-        res = _reduce_component(a, axes, result_dtype, target,
-                                initial_state[0] if initial_state else None, count)
+        res, counts = _reduce_component(a, axes, result_dtype, target, first, mean, selection)
     else:
         part = _dtypes.component(result_dtype)
         res = np.empty(outer_shape, result_dtype) if target is None else target
-        _reduce_component(a.real, axes, part, res.real,
-                          initial_state and initial_state[0], count)
-        _reduce_component(a.imag, axes, part, res.imag,
-                          initial_state and initial_state[1], count)
+        _reduce_component(a.real, axes, part, res.real, first, mean, selection)
+        _, counts = _reduce_component(a.imag, axes, part, res.imag,
+                                      initial_state and initial_state[1], mean, selection)
     res = np.asarray(res)
-    if selected is not None and initial_state is None and not mean:
-        empty = ~np.any(selected, axis=axes)
-        np.copyto(res, np.zeros((), res.dtype), where=empty)
+    if mean and math.prod(outer_shape) and (
+            np.any(counts == 0) if counts is not None
+            else math.prod(a.shape[ax] for ax in axes) == 0):
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
 
     if out is not None:
         if target is None:

@@ -29,6 +29,7 @@ cdef extern from "xs_loops.h":
         xs_loop_fn mean
         xs_loop_fn cumsum
         xs_loop_fn sum_state
+        xs_loop_fn masked_state
     ctypedef struct xs_named_target:
         const char *dtype_name
         const xs_target *target
@@ -97,6 +98,8 @@ cdef xs_loop_fn _pick(int row, str kind):
         return xs_input_loops_table[row].mean
     if kind == "cumsum":
         return xs_input_loops_table[row].cumsum
+    if kind == "masked_state":
+        return xs_input_loops_table[row].masked_state
     return xs_input_loops_table[row].sum_state
 
 
@@ -203,6 +206,27 @@ cdef object _state_gufunc():
     return ufunc
 
 
+cdef object _masked_state_gufunc():
+    """(values, mask, skip_nan) -> (state, count) of the selected terms."""
+    bool_num = np.dtype(bool).num
+    builtin = []
+    for ch in _INTEGER_CHARS:
+        dt = np.dtype(ch)
+        builtin.append((<size_t>_pick(_INPUTS[_loop_name(dt)], "masked_state"), 0,
+                        [dt.num, bool_num, bool_num, INT64_NUM, INT64_NUM]))
+    for source in _FLOAT_INPUTS:
+        builtin.append((<size_t>_pick(_INPUTS[source], "masked_state"), 0,
+                        [np.dtype(source).num, bool_num, bool_num, INT64_NUM, INT64_NUM]))
+    ufunc = _make_gufunc(
+        builtin, 3, 2, "exact_masked_state_ufunc",
+        "Exact state and count of the terms whose mask is True (and, when the\n"
+        "third argument is True, that are not NaN).",
+        f"(n),(n),()->({XS_STATE_LEN}),()")
+    _register_bf16(ufunc, <size_t>_pick(_INPUTS["bfloat16"], "masked_state"), 0,
+                   [BF16_NUM, bool_num, bool_num, INT64_NUM, INT64_NUM])
+    return ufunc
+
+
 cdef object _merge_gufunc():
     return _make_gufunc(
         [(<size_t>xs_state_merge, 0, [INT64_NUM, INT64_NUM])], 1, 1,
@@ -269,6 +293,7 @@ exact_mean_ufunc = _rounding_gufunc(
     "(n)->()")
 exact_dot_ufunc = _dot_gufunc()
 exact_sum_state_ufunc = _state_gufunc()
+exact_masked_state_ufunc = _masked_state_gufunc()
 exact_state_merge_ufunc = _merge_gufunc()
 exact_state_round_ufunc = _round_gufunc(
     <size_t>xs_state_round, 1, "exact_state_round_ufunc",
