@@ -220,3 +220,15 @@ def test_mean_divides_exactly(value, count, divisor_offset, target):
     expected = round_fraction(Fraction(value) * count / n, target,
                               zero_sign=-1 if value < 0 else 1)
     assert_same(got, expected)
+
+
+@pytest.mark.parametrize("ufunc,operands", [
+    (xs.exact_sum_ufunc, 1), (xs.exact_mean_ufunc, 1), (xs.exact_cumsum_ufunc, 1),
+    (xs.exact_dot_ufunc, 2)])
+def test_bfloat16_input_uses_its_own_loop(ufunc, operands):
+    # NumPy must pick the bfloat16 -> bfloat16 loop, not cast the input to
+    # another dtype first (exact, but a full copy) nor round into float16.
+    got = ufunc.resolve_dtypes((BFLOAT16,) * operands + (None,))
+    assert got == (BFLOAT16,) * (operands + 1)
+    for dtype in (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)):
+        assert ufunc.resolve_dtypes((dtype,) * operands + (None,)) == (dtype,) * (operands + 1)

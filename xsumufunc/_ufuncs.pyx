@@ -8,7 +8,10 @@ hence the order: integers before floats, narrow floats before wide ones, and
 for each input its default result (float64 for integers, itself for floats)
 before the other results.  Loops that involve bfloat16 (a dtype that
 ml_dtypes registers at run time) are added with PyUFunc_RegisterLoopForType
-on the type number NumPy assigned it in this process.
+on the type number NumPy assigned it in this process; among such user loops
+NumPy (2.4) takes the one registered *last* that fits, so a bfloat16 input's
+default loop is registered after all the others (checked by
+``resolve_dtypes`` in the tests).
 """
 from cpython.mem cimport PyMem_Malloc
 cimport numpy as cnp
@@ -65,6 +68,7 @@ _RESULTS_BY_INPUT = {
     "float64": ("float64", "float32", "float16"),
 }
 _BUILTIN_RESULTS = ("float64", "float32", "float16")
+_BF16_RESULTS_LAST_WINS = ("float16", "float64", "float32", "bfloat16")
 
 
 def _loop_name(dt):
@@ -171,12 +175,6 @@ cdef object _rounding_gufunc(str kind, str name, str doc, str signature):
             builtin.append((<size_t>_pick(row, kind), _target_address(result),
                             [np.dtype(source).num, np.dtype(result).num]))
     ufunc = _make_gufunc(builtin, 1, 1, name, doc, signature)
-    # bfloat16 input, bfloat16 result first (its default), then the others.
-    row = _INPUTS["bfloat16"]
-    for result in ("bfloat16", "float32", "float64", "float16"):
-        out_num = BF16_NUM if result == "bfloat16" else np.dtype(result).num
-        _register_bf16(ufunc, <size_t>_pick(row, kind), _target_address(result),
-                       [BF16_NUM, out_num])
     # Every other input rounded straight into bfloat16.
     for ch in _INTEGER_CHARS:
         dt = np.dtype(ch)
@@ -185,6 +183,13 @@ cdef object _rounding_gufunc(str kind, str name, str doc, str signature):
     for source in _FLOAT_INPUTS:
         _register_bf16(ufunc, <size_t>_pick(_INPUTS[source], kind),
                        _target_address("bfloat16"), [np.dtype(source).num, BF16_NUM])
+    # bfloat16 input: NumPy takes the user loop registered last among those
+    # that fit, so its default (the bfloat16 result) is registered last.
+    row = _INPUTS["bfloat16"]
+    for result in _BF16_RESULTS_LAST_WINS:
+        out_num = BF16_NUM if result == "bfloat16" else np.dtype(result).num
+        _register_bf16(ufunc, <size_t>_pick(row, kind), _target_address(result),
+                       [BF16_NUM, out_num])
     return ufunc
 
 
@@ -266,13 +271,13 @@ cdef object _dot_gufunc():
         "Exact dot product over the last axis, rounded once into the result dtype.\n\n"
         "The raw gufunc behind xsumufunc.exact_dot, signature (n),(n)->().",
         "(n),(n)->()")
-    for result in ("bfloat16", "float32", "float64", "float16"):
-        out_num = BF16_NUM if result == "bfloat16" else np.dtype(result).num
-        _register_bf16(ufunc, dots["bfloat16"], _target_address(result),
-                       [BF16_NUM, BF16_NUM, out_num])
     for source in _FLOAT_INPUTS:
         num = np.dtype(source).num
         _register_bf16(ufunc, dots[source], _target_address("bfloat16"), [num, num, BF16_NUM])
+    for result in _BF16_RESULTS_LAST_WINS:          # the default last: see above
+        out_num = BF16_NUM if result == "bfloat16" else np.dtype(result).num
+        _register_bf16(ufunc, dots["bfloat16"], _target_address(result),
+                       [BF16_NUM, BF16_NUM, out_num])
     return ufunc
 
 
