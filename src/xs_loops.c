@@ -8,6 +8,7 @@
 #include "xs_dot.h"
 #include "xs_large.h"
 #include "xs_loops.h"
+#include "xs_window.h"
 
 /* Below this many terms a row uses the small accumulator only: the large
  * one has a fixed cost per row (its final sweep and merge).  Measured on
@@ -76,11 +77,14 @@ const xs_target xs_target_bfloat16 = {&xs_format_bfloat16, store_bfloat16};
 /* ---- the template, once per input dtype --------------------------------- */
 
 #define XS_IN_IS_FLOAT 1
+#define XS_IN_IS_FLOAT64 1
 #define XS_IN float64
 #define XS_LOAD(p) xs_load_float64(p)
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_LOAD
+#undef XS_IN_IS_FLOAT64
+#define XS_IN_IS_FLOAT64 0
 #define XS_IN float32
 #define XS_LOAD(p) xs_load_float32(p)
 #include "xs_loops_template.h"

@@ -1,0 +1,123 @@
+"""The windowed float64 front end (src/xs_window.c) against the oracle.
+
+Contiguous float64 rows of XS_WINDOW_MIN_TERMS (1024) terms or more are summed
+block by block in double lanes when a block fits an exponent window, and by
+the large accumulator otherwise.  These inputs reach every branch: windows
+that move, blocks with Inf/NaN, all-zero blocks, subnormal and huge windows,
+outliers below the window, exact cancellation inside the lanes.  Every kernel
+(portable C, SSE2, AVX2) is run, in a child process that forces it through
+XSUMUFUNC_KERNEL.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import xsumufunc as xs
+from helpers import assert_same
+from oracle import exact_sum_oracle
+
+FLOAT64 = np.dtype(np.float64)
+N = 9000
+
+
+def _cases():
+    """name -> float64 array, deterministic."""
+    rng = np.random.default_rng(2026)
+    normal = rng.standard_normal(N)
+    wide = rng.standard_normal(N) * np.ldexp(1.0, rng.integers(-40, 40, N))
+    moving = rng.standard_normal(N) * np.ldexp(1.0, np.repeat(rng.integers(-300, 300, N // 256 + 1), 256)[:N])
+    with_specials = normal.copy()
+    with_specials[3000] = np.inf
+    with_nan = normal.copy()
+    with_nan[5000] = np.nan
+    zeros = np.zeros(N)
+    zeros[:2048] = -0.0
+    neg_zeros = np.full(N, -0.0)
+    subnormal = rng.standard_normal(N) * 2.0**-1060
+    huge = rng.standard_normal(N) * 2.0**1005          # windows near the top limit
+    huger = rng.standard_normal(N) * 1e305             # above it: the large path
+    cancel = np.concatenate([normal[:N // 2], -normal[:N // 2]])
+    cancel_plus_tiny = cancel.copy()
+    cancel_plus_tiny[7] += 2.0**-60
+    outliers = normal.copy()
+    outliers[::97] *= 2.0**-30                          # below the window
+    ones_then_tiny = np.concatenate([np.ones(N // 2), np.full(N // 2, 2.0**-40)])
+    return {
+        "normal": normal, "wide": wide, "moving": moving, "inf": with_specials,
+        "nan": with_nan, "zeros": zeros, "neg_zeros": neg_zeros, "subnormal": subnormal,
+        "huge": huge, "huger": huger, "cancel": cancel, "cancel_plus_tiny": cancel_plus_tiny,
+        "outliers": outliers, "ones_then_tiny": ones_then_tiny,
+    }
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_default_kernel(name):
+    x = CASES[name]
+    with np.errstate(all="ignore"):
+        for length in (1024, 1279, N):
+            assert_same(xs.exact_sum(x[:length]), exact_sum_oracle(x[:length], FLOAT64),
+                        f"{name}[:{length}]")
+
+
+def test_no_warning_from_the_lanes():
+    # NaN terms make max/min raise "invalid" inside the kernels; the caller must
+    # not see it (np.sum of a NaN does not warn either).
+    x = CASES["nan"]
+    with np.errstate(all="raise"):
+        assert np.isnan(xs.exact_sum(x))
+
+
+@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2"])
+def test_every_kernel_in_a_child_process(kernel, tmp_path):
+    data = tmp_path / "cases.npz"
+    np.savez(data, **CASES)
+    code = textwrap.dedent(f"""
+        import numpy as np, xsumufunc as xs
+        cases = np.load({str(data)!r})
+        with np.errstate(all="ignore"):
+            for name in sorted(cases.files):
+                x = cases[name]
+                print(name, float(xs.exact_sum(x)).hex(), float(xs.exact_sum(x[:1279])).hex())
+    """)
+    env = dict(os.environ, XSUMUFUNC_KERNEL=kernel)
+    proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.split("\n")
+    for line, name in zip(lines, sorted(CASES)):
+        x = CASES[name]
+        expected = [float(exact_sum_oracle(x, FLOAT64)).hex(),
+                    float(exact_sum_oracle(x[:1279], FLOAT64)).hex()]
+        assert line.split() == [name] + expected, kernel
+
+
+@settings(max_examples=30)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1024, 5000),
+    spread=st.integers(0, 60),
+    center=st.integers(-1070, 1000),
+    block_shift=st.integers(0, 40),
+)
+def test_random_block_structures(seed, n, spread, center, block_shift):
+    # Values over `spread` binades around 2^center, with a per-256-block
+    # shift that moves the window, and some exact negatives of earlier terms.
+    rng = np.random.default_rng(seed)
+    exps = center + rng.integers(0, spread + 1, n) + np.repeat(
+        rng.integers(0, block_shift + 1, n // 256 + 1), 256)[:n]
+    exps = np.clip(exps, -1074, 1010)
+    x = rng.choice([-1.0, 1.0], n) * (1 + rng.random(n)) * np.ldexp(1.0, exps)
+    k = rng.integers(0, n // 2)
+    x[n - k:] = -x[:k]
+    with np.errstate(all="ignore"):
+        assert_same(xs.exact_sum(x), exact_sum_oracle(x, FLOAT64))
