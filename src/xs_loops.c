@@ -248,8 +248,17 @@ static inline void xs_dot_add_narrow(xs_dot *acc, xs_large *large, double a, dou
     xs_dot_add_main(acc, large, a * b);
 }
 
-#define XS_DOT_LOOP(IN, ADD_PRODUCT) \
-void xs_dot_##IN(char **args, const npy_intp *dimensions, const npy_intp *steps, void *data) \
+/* fma() is a library call unless the compiler may assume FMA hardware: on
+ * x86-64 (GCC/Clang, ifunc) the float64 loop is also built for FMA CPUs and
+ * the right copy is chosen when the library loads. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
+#define XS_FMA_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define XS_FMA_CLONES
+#endif
+
+#define XS_DOT_LOOP(IN, ADD_PRODUCT, ATTRIBUTES) \
+ATTRIBUTES void xs_dot_##IN(char **args, const npy_intp *dimensions, const npy_intp *steps, void *data) \
 { \
     const xs_target *target = data; \
     npy_intp outer = dimensions[0], n = dimensions[1]; \
@@ -288,10 +297,10 @@ void xs_dot_##IN(char **args, const npy_intp *dimensions, const npy_intp *steps,
     xs_restore_gil(gil); \
 }
 
-XS_DOT_LOOP(float64, xs_dot_add_float64)
-XS_DOT_LOOP(float32, xs_dot_add_narrow)
-XS_DOT_LOOP(float16, xs_dot_add_narrow)
-XS_DOT_LOOP(bfloat16, xs_dot_add_narrow)
+XS_DOT_LOOP(float64, xs_dot_add_float64, XS_FMA_CLONES)
+XS_DOT_LOOP(float32, xs_dot_add_narrow, )
+XS_DOT_LOOP(float16, xs_dot_add_narrow, )
+XS_DOT_LOOP(bfloat16, xs_dot_add_narrow, )
 
 /* ---- tables read by the Cython module that registers the loops ---------- */
 

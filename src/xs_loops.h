@@ -51,6 +51,8 @@ XS_DECLARE_LOOP(xs_dot_float64)
 XS_DECLARE_LOOP(xs_dot_float32)
 XS_DECLARE_LOOP(xs_dot_float16)
 XS_DECLARE_LOOP(xs_dot_bfloat16)
+/* Reference for the benchmarks only: Kahan summation, not exact. */
+XS_DECLARE_LOOP(xs_kahan_float64)
 
 /* Tables for the registration code: loops by input dtype name, targets by
  * result dtype name (NumPy's dtype names; "bfloat16" is ml_dtypes'). */
