@@ -77,19 +77,24 @@ const xs_target xs_target_bfloat16 = {&xs_format_bfloat16, store_bfloat16};
 /* ---- the template, once per input dtype --------------------------------- */
 
 #define XS_IN_IS_FLOAT 1
-#define XS_IN_IS_FLOAT64 1
 #define XS_IN float64
 #define XS_LOAD(p) xs_load_float64(p)
+#define XS_WINDOW_ADD xs_window_add_float64
+#define XS_WINDOW_CTYPE double
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_LOAD
-#undef XS_IN_IS_FLOAT64
-#define XS_IN_IS_FLOAT64 0
+#undef XS_WINDOW_CTYPE
+#undef XS_WINDOW_ADD
 #define XS_IN float32
 #define XS_LOAD(p) xs_load_float32(p)
+#define XS_WINDOW_ADD xs_window_add_float32
+#define XS_WINDOW_CTYPE float
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_LOAD
+#undef XS_WINDOW_CTYPE
+#undef XS_WINDOW_ADD
 #define XS_IN float16
 #define XS_LOAD(p) xs_load_float16(p)
 #include "xs_loops_template.h"
@@ -97,9 +102,13 @@ const xs_target xs_target_bfloat16 = {&xs_format_bfloat16, store_bfloat16};
 #undef XS_LOAD
 #define XS_IN bfloat16
 #define XS_LOAD(p) xs_load_bfloat16(p)
+#define XS_WINDOW_ADD xs_window_add_bfloat16
+#define XS_WINDOW_CTYPE uint16_t
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_LOAD
+#undef XS_WINDOW_CTYPE
+#undef XS_WINDOW_ADD
 #undef XS_IN_IS_FLOAT
 
 /* Integers: loaded as their C type, added as exact 64-bit integers. */

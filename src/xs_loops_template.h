@@ -2,7 +2,8 @@
  * Template of the per-input-dtype loops: included once per input dtype by
  * xs_loops.c with these macros defined (NumPy's .c.src idea, in plain C):
  *   XS_IN            name of the input dtype (float64, int8, ...)
- *   XS_IN_IS_FLOAT64 1 for float64 (contiguous rows take the windowed front end)
+ *   XS_WINDOW_ADD    optional: the xs_window.c front end for contiguous rows
+ *                    of XS_WINDOW_CTYPE elements
  *   XS_IN_IS_FLOAT   1: XS_LOAD(p) gives the element's float64 bit pattern
  *                    0: the element is an XS_IN_CTYPE integer, added exactly
  *                       by XS_ADD_INTEGER(acc, value)
@@ -27,10 +28,10 @@ static void XS_FN(accumulate_)(xs_small *acc, xs_large **large, const char *p,
         if (*large != NULL) {
             xs_large *L = *large;
             xs_small_init(&L->small);
-#if XS_IN_IS_FLOAT64
-            if (stride == (npy_intp)sizeof(double) && n >= XS_WINDOW_MIN_TERMS &&
-                    (uintptr_t)p % _Alignof(double) == 0) {
-                xs_window_add_float64(L, (const double *)(const void *)p, n);
+#ifdef XS_WINDOW_ADD
+            if (stride == (npy_intp)sizeof(XS_WINDOW_CTYPE) && n >= XS_WINDOW_MIN_TERMS &&
+                    (uintptr_t)p % _Alignof(XS_WINDOW_CTYPE) == 0) {
+                XS_WINDOW_ADD(L, (const XS_WINDOW_CTYPE *)(const void *)p, n);
                 n = 0;       /* all added */
             }
 #endif

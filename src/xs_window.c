@@ -24,7 +24,7 @@ typedef struct {
 
 /* Sums the block's hi and lo parts into sums[XS_LANES] (zeroed by the
  * kernel) and measures its range. */
-typedef void (*xs_block_kernel)(const double *x, double *sums, xs_block_range *range);
+typedef void (*xs_block_kernel)(const void *x, double *sums, xs_block_range *range);
 
 static inline uint64_t bits_of(double x)
 {
@@ -42,8 +42,9 @@ static inline double from_bits(uint64_t b)
 
 /* ---- portable kernel (any architecture) --------------------------------- */
 
-static void block_generic(const double *x, double *sums, xs_block_range *range)
+static void block_generic(const void *p, double *sums, xs_block_range *range)
 {
+    const double *x = p;
     double hi[8] = {0}, lo[8] = {0};
     double max_abs = 0.0, min_abs = INFINITY;
     int has_nan = 0;
@@ -73,8 +74,9 @@ static void block_generic(const double *x, double *sums, xs_block_range *range)
 
 /* SSE2 is part of x86-64: the baseline kernel.  Four independent chains
  * per quantity hide the add latency. */
-static void block_sse2(const double *x, double *sums, xs_block_range *range)
+static void block_sse2(const void *p, double *sums, xs_block_range *range)
 {
+    const double *x = p;
     const __m128d hi_mask = _mm_castsi128_pd(_mm_set1_epi64x((long long)XS_HI_MASK));
     const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffll));
     const __m128d zero = _mm_setzero_pd(), inf = _mm_set1_pd(INFINITY);
@@ -116,8 +118,9 @@ static void block_sse2(const double *x, double *sums, xs_block_range *range)
 
 /* The same with 4-double vectors, for CPUs that have AVX2. */
 __attribute__((target("avx2")))
-static void block_avx2(const double *x, double *sums, xs_block_range *range)
+static void block_avx2(const void *p, double *sums, xs_block_range *range)
 {
+    const double *x = p;
     const __m256d hi_mask = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)XS_HI_MASK));
     const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
     const __m256d zero = _mm256_setzero_pd(), inf = _mm256_set1_pd(INFINITY);
@@ -162,26 +165,170 @@ static void block_avx2(const double *x, double *sums, xs_block_range *range)
 }
 #endif
 
-/* The kernel for this CPU, chosen once.  XSUMUFUNC_KERNEL=generic|sse2|avx2
- * forces one (the tests run each). */
-static xs_block_kernel pick_kernel(void)
+
+/* ---- float32 and bfloat16: no split needed ---------------------------------
+ * A float32 (or bfloat16) value in the window is a multiple of 2^(E-23)
+ * below 2^(E+D): converted to double, 2^(30-D) of them add up exactly.  The
+ * lanes hold doubles; the range is measured on the floats. */
+
+static inline float bf16_to_float(uint16_t b)
 {
-    static xs_block_kernel chosen = NULL;      /* a benign race: same value */
+    uint32_t bits = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+#define XS_GENERIC_NARROW_KERNEL(NAME, ELEMENT, TO_FLOAT) \
+static void NAME(const void *p, double *sums, xs_block_range *range) \
+{ \
+    const ELEMENT *x = p; \
+    double lane[16] = {0}; \
+    float max_abs = 0.0f, min_abs = INFINITY; \
+    int has_nan = 0; \
+    for (int i = 0; i < XS_WINDOW_BLOCK; i += 16) { \
+        for (int j = 0; j < 16; j++) { \
+            float v = TO_FLOAT(x[i + j]); \
+            float a = fabsf(v); \
+            lane[j] += (double)v; \
+            max_abs = a > max_abs ? a : max_abs; \
+            min_abs = (a != 0.0f && a < min_abs) ? a : min_abs; \
+            has_nan |= v != v; \
+        } \
+    } \
+    memset(sums, 0, XS_LANES * sizeof *sums); \
+    memcpy(sums, lane, sizeof lane); \
+    range->max_abs = max_abs; \
+    range->min_abs = min_abs; \
+    range->has_nan = has_nan; \
+}
+#define XS_FLOAT_ITSELF(v) (v)
+XS_GENERIC_NARROW_KERNEL(block_generic_f32, float, XS_FLOAT_ITSELF)
+XS_GENERIC_NARROW_KERNEL(block_generic_bf16, uint16_t, bf16_to_float)
+
+#ifdef XS_WINDOW_X86
+/* SSE2: LOAD4(x, i) gives elements i..i+3 as four floats. */
+#define XS_SSE2_NARROW_KERNEL(NAME, ELEMENT, LOAD4) \
+static void NAME(const void *p, double *sums, xs_block_range *range) \
+{ \
+    const ELEMENT *x = p; \
+    const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)); \
+    const __m128 zero = _mm_setzero_ps(), inf = _mm_set1_ps(INFINITY); \
+    __m128d s0 = _mm_setzero_pd(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0; \
+    __m128 mx0 = zero, mx1 = zero, mn0 = inf, mn1 = inf, nan_seen = zero; \
+    for (int i = 0; i < XS_WINDOW_BLOCK; i += 16) { \
+        XS_SSE2_NARROW_STEP(LOAD4(x, i), s0, s1, mx0, mn0) \
+        XS_SSE2_NARROW_STEP(LOAD4(x, i + 4), s2, s3, mx1, mn1) \
+        XS_SSE2_NARROW_STEP(LOAD4(x, i + 8), s4, s5, mx0, mn0) \
+        XS_SSE2_NARROW_STEP(LOAD4(x, i + 12), s6, s7, mx1, mn1) \
+    } \
+    memset(sums, 0, XS_LANES * sizeof *sums); \
+    _mm_storeu_pd(sums + 0, s0); _mm_storeu_pd(sums + 2, s1); \
+    _mm_storeu_pd(sums + 4, s2); _mm_storeu_pd(sums + 6, s3); \
+    _mm_storeu_pd(sums + 8, s4); _mm_storeu_pd(sums + 10, s5); \
+    _mm_storeu_pd(sums + 12, s6); _mm_storeu_pd(sums + 14, s7); \
+    float mx[4], mn[4]; \
+    _mm_storeu_ps(mx, _mm_max_ps(mx0, mx1)); \
+    _mm_storeu_ps(mn, _mm_min_ps(mn0, mn1)); \
+    float max_abs = mx[0], min_abs = mn[0]; \
+    for (int j = 1; j < 4; j++) { \
+        max_abs = mx[j] > max_abs ? mx[j] : max_abs; \
+        min_abs = mn[j] < min_abs ? mn[j] : min_abs; \
+    } \
+    range->max_abs = max_abs; \
+    range->min_abs = min_abs; \
+    range->has_nan = _mm_movemask_ps(nan_seen) != 0; \
+}
+#define XS_SSE2_NARROW_STEP(V, SA, SB, MX, MN) { \
+        __m128 v = (V); \
+        __m128 a = _mm_and_ps(v, abs_mask); \
+        MX = _mm_max_ps(MX, a); \
+        MN = _mm_min_ps(MN, _mm_or_ps(a, _mm_and_ps(_mm_cmpeq_ps(a, zero), inf))); \
+        nan_seen = _mm_or_ps(nan_seen, _mm_cmpunord_ps(v, v)); \
+        SA = _mm_add_pd(SA, _mm_cvtps_pd(v)); \
+        SB = _mm_add_pd(SB, _mm_cvtps_pd(_mm_movehl_ps(v, v))); }
+#define XS_SSE2_LOAD4_F32(x, i) _mm_loadu_ps((x) + (i))
+/* bfloat16 -> float32: the 16 bits become the high half of each 32-bit word. */
+#define XS_SSE2_LOAD4_BF16(x, i) _mm_castsi128_ps(_mm_unpacklo_epi16( \
+        _mm_setzero_si128(), _mm_loadl_epi64((const __m128i *)(const void *)((x) + (i)))))
+XS_SSE2_NARROW_KERNEL(block_sse2_f32, float, XS_SSE2_LOAD4_F32)
+XS_SSE2_NARROW_KERNEL(block_sse2_bf16, uint16_t, XS_SSE2_LOAD4_BF16)
+
+/* AVX2: LOAD8(x, i) gives elements i..i+7 as eight floats. */
+#define XS_AVX2_NARROW_KERNEL(NAME, ELEMENT, LOAD8) \
+__attribute__((target("avx2"))) \
+static void NAME(const void *p, double *sums, xs_block_range *range) \
+{ \
+    const ELEMENT *x = p; \
+    const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)); \
+    const __m256 zero = _mm256_setzero_ps(), inf = _mm256_set1_ps(INFINITY); \
+    __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0; \
+    __m256 mx0 = zero, mx1 = zero, mn0 = inf, mn1 = inf, nan_seen = zero; \
+    for (int i = 0; i < XS_WINDOW_BLOCK; i += 32) { \
+        XS_AVX2_NARROW_STEP(LOAD8(x, i), s0, s1, mx0, mn0) \
+        XS_AVX2_NARROW_STEP(LOAD8(x, i + 8), s2, s3, mx1, mn1) \
+        XS_AVX2_NARROW_STEP(LOAD8(x, i + 16), s4, s5, mx0, mn0) \
+        XS_AVX2_NARROW_STEP(LOAD8(x, i + 24), s6, s7, mx1, mn1) \
+    } \
+    _mm256_storeu_pd(sums + 0, s0); _mm256_storeu_pd(sums + 4, s1); \
+    _mm256_storeu_pd(sums + 8, s2); _mm256_storeu_pd(sums + 12, s3); \
+    _mm256_storeu_pd(sums + 16, s4); _mm256_storeu_pd(sums + 20, s5); \
+    _mm256_storeu_pd(sums + 24, s6); _mm256_storeu_pd(sums + 28, s7); \
+    float mx[8], mn[8]; \
+    _mm256_storeu_ps(mx, _mm256_max_ps(mx0, mx1)); \
+    _mm256_storeu_ps(mn, _mm256_min_ps(mn0, mn1)); \
+    float max_abs = mx[0], min_abs = mn[0]; \
+    for (int j = 1; j < 8; j++) { \
+        max_abs = mx[j] > max_abs ? mx[j] : max_abs; \
+        min_abs = mn[j] < min_abs ? mn[j] : min_abs; \
+    } \
+    range->max_abs = max_abs; \
+    range->min_abs = min_abs; \
+    range->has_nan = _mm256_movemask_ps(nan_seen) != 0; \
+}
+#define XS_AVX2_NARROW_STEP(V, SA, SB, MX, MN) { \
+        __m256 v = (V); \
+        __m256 a = _mm256_and_ps(v, abs_mask); \
+        MX = _mm256_max_ps(MX, a); \
+        MN = _mm256_min_ps(MN, _mm256_blendv_ps(a, inf, _mm256_cmp_ps(a, zero, _CMP_EQ_OQ))); \
+        nan_seen = _mm256_or_ps(nan_seen, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)); \
+        SA = _mm256_add_pd(SA, _mm256_cvtps_pd(_mm256_castps256_ps128(v))); \
+        SB = _mm256_add_pd(SB, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))); }
+#define XS_AVX2_LOAD8_F32(x, i) _mm256_loadu_ps((x) + (i))
+#define XS_AVX2_LOAD8_BF16(x, i) _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32( \
+        _mm_loadu_si128((const __m128i *)(const void *)((x) + (i)))), 16))
+XS_AVX2_NARROW_KERNEL(block_avx2_f32, float, XS_AVX2_LOAD8_F32)
+XS_AVX2_NARROW_KERNEL(block_avx2_bf16, uint16_t, XS_AVX2_LOAD8_BF16)
+#endif
+
+/* The kernels for this CPU, chosen once.  XSUMUFUNC_KERNEL=generic|sse2|avx2
+ * forces a set (the tests run each). */
+typedef struct {
+    xs_block_kernel float64, float32, bfloat16;
+} xs_kernel_set;
+
+static const xs_kernel_set *pick_kernels(void)
+{
+    static const xs_kernel_set generic = {block_generic, block_generic_f32, block_generic_bf16};
+#ifdef XS_WINDOW_X86
+    static const xs_kernel_set sse2 = {block_sse2, block_sse2_f32, block_sse2_bf16};
+    static const xs_kernel_set avx2 = {block_avx2, block_avx2_f32, block_avx2_bf16};
+#endif
+    static const xs_kernel_set *chosen = NULL;      /* a benign race: same value */
     if (chosen) {
         return chosen;
     }
     const char *forced = getenv("XSUMUFUNC_KERNEL");
-    xs_block_kernel k = block_generic;
+    const xs_kernel_set *k = &generic;
 #ifdef XS_WINDOW_X86
     __builtin_cpu_init();
-    int has_avx2 = __builtin_cpu_supports("avx2");
-    k = has_avx2 ? block_avx2 : block_sse2;
+    k = __builtin_cpu_supports("avx2") ? &avx2 : &sse2;
     if (forced && strcmp(forced, "sse2") == 0) {
-        k = block_sse2;
+        k = &sse2;
     }
 #endif
     if (forced && strcmp(forced, "generic") == 0) {
-        k = block_generic;
+        k = &generic;
     }
     chosen = k;
     return k;
@@ -198,33 +345,54 @@ static void flush_lanes(xs_small *acc, double *lanes)
     }
 }
 
-static void add_to_large(xs_large *large, const double *x, ptrdiff_t n)
+/* Adds n elements to the large accumulator, one by one. */
+typedef void (*xs_to_large)(xs_large *large, const void *x, ptrdiff_t n);
+
+static void float64_to_large(xs_large *large, const void *p, ptrdiff_t n)
 {
+    const double *x = p;
     for (ptrdiff_t i = 0; i < n; i++) {
         xs_large_add_bits(large, bits_of(x[i]));
     }
 }
 
-void xs_window_add_float64(xs_large *large, const double *x, ptrdiff_t n)
+static void float32_to_large(xs_large *large, const void *p, ptrdiff_t n)
+{
+    const float *x = p;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        xs_large_add_bits(large, bits_of((double)x[i]));
+    }
+}
+
+static void bfloat16_to_large(xs_large *large, const void *p, ptrdiff_t n)
+{
+    const uint16_t *x = p;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        xs_large_add_bits(large, bits_of((double)bf16_to_float(x[i])));
+    }
+}
+
+static void window_add(xs_large *large, const char *x, ptrdiff_t n, size_t itemsize,
+                       xs_block_kernel kernel, xs_to_large to_large)
 {
     /* Every addition here is exact, but max/min and comparisons raise
      * "invalid" on a NaN term: keep the caller's flags as they were. */
     fexcept_t flags_before;
     fegetexceptflag(&flags_before, FE_ALL_EXCEPT);
-    xs_block_kernel kernel = pick_kernel();
     double lanes[XS_LANES] = {0}, sums[XS_LANES];
     double top = 0.0, bottom = 0.0;        /* the window [bottom, top) */
     ptrdiff_t in_lanes = 0;                /* terms in the lanes since the last flush */
     ptrdiff_t i = 0;
     for (; i + XS_WINDOW_BLOCK <= n; i += XS_WINDOW_BLOCK) {
+        const char *block = x + (size_t)i * itemsize;
         xs_block_range r;
-        kernel(x + i, sums, &r);
+        kernel(block, sums, &r);
         /* Inf/NaN, all zeros (their zero sign needs the exact path) and
          * huge values go to the large accumulator. */
         int usable = !r.has_nan && r.max_abs > 0.0 && r.max_abs < INFINITY;
         if (usable && !(in_lanes > 0 && r.max_abs < top && r.min_abs >= bottom)) {
-            /* Start a new window with this block's largest term two binades
-             * below its top, so that the next blocks are likely to fit. */
+            /* Start a new window whose top is one binade above this block's
+             * largest term, so that the next blocks are likely to fit. */
             flush_lanes(&large->small, lanes);
             in_lanes = 0;
             int e;
@@ -237,7 +405,7 @@ void xs_window_add_float64(xs_large *large, const double *x, ptrdiff_t n)
             usable = usable && r.min_abs >= bottom;
         }
         if (!usable) {
-            add_to_large(large, x + i, XS_WINDOW_BLOCK);
+            to_large(large, block, XS_WINDOW_BLOCK);
             continue;
         }
         /* Both are multiples of the window's quanta and stay below 2^53 of
@@ -254,6 +422,21 @@ void xs_window_add_float64(xs_large *large, const double *x, ptrdiff_t n)
         }
     }
     flush_lanes(&large->small, lanes);
-    add_to_large(large, x + i, n - i);
+    to_large(large, x + (size_t)i * itemsize, n - i);
     fesetexceptflag(&flags_before, FE_ALL_EXCEPT);
+}
+
+void xs_window_add_float64(xs_large *large, const double *x, ptrdiff_t n)
+{
+    window_add(large, (const char *)x, n, sizeof *x, pick_kernels()->float64, float64_to_large);
+}
+
+void xs_window_add_float32(xs_large *large, const float *x, ptrdiff_t n)
+{
+    window_add(large, (const char *)x, n, sizeof *x, pick_kernels()->float32, float32_to_large);
+}
+
+void xs_window_add_bfloat16(xs_large *large, const uint16_t *x, ptrdiff_t n)
+{
+    window_add(large, (const char *)x, n, sizeof *x, pick_kernels()->bfloat16, bfloat16_to_large);
 }

@@ -1,6 +1,7 @@
 /*
- * Exact sums of contiguous float64 runs in plain double lanes: a fast front
- * end for the large superaccumulator (see ../shared/notes/performance.md).
+ * Exact sums of contiguous float64 (and float32, bfloat16) runs in plain
+ * double lanes: a fast front end for the large superaccumulator (see
+ * ../shared/notes/performance.md).
  *
  * Fix a window of XS_WINDOW_BINADES binades, [2^E, 2^(E+D)).  Split every
  * term x in it into hi = x with its 26 low fraction bits cleared and
@@ -29,9 +30,12 @@
 /* Rows shorter than this go straight to the large accumulator. */
 #define XS_WINDOW_MIN_TERMS 1024
 
-/* Add x[0..n) exactly (x aligned for double): lanes flushed into
+/* Add x[0..n) exactly (x aligned for its type): lanes flushed into
  * large->small, blocks that do not fit a window (and the tail) added to
- * large itself. */
+ * large itself.  float32 and bfloat16 values need no split: in a window of
+ * D binades 2^(30-D) of them add up exactly in a double. */
 void xs_window_add_float64(xs_large *large, const double *x, ptrdiff_t n);
+void xs_window_add_float32(xs_large *large, const float *x, ptrdiff_t n);
+void xs_window_add_bfloat16(xs_large *large, const uint16_t *x, ptrdiff_t n);
 
 #endif

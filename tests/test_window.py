@@ -1,6 +1,7 @@
-"""The windowed float64 front end (src/xs_window.c) against the oracle.
+"""The windowed front end (src/xs_window.c) against the oracle.
 
-Contiguous float64 rows of XS_WINDOW_MIN_TERMS (1024) terms or more are summed
+Contiguous float64, float32 and bfloat16 rows of XS_WINDOW_MIN_TERMS (1024)
+terms or more are summed
 block by block in double lanes when a block fits an exponent window, and by
 the large accumulator otherwise.  These inputs reach every branch: windows
 that move, blocks with Inf/NaN, all-zero blocks, subnormal and huge windows,
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 
 import xsumufunc as xs
 from helpers import assert_same
-from oracle import exact_sum_oracle
+from oracle import BFLOAT16, exact_sum_oracle
 
 FLOAT64 = np.dtype(np.float64)
 N = 9000
@@ -89,6 +90,18 @@ def test_every_kernel_in_a_child_process(kernel, tmp_path):
                 x = cases[name]
                 print(name, float(xs.exact_sum(x)).hex(), float(xs.exact_sum(x[:1279])).hex())
     """)
+    narrow = {name: x.astype(np.float32) for name, x in CASES.items()}
+    narrow_data = tmp_path / "narrow.npz"
+    np.savez(narrow_data, **narrow)
+    code += textwrap.dedent(f"""
+        import ml_dtypes
+        narrow = np.load({str(narrow_data)!r})
+        with np.errstate(all="ignore"):
+            for name in sorted(narrow.files):
+                for dt in (np.float32, ml_dtypes.bfloat16):
+                    x = narrow[name].astype(dt)
+                    print(name, float(xs.exact_sum(x)).hex(), float(xs.exact_sum(x, dtype=np.float64)).hex())
+    """)
     env = dict(os.environ, XSUMUFUNC_KERNEL=kernel)
     proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
                           env=env, timeout=300)
@@ -99,6 +112,14 @@ def test_every_kernel_in_a_child_process(kernel, tmp_path):
         expected = [float(exact_sum_oracle(x, FLOAT64)).hex(),
                     float(exact_sum_oracle(x[:1279], FLOAT64)).hex()]
         assert line.split() == [name] + expected, kernel
+    narrow_lines = iter(lines[len(CASES):])
+    for name in sorted(CASES):
+        for dt in (np.dtype(np.float32), BFLOAT16):
+            with np.errstate(all="ignore"):
+                x = CASES[name].astype(np.float32).astype(dt)
+            expected = [float(exact_sum_oracle(x, dt)).hex(),
+                        float(exact_sum_oracle(x, FLOAT64)).hex()]
+            assert next(narrow_lines).split() == [name] + expected, (kernel, name, dt)
 
 
 @settings(max_examples=30)
@@ -121,3 +142,25 @@ def test_random_block_structures(seed, n, spread, center, block_shift):
     x[n - k:] = -x[:k]
     with np.errstate(all="ignore"):
         assert_same(xs.exact_sum(x), exact_sum_oracle(x, FLOAT64))
+
+
+@settings(max_examples=30)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1024, 5000),
+    spread=st.integers(0, 40),
+    center=st.integers(-149, 120),
+    dtype=st.sampled_from([np.dtype(np.float32), BFLOAT16]),
+)
+def test_random_block_structures_narrow(seed, n, spread, center, dtype):
+    rng = np.random.default_rng(seed)
+    exps = np.clip(center + rng.integers(0, spread + 1, n), -149, 126)
+    with np.errstate(all="ignore"):
+        x = (rng.choice([-1.0, 1.0], n) * (1 + rng.random(n)) * np.ldexp(1.0, exps)
+             ).astype(np.float32).astype(dtype)
+    x[~np.isfinite(x.astype(np.float64))] = 1.0
+    k = rng.integers(0, n // 2)
+    x[n - k:] = -x[:k]
+    for target in (dtype, FLOAT64):
+        with np.errstate(all="ignore"):
+            assert_same(xs.exact_sum(x, dtype=target), exact_sum_oracle(x, target))
