@@ -12,9 +12,10 @@
 #define XS_CAT(a, b) XS_CAT_(a, b)
 #define XS_FN(prefix) XS_CAT(prefix, XS_IN)
 
-/* Add n elements starting at p, stride bytes apart, exactly into acc. */
-static void XS_FN(accumulate_)(xs_small *acc, xs_large **large, const char *p,
-                               npy_intp n, npy_intp stride)
+/* Add n elements starting at p, stride bytes apart, exactly into acc, by
+ * the calling thread. */
+static void XS_FN(accumulate_serial_)(xs_small *acc, xs_large **large, const char *p,
+                                      npy_intp n, npy_intp stride)
 {
 #if XS_IN_IS_FLOAT
     if (stride == 0 && n > 0) {
@@ -55,6 +56,18 @@ static void XS_FN(accumulate_)(xs_small *acc, xs_large **large, const char *p,
         XS_ADD_INTEGER(acc, v);
     }
 #endif
+}
+
+/* The same, split over threads when the row is long (same result). */
+static void XS_FN(accumulate_)(xs_small *acc, xs_large **large, const char *p,
+                               npy_intp n, npy_intp stride)
+{
+#if XS_IN_IS_FLOAT
+    if (stride != 0 && xs_parallel_sum(XS_FN(accumulate_serial_), acc, p, n, stride)) {
+        return;
+    }
+#endif
+    XS_FN(accumulate_serial_)(acc, large, p, n, stride);
 }
 
 /* Sums (divide = 0) or means (divide = 1) of rows, rounded once. */

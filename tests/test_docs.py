@@ -7,7 +7,8 @@ import pathlib
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-MODULES = ["xsumufunc._sum", "xsumufunc._mean", "xsumufunc._dot", "xsumufunc._add"]
+MODULES = ["xsumufunc._sum", "xsumufunc._mean", "xsumufunc._dot", "xsumufunc._add",
+           "xsumufunc._ufuncs"]
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 

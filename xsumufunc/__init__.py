@@ -26,6 +26,8 @@ from ._ufuncs import (
     exact_state_round_ufunc,
     exact_sum_state_ufunc,
     exact_sum_ufunc,
+    get_num_threads,
+    set_num_threads,
 )
 
 __version__ = "0.1.0"
@@ -41,4 +43,6 @@ __all__ = [
     "exact_nansum",
     "exact_sum",
     "exact_sum_ufunc",
+    "get_num_threads",
+    "set_num_threads",
 ]

@@ -51,6 +51,40 @@ cdef extern from "xs_loops.h":
     void xs_kahan_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     int XS_STATE_LEN
 
+cdef extern from "xs_threads.h":
+    int xs_get_num_threads() nogil
+    void xs_set_num_threads(int n) nogil
+
+def get_num_threads():
+    """Threads one long row (2**20 terms or more) is split over.
+
+    The result never depends on it: each part is summed exactly and the
+    exact parts are merged.  Default: the environment variable
+    ``XSUMUFUNC_NUM_THREADS``, else the number of online CPUs.
+
+    >>> import xsumufunc
+    >>> xsumufunc.get_num_threads() >= 1
+    True
+    """
+    return xs_get_num_threads()
+
+
+def set_num_threads(n):
+    """Set the number of threads for long rows (``None`` or 0: the default).
+
+    >>> import xsumufunc
+    >>> old = xsumufunc.get_num_threads()
+    >>> xsumufunc.set_num_threads(1); xsumufunc.get_num_threads()
+    1
+    >>> xsumufunc.set_num_threads(None)
+    """
+    if n is None:
+        n = 0
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise ValueError(f"set_num_threads: n must be None or a non-negative int, not {n!r}")
+    xs_set_num_threads(n)
+
+
 #: Length of the int64 exact state: 68 fixed-point chunks and a flags word.
 STATE_LENGTH = XS_STATE_LEN
 

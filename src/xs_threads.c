@@ -1,0 +1,109 @@
+/* Splitting long rows over POSIX threads (see xs_threads.h). */
+#include "xs_threads.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#include <unistd.h>
+#define XS_HAVE_PTHREADS 1
+#endif
+
+static atomic_int requested_threads = 0;     /* 0: the default */
+
+static int default_threads(void)
+{
+    const char *env = getenv("XSUMUFUNC_NUM_THREADS");
+    if (env && atoi(env) > 0) {
+        return atoi(env);
+    }
+#ifdef XS_HAVE_PTHREADS
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 0 ? (int)(cpus < XS_MAX_THREADS ? cpus : XS_MAX_THREADS) : 1;
+#else
+    return 1;
+#endif
+}
+
+int xs_get_num_threads(void)
+{
+    int n = atomic_load(&requested_threads);
+    if (n <= 0) {
+        n = default_threads();
+    }
+    return n < XS_MAX_THREADS ? n : XS_MAX_THREADS;
+}
+
+void xs_set_num_threads(int n)
+{
+    atomic_store(&requested_threads, n > 0 ? n : 0);
+}
+
+#ifdef XS_HAVE_PTHREADS
+typedef struct {
+    xs_serial_sum serial;
+    const char *p;
+    ptrdiff_t n, stride;
+    xs_small result;
+    xs_large *large;
+} xs_part;
+
+static void sum_part(xs_part *part)
+{
+    xs_small_init(&part->result);
+    part->serial(&part->result, &part->large, part->p, part->n, part->stride);
+    xs_large_free(part->large);
+    part->large = NULL;
+}
+
+static void *sum_part_thread(void *arg)
+{
+    sum_part(arg);
+    return NULL;
+}
+#endif
+
+int xs_parallel_sum(xs_serial_sum serial, xs_small *acc, const char *p, ptrdiff_t n,
+                    ptrdiff_t stride)
+{
+#ifdef XS_HAVE_PTHREADS
+    if (n < XS_PARALLEL_MIN_TERMS) {
+        return 0;
+    }
+    ptrdiff_t threads = xs_get_num_threads();
+    if (threads > n / XS_PARALLEL_MIN_PART) {
+        threads = n / XS_PARALLEL_MIN_PART;
+    }
+    if (threads < 2) {
+        return 0;
+    }
+    xs_part parts[XS_MAX_THREADS];
+    pthread_t ids[XS_MAX_THREADS];
+    int started[XS_MAX_THREADS] = {0};
+    for (ptrdiff_t t = 0; t < threads; t++) {
+        ptrdiff_t begin = n / threads * t, end = t + 1 == threads ? n : n / threads * (t + 1);
+        parts[t] = (xs_part){serial, p + begin * stride, end - begin, stride, {{0}, 0, 0}, NULL};
+    }
+    /* Parts 1.. on new threads (or here, if a thread cannot start), part 0 here. */
+    for (ptrdiff_t t = 1; t < threads; t++) {
+        started[t] = pthread_create(&ids[t], NULL, sum_part_thread, &parts[t]) == 0;
+    }
+    sum_part(&parts[0]);
+    for (ptrdiff_t t = 1; t < threads; t++) {
+        if (started[t]) {
+            pthread_join(ids[t], NULL);
+        }
+        else {
+            sum_part(&parts[t]);
+        }
+    }
+    for (ptrdiff_t t = 0; t < threads; t++) {
+        xs_small_merge(acc, &parts[t].result);
+    }
+    return 1;
+#else
+    (void)serial; (void)acc; (void)p; (void)n; (void)stride;
+    return 0;
+#endif
+}
