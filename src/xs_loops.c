@@ -8,6 +8,7 @@
 #include "xs_dot.h"
 #include "xs_large.h"
 #include "xs_loops.h"
+#include "xs_short_row.h"
 #include "xs_threads.h"
 #include "xs_window.h"
 

@@ -70,6 +70,21 @@ static void XS_FN(accumulate_)(xs_small *acc, xs_large **large, const char *p,
     XS_FN(accumulate_serial_)(acc, large, p, n, stride);
 }
 
+#if XS_IN_IS_FLOAT
+/* A short row summed in two doubles (see xs_short_row.h): 1 and the rounded
+ * sum in *result when it could, 0 when the row needs the accumulator. */
+static int XS_FN(short_row_)(const char *p, npy_intp n, npy_intp stride,
+                              const xs_target *target, double *result)
+{
+    double terms[XS_SHORT_ROW_MAX];
+    for (npy_intp k = 0; k < n; k++, p += stride) {
+        uint64_t bits = XS_LOAD(p);
+        memcpy(&terms[k], &bits, sizeof bits);
+    }
+    return xs_short_row_sum(terms, (int)n, target->format, result);
+}
+#endif
+
 /* Sums (divide = 0) or means (divide = 1) of rows, rounded once. */
 static void XS_FN(reduce_rows_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
                                 const xs_target *target, int divide)
@@ -78,6 +93,14 @@ static void XS_FN(reduce_rows_)(char **args, const npy_intp *dimensions, const n
     PyThreadState *gil = xs_release_gil_for(outer, n);
     xs_large *large = NULL;
     for (npy_intp i = 0; i < outer; i++) {
+#if XS_IN_IS_FLOAT
+        double quick;
+        if (!divide && n > 0 && n <= XS_SHORT_ROW_MAX &&
+                XS_FN(short_row_)(args[0] + i * steps[0], n, steps[2], target, &quick)) {
+            target->store(args[1] + i * steps[1], quick);
+            continue;
+        }
+#endif
         xs_small acc;
         xs_small_init(&acc);
         XS_FN(accumulate_)(&acc, &large, args[0] + i * steps[0], n, steps[2]);
