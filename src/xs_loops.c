@@ -43,6 +43,23 @@ static inline void xs_small_add_bool(xs_small *acc, unsigned char v)
     xs_small_add_uint64(acc, v != 0);
 }
 
+/* n copies of an integer, as one exact product. */
+static inline void xs_add_signed_times(xs_small *acc, int64_t v, uint64_t n)
+{
+    uint64_t magnitude = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    xs_small_add_integer_times(acc, magnitude, v < 0, n);
+}
+
+static inline void xs_add_unsigned_times(xs_small *acc, uint64_t v, uint64_t n)
+{
+    xs_small_add_integer_times(acc, v, 0, n);
+}
+
+static inline void xs_add_bool_times(xs_small *acc, unsigned char v, uint64_t n)
+{
+    xs_small_add_integer_times(acc, v != 0, 0, n);
+}
+
 static void xs_store_state(xs_small *acc, char *out, npy_intp stride)
 {
     int64_t state[XS_STATE_LEN];
@@ -116,68 +133,86 @@ const xs_target xs_target_bfloat16 = {&xs_format_bfloat16, store_bfloat16};
 /* Integers: loaded as their C type, added as exact 64-bit integers. */
 #define XS_IN_IS_FLOAT 0
 #define XS_IN bool
+#define XS_ADD_INTEGER_TIMES xs_add_bool_times
 #define XS_IN_CTYPE unsigned char
 #define XS_ADD_INTEGER xs_small_add_bool
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_IN_CTYPE
 #undef XS_ADD_INTEGER
+#undef XS_ADD_INTEGER_TIMES
 #define XS_IN int8
+#define XS_ADD_INTEGER_TIMES xs_add_signed_times
 #define XS_IN_CTYPE int8_t
 #define XS_ADD_INTEGER xs_small_add_int64
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_IN_CTYPE
 #undef XS_ADD_INTEGER
+#undef XS_ADD_INTEGER_TIMES
 #define XS_IN int16
+#define XS_ADD_INTEGER_TIMES xs_add_signed_times
 #define XS_IN_CTYPE int16_t
 #define XS_ADD_INTEGER xs_small_add_int64
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_IN_CTYPE
 #undef XS_ADD_INTEGER
+#undef XS_ADD_INTEGER_TIMES
 #define XS_IN int32
+#define XS_ADD_INTEGER_TIMES xs_add_signed_times
 #define XS_IN_CTYPE int32_t
 #define XS_ADD_INTEGER xs_small_add_int64
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_IN_CTYPE
 #undef XS_ADD_INTEGER
+#undef XS_ADD_INTEGER_TIMES
 #define XS_IN int64
+#define XS_ADD_INTEGER_TIMES xs_add_signed_times
 #define XS_IN_CTYPE int64_t
 #define XS_ADD_INTEGER xs_small_add_int64
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_IN_CTYPE
 #undef XS_ADD_INTEGER
+#undef XS_ADD_INTEGER_TIMES
 #define XS_IN uint8
+#define XS_ADD_INTEGER_TIMES xs_add_unsigned_times
 #define XS_IN_CTYPE uint8_t
 #define XS_ADD_INTEGER xs_small_add_uint64
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_IN_CTYPE
 #undef XS_ADD_INTEGER
+#undef XS_ADD_INTEGER_TIMES
 #define XS_IN uint16
+#define XS_ADD_INTEGER_TIMES xs_add_unsigned_times
 #define XS_IN_CTYPE uint16_t
 #define XS_ADD_INTEGER xs_small_add_uint64
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_IN_CTYPE
 #undef XS_ADD_INTEGER
+#undef XS_ADD_INTEGER_TIMES
 #define XS_IN uint32
+#define XS_ADD_INTEGER_TIMES xs_add_unsigned_times
 #define XS_IN_CTYPE uint32_t
 #define XS_ADD_INTEGER xs_small_add_uint64
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_IN_CTYPE
 #undef XS_ADD_INTEGER
+#undef XS_ADD_INTEGER_TIMES
 #define XS_IN uint64
+#define XS_ADD_INTEGER_TIMES xs_add_unsigned_times
 #define XS_IN_CTYPE uint64_t
 #define XS_ADD_INTEGER xs_small_add_uint64
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_IN_CTYPE
 #undef XS_ADD_INTEGER
+#undef XS_ADD_INTEGER_TIMES
 #undef XS_IN_IS_FLOAT
 
 /* ---- loops on states ----------------------------------------------------- */

@@ -6,7 +6,8 @@
  *                    of XS_WINDOW_CTYPE elements
  *   XS_IN_IS_FLOAT   1: XS_LOAD(p) gives the element's float64 bit pattern
  *                    0: the element is an XS_IN_CTYPE integer, added exactly
- *                       by XS_ADD_INTEGER(acc, value)
+ *                       by XS_ADD_INTEGER(acc, value), n copies of it by
+ *                       XS_ADD_INTEGER_TIMES(acc, value, n)
  */
 #define XS_CAT_(a, b) a##b
 #define XS_CAT(a, b) XS_CAT_(a, b)
@@ -50,6 +51,13 @@ static void XS_FN(accumulate_serial_)(xs_small *acc, xs_large **large, const cha
     }
 #else
     (void)large;
+    if (stride == 0 && n > 0) {
+        /* One value n times (a broadcast row): one exact product. */
+        XS_IN_CTYPE v;
+        memcpy(&v, p, sizeof v);
+        XS_ADD_INTEGER_TIMES(acc, v, (uint64_t)n);
+        return;
+    }
     for (npy_intp i = 0; i < n; i++, p += stride) {
         XS_IN_CTYPE v;
         memcpy(&v, p, sizeof v);

@@ -83,6 +83,18 @@ void xs_mul_digits(uint64_t a, uint64_t b, uint32_t digits[4])
     }
 }
 
+void xs_small_add_integer_times(xs_small *acc, uint64_t magnitude, int negative,
+                                uint64_t count)
+{
+    if (count == 0) {
+        return;
+    }
+    acc->flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;
+    uint32_t digits[4];
+    xs_mul_digits(magnitude, count, digits);
+    xs_small_add_digits(acc, digits, 4, XS_UNIT_SHIFT, negative);
+}
+
 void xs_small_add_double_times(xs_small *acc, uint64_t bits, uint64_t count)
 {
     if (count == 0) {

@@ -61,6 +61,9 @@ void xs_small_add_int64(xs_small *acc, int64_t v);
 void xs_small_add_uint64(xs_small *acc, uint64_t v);
 /* The 128-bit product a*b as four little-endian 32-bit digits. */
 void xs_mul_digits(uint64_t a, uint64_t b, uint32_t digits[4]);
+/* Add count copies of the integer (-1)^negative * magnitude, exactly. */
+void xs_small_add_integer_times(xs_small *acc, uint64_t magnitude, int negative,
+                                uint64_t count);
 /* Add count copies of the double with this bit pattern, exactly. */
 void xs_small_add_double_times(xs_small *acc, uint64_t bits, uint64_t count);
 void xs_small_merge(xs_small *acc, const xs_small *other);

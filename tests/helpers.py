@@ -89,3 +89,13 @@ def array(values, dtype):
     from strategies import to_array
 
     return to_array(list(values), dtype)
+
+
+def skip_under_asan():
+    """Tests that cap the address space cannot run under AddressSanitizer,
+    which reserves terabytes of shadow memory at start-up."""
+    import os
+
+    import pytest
+    if "libasan" in os.environ.get("LD_PRELOAD", ""):
+        pytest.skip("address-space cap; AddressSanitizer needs unlimited address space")

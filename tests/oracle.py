@@ -182,7 +182,8 @@ def exact_sum_oracle(values, dtype=None, skip_nan=False):
     complex dtype whose components are rounded separately).
 
     Rules (in this order):
-      * (skip_nan) NaN terms are not terms;
+      * (skip_nan) NaN terms are not terms (a complex term is NaN when
+        either part is, and is then dropped whole, as ``np.nansum`` does);
       * any NaN -> NaN; +inf and -inf -> NaN; only +inf -> +inf; only -inf
         -> -inf (whatever the finite terms);
       * otherwise the exact sum of the finite terms, rounded once; an exact
@@ -202,6 +203,8 @@ def exact_sum_oracle(values, dtype=None, skip_nan=False):
                 im_terms.append(0)
             else:
                 c = complex(v)
+                if skip_nan and (math.isnan(c.real) or math.isnan(c.imag)):
+                    continue
                 re_terms.append(c.real)
                 im_terms.append(c.imag)
         re = exact_sum_oracle(re_terms, comp, skip_nan=skip_nan)

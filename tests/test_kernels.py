@@ -232,3 +232,14 @@ def test_bfloat16_input_uses_its_own_loop(ufunc, operands):
     assert got == (BFLOAT16,) * (operands + 1)
     for dtype in (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)):
         assert ufunc.resolve_dtypes((dtype,) * operands + (None,)) == (dtype,) * (operands + 1)
+
+
+@pytest.mark.parametrize("value,dtype", [(-2**63, np.int64), (2**64 - 1, np.uint64),
+                                         (True, np.bool_), (-7, np.int8), (65535, np.uint16)])
+def test_integer_zero_stride_is_an_exact_product(value, dtype):
+    from fractions import Fraction
+    from oracle import round_fraction
+    n = 2**32 + 1
+    x = np.broadcast_to(np.array(value, dtype), (n,))
+    assert_same(xs.exact_sum(x), round_fraction(Fraction(int(value)) * n, np.dtype(np.float64)))
+    assert_same(xs.exact_mean(x), round_fraction(Fraction(int(value)), np.dtype(np.float64)))

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from numpy.exceptions import AxisError
 
 import xsumufunc as xs
-from helpers import array, assert_same, scalar
+from helpers import array, assert_same, scalar, skip_under_asan
 from oracle import (
     BFLOAT16, BOOL_DTYPE, COMPLEX64, COMPLEX128, COMPONENT_DTYPE, FLOAT16, FLOAT32,
     FLOAT64, FLOAT_DTYPES, FORMATS, INT_DTYPES, default_result_dtype, round_fraction,
@@ -711,6 +711,7 @@ def _run_capped(code):
     """Run code in a child process whose address space is capped at 3 GiB:
     an implementation that materialises a huge zero-stride view fails
     cleanly there (MemoryError) instead of exhausting the machine."""
+    skip_under_asan()
     code = ("import resource\n"
             "resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))\n" + code)
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")

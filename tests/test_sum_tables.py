@@ -513,6 +513,10 @@ def test_nansum_complex_whole_nan_elements():
     assert_same(xs.exact_nansum(a), np.complex128(c(3, -0.0)))
     a = np.array([c(nan, nan)], dtype=np.complex64)
     assert_same(xs.exact_nansum(a), np.complex64(c(0.0, 0.0)))
+    # NaN in one part only: the whole term goes (np.nansum does the same).
+    a = np.array([c(nan, 1.0), c(1.0, 1.0), c(2.0, nan)], dtype=np.complex128)
+    assert_same(xs.exact_nansum(a), np.complex128(c(1.0, 1.0)))
+    assert_same(xs.exact_nansum(a), exact_sum_oracle(a.tolist(), np.complex128, skip_nan=True))
 
 
 # ---------------------------------------------------------------------------
