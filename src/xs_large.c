@@ -16,6 +16,17 @@ xs_large *xs_large_new(void)
     return acc;
 }
 
+xs_large *xs_large_for_row(xs_large **cache)
+{
+    if (*cache == NULL) {
+        *cache = xs_large_new();
+    }
+    if (*cache != NULL) {
+        xs_small_init(&(*cache)->small);
+    }
+    return *cache;
+}
+
 void xs_large_free(xs_large *acc)
 {
     free(acc);

@@ -32,6 +32,10 @@ typedef struct {
 /* Heap allocation: the struct is 45 KiB, too big for some thread stacks. */
 xs_large *xs_large_new(void);
 void xs_large_free(xs_large *acc);
+/* The large accumulator for a new row, made on first use and kept in
+ * *cache for the next rows, with its small part cleared; NULL if out of
+ * memory (the caller then uses a small accumulator: slower, still exact). */
+xs_large *xs_large_for_row(xs_large **cache);
 void xs_large_init(xs_large *acc);
 /* The slow path of an add: first use, full bin, or Inf/NaN. */
 void xs_large_add_slow(xs_large *acc, uint64_t bits);

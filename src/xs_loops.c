@@ -314,16 +314,7 @@ ATTRIBUTES void xs_dot_##IN(char **args, const npy_intp *dimensions, const npy_i
         const char *a = args[0] + i * steps[0], *b = args[1] + i * steps[1]; \
         xs_dot acc; \
         xs_dot_init(&acc); \
-        xs_large *rows_large = NULL; \
-        if (n >= XS_LARGE_MIN_TERMS) { \
-            if (large == NULL) { \
-                large = xs_large_new(); \
-            } \
-            rows_large = large;     /* NULL when out of memory: still exact */ \
-            if (rows_large) { \
-                xs_small_init(&rows_large->small); \
-            } \
-        } \
+        xs_large *rows_large = n >= XS_LARGE_MIN_TERMS ? xs_large_for_row(&large) : NULL; \
         /* a*b may overflow or underflow on the way (the exact product is \
          * kept all the same): such flags are not the result's, drop them. */ \
         fexcept_t flags_before; \

@@ -23,28 +23,23 @@ static void XS_FN(accumulate_serial_)(xs_small *acc, xs_large **large, const cha
         xs_small_add_double_times(acc, XS_LOAD(p), (uint64_t)n);
         return;
     }
-    if (n >= XS_LARGE_MIN_TERMS) {
-        if (*large == NULL) {
-            *large = xs_large_new();
-        }
-        if (*large != NULL) {
-            xs_large *L = *large;
-            xs_small_init(&L->small);
+    /* NULL for short rows, and when out of memory (the small accumulator is
+     * exact too, only slower). */
+    xs_large *L = n >= XS_LARGE_MIN_TERMS ? xs_large_for_row(large) : NULL;
+    if (L != NULL) {
 #ifdef XS_WINDOW_ADD
-            if (stride == (npy_intp)sizeof(XS_WINDOW_CTYPE) && n >= XS_WINDOW_MIN_TERMS &&
-                    (uintptr_t)p % _Alignof(XS_WINDOW_CTYPE) == 0) {
-                XS_WINDOW_ADD(L, (const XS_WINDOW_CTYPE *)(const void *)p, n);
-                n = 0;       /* all added */
-            }
-#endif
-            for (npy_intp i = 0; i < n; i++, p += stride) {
-                xs_large_add_bits(L, XS_LOAD(p));
-            }
-            xs_large_flush(L);
-            xs_small_merge(acc, &L->small);
-            return;
+        if (stride == (npy_intp)sizeof(XS_WINDOW_CTYPE) && n >= XS_WINDOW_MIN_TERMS &&
+                (uintptr_t)p % _Alignof(XS_WINDOW_CTYPE) == 0) {
+            XS_WINDOW_ADD(L, (const XS_WINDOW_CTYPE *)(const void *)p, n);
+            n = 0;       /* all added */
         }
-        /* out of memory: the small accumulator is exact too, only slower */
+#endif
+        for (npy_intp i = 0; i < n; i++, p += stride) {
+            xs_large_add_bits(L, XS_LOAD(p));
+        }
+        xs_large_flush(L);
+        xs_small_merge(acc, &L->small);
+        return;
     }
     for (npy_intp i = 0; i < n; i++, p += stride) {
         xs_small_add_bits(acc, XS_LOAD(p));
@@ -204,16 +199,8 @@ void XS_FN(xs_masked_state_)(char **args, const npy_intp *dimensions, const npy_
             }
         }
         else {
-            xs_large *row_large = NULL;
-            if (XS_IN_IS_FLOAT && n >= XS_LARGE_MIN_TERMS) {
-                if (large == NULL) {
-                    large = xs_large_new();
-                }
-                row_large = large;         /* NULL when out of memory: still exact */
-                if (row_large) {
-                    xs_small_init(&row_large->small);
-                }
-            }
+            xs_large *row_large =
+                XS_IN_IS_FLOAT && n >= XS_LARGE_MIN_TERMS ? xs_large_for_row(&large) : NULL;
             for (npy_intp k = 0; k < n; k++, values += steps[5], mask += steps[6]) {
                 if (*mask && !(skip_nan && XS_FN(is_nan_)(values))) {
                     XS_FN(add_one_)(&acc, row_large, values);
