@@ -5,10 +5,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Lanes per kernel: 4 chains of up to 4 doubles, for hi and for lo. */
-#define XS_LANES 32
+/* Lanes per kernel: 4 chains of up to 8 doubles, for hi and for lo.
+ * Every kernel clears the lanes it does not use. */
+#define XS_LANES 64
 #define XS_HI 0
-#define XS_LO 16
+#define XS_LO 32
 /* Clears the 26 low fraction bits: hi keeps 27 significant bits. */
 #define XS_HI_MASK 0xfffffffffc000000ull
 /* Lane sums stay below 2^(top + 13) (2^53 quanta of 2^(E-26)); windows
@@ -143,6 +144,7 @@ static void block_avx2(const void *p, double *sums, xs_block_range *range)
         XS_AVX2_STEP(3, h3, l3, mx1, mn1)
     }
 #undef XS_AVX2_STEP
+    memset(sums, 0, XS_LANES * sizeof *sums);
     _mm256_storeu_pd(sums + XS_HI + 0, h0);
     _mm256_storeu_pd(sums + XS_HI + 4, h1);
     _mm256_storeu_pd(sums + XS_HI + 8, h2);
@@ -163,8 +165,49 @@ static void block_avx2(const void *p, double *sums, xs_block_range *range)
     range->min_abs = min_abs;
     range->has_nan = _mm256_movemask_pd(nan_seen) != 0;
 }
+/* AVX-512F: 8-double vectors (and, for the narrow types, 16 floats). */
+__attribute__((target("avx512f")))
+static void block_avx512(const void *p, double *sums, xs_block_range *range)
+{
+    const double *x = p;
+    const __m512i hi_mask = _mm512_set1_epi64((long long)XS_HI_MASK);
+    const __m512i abs_mask = _mm512_set1_epi64(0x7fffffffffffffffll);
+    const __m512d zero = _mm512_setzero_pd(), inf = _mm512_set1_pd(INFINITY);
+    __m512d h0 = zero, h1 = zero, h2 = zero, h3 = zero;
+    __m512d l0 = zero, l1 = zero, l2 = zero, l3 = zero;
+    __m512d mx0 = zero, mx1 = zero, mn0 = inf, mn1 = inf;
+    __mmask8 nan_seen = 0;
+#define XS_AVX512_STEP(k, H, L, MX, MN) { \
+        __m512d v = _mm512_loadu_pd(x + i + 8 * (k)); \
+        __m512i vi = _mm512_castpd_si512(v); \
+        __m512d a = _mm512_castsi512_pd(_mm512_and_si512(vi, abs_mask)); \
+        __m512d h = _mm512_castsi512_pd(_mm512_and_si512(vi, hi_mask)); \
+        H = _mm512_add_pd(H, h); \
+        L = _mm512_add_pd(L, _mm512_sub_pd(v, h)); \
+        MX = _mm512_max_pd(MX, a); \
+        MN = _mm512_min_pd(MN, _mm512_mask_blend_pd( \
+            _mm512_cmp_pd_mask(a, zero, _CMP_EQ_OQ), a, inf)); \
+        nan_seen |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q); }
+    for (int i = 0; i < XS_WINDOW_BLOCK; i += 32) {
+        XS_AVX512_STEP(0, h0, l0, mx0, mn0)
+        XS_AVX512_STEP(1, h1, l1, mx1, mn1)
+        XS_AVX512_STEP(2, h2, l2, mx0, mn0)
+        XS_AVX512_STEP(3, h3, l3, mx1, mn1)
+    }
+#undef XS_AVX512_STEP
+    _mm512_storeu_pd(sums + XS_HI + 0, h0);
+    _mm512_storeu_pd(sums + XS_HI + 8, h1);
+    _mm512_storeu_pd(sums + XS_HI + 16, h2);
+    _mm512_storeu_pd(sums + XS_HI + 24, h3);
+    _mm512_storeu_pd(sums + XS_LO + 0, l0);
+    _mm512_storeu_pd(sums + XS_LO + 8, l1);
+    _mm512_storeu_pd(sums + XS_LO + 16, l2);
+    _mm512_storeu_pd(sums + XS_LO + 24, l3);
+    range->max_abs = _mm512_reduce_max_pd(_mm512_max_pd(mx0, mx1));
+    range->min_abs = _mm512_reduce_min_pd(_mm512_min_pd(mn0, mn1));
+    range->has_nan = nan_seen != 0;
+}
 #endif
-
 
 /* ---- float32 and bfloat16: no split needed ---------------------------------
  * A float32 (or bfloat16) value in the window is a multiple of 2^(E-23)
@@ -270,6 +313,7 @@ static void NAME(const void *p, double *sums, xs_block_range *range) \
         XS_AVX2_NARROW_STEP(LOAD8(x, i + 16), s4, s5, mx0, mn0) \
         XS_AVX2_NARROW_STEP(LOAD8(x, i + 24), s6, s7, mx1, mn1) \
     } \
+    memset(sums, 0, XS_LANES * sizeof *sums); \
     _mm256_storeu_pd(sums + 0, s0); _mm256_storeu_pd(sums + 4, s1); \
     _mm256_storeu_pd(sums + 8, s2); _mm256_storeu_pd(sums + 12, s3); \
     _mm256_storeu_pd(sums + 16, s4); _mm256_storeu_pd(sums + 20, s5); \
@@ -299,10 +343,50 @@ static void NAME(const void *p, double *sums, xs_block_range *range) \
         _mm_loadu_si128((const __m128i *)(const void *)((x) + (i)))), 16))
 XS_AVX2_NARROW_KERNEL(block_avx2_f32, float, XS_AVX2_LOAD8_F32)
 XS_AVX2_NARROW_KERNEL(block_avx2_bf16, uint16_t, XS_AVX2_LOAD8_BF16)
+
+/* AVX-512F: LOAD16(x, i) gives elements i..i+15 as sixteen floats. */
+#define XS_AVX512_NARROW_KERNEL(NAME, ELEMENT, LOAD16) \
+__attribute__((target("avx512f"))) \
+static void NAME(const void *p, double *sums, xs_block_range *range) \
+{ \
+    const ELEMENT *x = p; \
+    const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff); \
+    const __m512 zero = _mm512_setzero_ps(), inf = _mm512_set1_ps(INFINITY); \
+    __m512d s0 = _mm512_setzero_pd(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0; \
+    __m512 mx0 = zero, mx1 = zero, mn0 = inf, mn1 = inf; \
+    __mmask16 nan_seen = 0; \
+    for (int i = 0; i < XS_WINDOW_BLOCK; i += 64) { \
+        XS_AVX512_NARROW_STEP(LOAD16(x, i), s0, s1, mx0, mn0) \
+        XS_AVX512_NARROW_STEP(LOAD16(x, i + 16), s2, s3, mx1, mn1) \
+        XS_AVX512_NARROW_STEP(LOAD16(x, i + 32), s4, s5, mx0, mn0) \
+        XS_AVX512_NARROW_STEP(LOAD16(x, i + 48), s6, s7, mx1, mn1) \
+    } \
+    _mm512_storeu_pd(sums + 0, s0); _mm512_storeu_pd(sums + 8, s1); \
+    _mm512_storeu_pd(sums + 16, s2); _mm512_storeu_pd(sums + 24, s3); \
+    _mm512_storeu_pd(sums + 32, s4); _mm512_storeu_pd(sums + 40, s5); \
+    _mm512_storeu_pd(sums + 48, s6); _mm512_storeu_pd(sums + 56, s7); \
+    range->max_abs = _mm512_reduce_max_ps(_mm512_max_ps(mx0, mx1)); \
+    range->min_abs = _mm512_reduce_min_ps(_mm512_min_ps(mn0, mn1)); \
+    range->has_nan = nan_seen != 0; \
+}
+#define XS_AVX512_NARROW_STEP(V, SA, SB, MX, MN) { \
+        __m512 v = (V); \
+        __m512 a = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(v), abs_mask)); \
+        MX = _mm512_max_ps(MX, a); \
+        MN = _mm512_min_ps(MN, _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, zero, _CMP_EQ_OQ), a, inf)); \
+        nan_seen |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q); \
+        SA = _mm512_add_pd(SA, _mm512_cvtps_pd(_mm512_castps512_ps256(v))); \
+        SB = _mm512_add_pd(SB, _mm512_cvtps_pd(_mm256_castpd_ps( \
+            _mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)))); }
+#define XS_AVX512_LOAD16_F32(x, i) _mm512_loadu_ps((x) + (i))
+#define XS_AVX512_LOAD16_BF16(x, i) _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32( \
+        _mm256_loadu_si256((const __m256i *)(const void *)((x) + (i)))), 16))
+XS_AVX512_NARROW_KERNEL(block_avx512_f32, float, XS_AVX512_LOAD16_F32)
+XS_AVX512_NARROW_KERNEL(block_avx512_bf16, uint16_t, XS_AVX512_LOAD16_BF16)
 #endif
 
-/* The kernels for this CPU, chosen once.  XSUMUFUNC_KERNEL=generic|sse2|avx2
- * forces a set (the tests run each). */
+/* The kernels for this CPU, chosen once.  XSUMUFUNC_KERNEL=generic|sse2|avx2|
+ * avx512 forces a set (not beyond what the CPU has; the tests run each). */
 typedef struct {
     xs_block_kernel float64, float32, bfloat16;
 } xs_kernel_set;
@@ -313,6 +397,7 @@ static const xs_kernel_set *pick_kernels(void)
 #ifdef XS_WINDOW_X86
     static const xs_kernel_set sse2 = {block_sse2, block_sse2_f32, block_sse2_bf16};
     static const xs_kernel_set avx2 = {block_avx2, block_avx2_f32, block_avx2_bf16};
+    static const xs_kernel_set avx512 = {block_avx512, block_avx512_f32, block_avx512_bf16};
 #endif
     static const xs_kernel_set *chosen = NULL;      /* a benign race: same value */
     if (chosen) {
@@ -322,9 +407,13 @@ static const xs_kernel_set *pick_kernels(void)
     const xs_kernel_set *k = &generic;
 #ifdef XS_WINDOW_X86
     __builtin_cpu_init();
-    k = __builtin_cpu_supports("avx2") ? &avx2 : &sse2;
+    int has_avx2 = __builtin_cpu_supports("avx2"), has_avx512 = __builtin_cpu_supports("avx512f");
+    k = has_avx512 ? &avx512 : has_avx2 ? &avx2 : &sse2;
     if (forced && strcmp(forced, "sse2") == 0) {
         k = &sse2;
+    }
+    if (forced && strcmp(forced, "avx2") == 0 && has_avx2) {
+        k = &avx2;
     }
 #endif
     if (forced && strcmp(forced, "generic") == 0) {

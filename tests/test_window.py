@@ -6,7 +6,7 @@ block by block in double lanes when a block fits an exponent window, and by
 the large accumulator otherwise.  These inputs reach every branch: windows
 that move, blocks with Inf/NaN, all-zero blocks, subnormal and huge windows,
 outliers below the window, exact cancellation inside the lanes.  Every kernel
-(portable C, SSE2, AVX2) is run, in a child process that forces it through
+(portable C, SSE2, AVX2, AVX-512) is run, in a child process that forces it through
 XSUMUFUNC_KERNEL.
 """
 
@@ -78,7 +78,9 @@ def test_no_warning_from_the_lanes():
         assert np.isnan(xs.exact_sum(x))
 
 
-@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2"])
+# "avx2"/"avx512" fall back to the best kernel the CPU has, so they are safe
+# to request anywhere.
+@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512"])
 def test_every_kernel_in_a_child_process(kernel, tmp_path):
     data = tmp_path / "cases.npz"
     np.savez(data, **CASES)
