@@ -4,9 +4,11 @@
 #include <Python.h>
 
 #include <fenv.h>
+#include <stdlib.h>
 
 #include "xs_dot.h"
 #include "xs_large.h"
+#include "xs_columns.h"
 #include "xs_loops.h"
 #include "xs_short_row.h"
 #include "xs_threads.h"
@@ -100,11 +102,13 @@ const xs_target xs_target_bfloat16 = {&xs_format_bfloat16, store_bfloat16};
 #define XS_LOAD(p) xs_load_float64(p)
 #define XS_WINDOW_ADD xs_window_add_float64
 #define XS_WINDOW_CTYPE double
+#define XS_COLUMNS_ADD xs_columns_add_float64
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_LOAD
 #undef XS_WINDOW_CTYPE
 #undef XS_WINDOW_ADD
+#undef XS_COLUMNS_ADD
 #define XS_IN float32
 #define XS_LOAD(p) xs_load_float32(p)
 #define XS_WINDOW_ADD xs_window_add_float32

@@ -4,6 +4,7 @@
  *   XS_IN            name of the input dtype (float64, int8, ...)
  *   XS_WINDOW_ADD    optional: the xs_window.c front end for contiguous rows
  *                    of XS_WINDOW_CTYPE elements
+ *   XS_COLUMNS_ADD   optional: xs_columns.c, for reductions over a slow axis
  *   XS_IN_IS_FLOAT   1: XS_LOAD(p) gives the element's float64 bit pattern
  *                    0: the element is an XS_IN_CTYPE integer, added exactly
  *                       by XS_ADD_INTEGER(acc, value), n copies of it by
@@ -94,6 +95,42 @@ static void XS_FN(reduce_rows_)(char **args, const npy_intp *dimensions, const n
 {
     npy_intp outer = dimensions[0], n = dimensions[1];
     PyThreadState *gil = xs_release_gil_for(outer, n);
+#ifdef XS_COLUMNS_ADD
+    char *rest[2];
+    /* A slow axis: the rows are strided and the outer loop (columns) is
+     * contiguous, so read row by row, many columns at once. */
+    if (steps[0] == (npy_intp)sizeof(XS_WINDOW_CTYPE) && steps[2] != 0 &&
+            steps[2] % (npy_intp)sizeof(XS_WINDOW_CTYPE) == 0 &&
+            outer >= XS_COLUMNS_MIN_COLS && n >= XS_COLUMNS_MIN_ROWS &&
+            (uintptr_t)args[0] % _Alignof(XS_WINDOW_CTYPE) == 0) {
+        xs_small *accs = malloc(XS_COLUMN_GROUP * sizeof *accs);
+        npy_intp c0 = 0;
+        for (; accs != NULL && c0 < outer; c0 += XS_COLUMN_GROUP) {
+            npy_intp cols = outer - c0 < XS_COLUMN_GROUP ? outer - c0 : XS_COLUMN_GROUP;
+            for (npy_intp j = 0; j < cols; j++) {
+                xs_small_init(&accs[j]);
+            }
+            if (XS_COLUMNS_ADD(accs, args[0] + c0 * steps[0], n, cols, steps[2]) != 0) {
+                break;                  /* out of memory: the row loop below does the rest */
+            }
+            for (npy_intp j = 0; j < cols; j++) {
+                uint64_t divisor = divide ? (uint64_t)n : 1u;
+                target->store(args[1] + (c0 + j) * steps[1],
+                              xs_small_round_divided(&accs[j], divisor, target->format));
+            }
+        }
+        free(accs);
+        if (c0 >= outer) {
+            xs_restore_gil(gil);
+            return;
+        }
+        /* Columns from c0 on are left to the general loop. */
+        rest[0] = args[0] + c0 * steps[0];
+        rest[1] = args[1] + c0 * steps[1];
+        args = rest;
+        outer -= c0;
+    }
+#endif
     xs_large *large = NULL;
     for (npy_intp i = 0; i < outer; i++) {
 #if XS_IN_IS_FLOAT

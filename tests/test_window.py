@@ -166,3 +166,27 @@ def test_random_block_structures_narrow(seed, n, spread, center, dtype):
     for target in (dtype, FLOAT64):
         with np.errstate(all="ignore"):
             assert_same(xs.exact_sum(x, dtype=target), exact_sum_oracle(x, target))
+
+
+# ---- reductions over a slow axis (src/xs_columns.c) ------------------------
+
+@pytest.mark.parametrize("shape", [(16, 8), (300, 70), (129, 1030), (1000, 9)])
+def test_columns_of_a_c_ordered_array(shape):
+    # axis=0 of a C-ordered array: rows strided, columns contiguous, so the
+    # columns are summed together row by row (in groups of 1024 columns).
+    rng = np.random.default_rng(shape[0] * 7 + shape[1])
+    m, k = shape
+    scales = np.ldexp(1.0, np.repeat(rng.integers(-30, 30, (m // 128 + 1, k)), 128, axis=0)[:m])
+    x = rng.standard_normal(shape) * scales           # windows move between row blocks
+    x[:, 3] = 0.0
+    x[: m // 2, 4] = -0.0
+    x[:, 5] = -0.0
+    x[m // 3, 6] = np.nan
+    x[m // 2:, 7] = -x[: m - m // 2, 7]               # exact cancellation
+    with np.errstate(all="ignore"):
+        sums = xs.exact_sum(x, axis=0)
+        means = xs.exact_mean(x, axis=0, dtype=np.float32)
+    from oracle_products import exact_mean_oracle
+    for j in list(range(8)) + (list(rng.integers(8, k, 12)) if k > 8 else []):
+        assert_same(sums[j], exact_sum_oracle(x[:, j], FLOAT64), f"column {j}")
+        assert_same(means[j], exact_mean_oracle(x[:, j], np.dtype(np.float32)), f"mean {j}")
