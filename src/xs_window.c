@@ -5,8 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Lanes per kernel: 4 chains of up to 8 doubles, for hi and for lo.
- * Every kernel clears the lanes it does not use. */
+/* Lanes per kernel: 4 chains of up to 8 doubles, for hi and for lo. */
 #define XS_LANES 64
 #define XS_HI 0
 #define XS_LO 32
@@ -23,8 +22,8 @@ typedef struct {
     int has_nan;
 } xs_block_range;
 
-/* Sums the block's hi and lo parts into sums[XS_LANES] (zeroed by the
- * kernel) and measures its range. */
+/* Adds the block's hi and lo parts into the lanes sums[XS_LANES] (each kernel
+ * always uses the same lanes; the others stay zero) and measures its range. */
 typedef void (*xs_block_kernel)(const void *x, double *sums, xs_block_range *range);
 
 static inline uint64_t bits_of(double x)
@@ -46,7 +45,9 @@ static inline double from_bits(uint64_t b)
 static void block_generic(const void *p, double *sums, xs_block_range *range)
 {
     const double *x = p;
-    double hi[8] = {0}, lo[8] = {0};
+    double hi[8], lo[8];
+    memcpy(hi, sums + XS_HI, sizeof hi);
+    memcpy(lo, sums + XS_LO, sizeof lo);
     double max_abs = 0.0, min_abs = INFINITY;
     int has_nan = 0;
     for (int i = 0; i < XS_WINDOW_BLOCK; i += 8) {
@@ -61,7 +62,6 @@ static void block_generic(const void *p, double *sums, xs_block_range *range)
             has_nan |= v != v;
         }
     }
-    memset(sums, 0, XS_LANES * sizeof *sums);
     memcpy(sums + XS_HI, hi, sizeof hi);
     memcpy(sums + XS_LO, lo, sizeof lo);
     range->max_abs = max_abs;
@@ -81,8 +81,10 @@ static void block_sse2(const void *p, double *sums, xs_block_range *range)
     const __m128d hi_mask = _mm_castsi128_pd(_mm_set1_epi64x((long long)XS_HI_MASK));
     const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffll));
     const __m128d zero = _mm_setzero_pd(), inf = _mm_set1_pd(INFINITY);
-    __m128d h0 = zero, h1 = zero, h2 = zero, h3 = zero;
-    __m128d l0 = zero, l1 = zero, l2 = zero, l3 = zero;
+    __m128d h0 = _mm_loadu_pd(sums + XS_HI + 0), h1 = _mm_loadu_pd(sums + XS_HI + 2);
+    __m128d h2 = _mm_loadu_pd(sums + XS_HI + 4), h3 = _mm_loadu_pd(sums + XS_HI + 6);
+    __m128d l0 = _mm_loadu_pd(sums + XS_LO + 0), l1 = _mm_loadu_pd(sums + XS_LO + 2);
+    __m128d l2 = _mm_loadu_pd(sums + XS_LO + 4), l3 = _mm_loadu_pd(sums + XS_LO + 6);
     __m128d mx0 = zero, mx1 = zero, mn0 = inf, mn1 = inf, nan_seen = zero;
 #define XS_SSE2_STEP(k, H, L, MX, MN) { \
         __m128d v = _mm_loadu_pd(x + i + 2 * (k)); \
@@ -100,7 +102,6 @@ static void block_sse2(const void *p, double *sums, xs_block_range *range)
         XS_SSE2_STEP(3, h3, l3, mx1, mn1)
     }
 #undef XS_SSE2_STEP
-    memset(sums, 0, XS_LANES * sizeof *sums);
     _mm_storeu_pd(sums + XS_HI + 0, h0);
     _mm_storeu_pd(sums + XS_HI + 2, h1);
     _mm_storeu_pd(sums + XS_HI + 4, h2);
@@ -125,8 +126,10 @@ static void block_avx2(const void *p, double *sums, xs_block_range *range)
     const __m256d hi_mask = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)XS_HI_MASK));
     const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
     const __m256d zero = _mm256_setzero_pd(), inf = _mm256_set1_pd(INFINITY);
-    __m256d h0 = zero, h1 = zero, h2 = zero, h3 = zero;
-    __m256d l0 = zero, l1 = zero, l2 = zero, l3 = zero;
+    __m256d h0 = _mm256_loadu_pd(sums + XS_HI + 0), h1 = _mm256_loadu_pd(sums + XS_HI + 4);
+    __m256d h2 = _mm256_loadu_pd(sums + XS_HI + 8), h3 = _mm256_loadu_pd(sums + XS_HI + 12);
+    __m256d l0 = _mm256_loadu_pd(sums + XS_LO + 0), l1 = _mm256_loadu_pd(sums + XS_LO + 4);
+    __m256d l2 = _mm256_loadu_pd(sums + XS_LO + 8), l3 = _mm256_loadu_pd(sums + XS_LO + 12);
     __m256d mx0 = zero, mx1 = zero, mn0 = inf, mn1 = inf, nan_seen = zero;
 #define XS_AVX2_STEP(k, H, L, MX, MN) { \
         __m256d v = _mm256_loadu_pd(x + i + 4 * (k)); \
@@ -144,7 +147,6 @@ static void block_avx2(const void *p, double *sums, xs_block_range *range)
         XS_AVX2_STEP(3, h3, l3, mx1, mn1)
     }
 #undef XS_AVX2_STEP
-    memset(sums, 0, XS_LANES * sizeof *sums);
     _mm256_storeu_pd(sums + XS_HI + 0, h0);
     _mm256_storeu_pd(sums + XS_HI + 4, h1);
     _mm256_storeu_pd(sums + XS_HI + 8, h2);
@@ -173,8 +175,10 @@ static void block_avx512(const void *p, double *sums, xs_block_range *range)
     const __m512i hi_mask = _mm512_set1_epi64((long long)XS_HI_MASK);
     const __m512i abs_mask = _mm512_set1_epi64(0x7fffffffffffffffll);
     const __m512d zero = _mm512_setzero_pd(), inf = _mm512_set1_pd(INFINITY);
-    __m512d h0 = zero, h1 = zero, h2 = zero, h3 = zero;
-    __m512d l0 = zero, l1 = zero, l2 = zero, l3 = zero;
+    __m512d h0 = _mm512_loadu_pd(sums + XS_HI + 0), h1 = _mm512_loadu_pd(sums + XS_HI + 8);
+    __m512d h2 = _mm512_loadu_pd(sums + XS_HI + 16), h3 = _mm512_loadu_pd(sums + XS_HI + 24);
+    __m512d l0 = _mm512_loadu_pd(sums + XS_LO + 0), l1 = _mm512_loadu_pd(sums + XS_LO + 8);
+    __m512d l2 = _mm512_loadu_pd(sums + XS_LO + 16), l3 = _mm512_loadu_pd(sums + XS_LO + 24);
     __m512d mx0 = zero, mx1 = zero, mn0 = inf, mn1 = inf;
     __mmask8 nan_seen = 0;
 #define XS_AVX512_STEP(k, H, L, MX, MN) { \
@@ -226,7 +230,8 @@ static inline float bf16_to_float(uint16_t b)
 static void NAME(const void *p, double *sums, xs_block_range *range) \
 { \
     const ELEMENT *x = p; \
-    double lane[16] = {0}; \
+    double lane[16]; \
+    memcpy(lane, sums, sizeof lane); \
     float max_abs = 0.0f, min_abs = INFINITY; \
     int has_nan = 0; \
     for (int i = 0; i < XS_WINDOW_BLOCK; i += 16) { \
@@ -239,7 +244,6 @@ static void NAME(const void *p, double *sums, xs_block_range *range) \
             has_nan |= v != v; \
         } \
     } \
-    memset(sums, 0, XS_LANES * sizeof *sums); \
     memcpy(sums, lane, sizeof lane); \
     range->max_abs = max_abs; \
     range->min_abs = min_abs; \
@@ -257,7 +261,10 @@ static void NAME(const void *p, double *sums, xs_block_range *range) \
     const ELEMENT *x = p; \
     const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)); \
     const __m128 zero = _mm_setzero_ps(), inf = _mm_set1_ps(INFINITY); \
-    __m128d s0 = _mm_setzero_pd(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0; \
+    __m128d s0 = _mm_loadu_pd(sums + 0), s1 = _mm_loadu_pd(sums + 2); \
+    __m128d s2 = _mm_loadu_pd(sums + 4), s3 = _mm_loadu_pd(sums + 6); \
+    __m128d s4 = _mm_loadu_pd(sums + 8), s5 = _mm_loadu_pd(sums + 10); \
+    __m128d s6 = _mm_loadu_pd(sums + 12), s7 = _mm_loadu_pd(sums + 14); \
     __m128 mx0 = zero, mx1 = zero, mn0 = inf, mn1 = inf, nan_seen = zero; \
     for (int i = 0; i < XS_WINDOW_BLOCK; i += 16) { \
         XS_SSE2_NARROW_STEP(LOAD4(x, i), s0, s1, mx0, mn0) \
@@ -265,7 +272,6 @@ static void NAME(const void *p, double *sums, xs_block_range *range) \
         XS_SSE2_NARROW_STEP(LOAD4(x, i + 8), s4, s5, mx0, mn0) \
         XS_SSE2_NARROW_STEP(LOAD4(x, i + 12), s6, s7, mx1, mn1) \
     } \
-    memset(sums, 0, XS_LANES * sizeof *sums); \
     _mm_storeu_pd(sums + 0, s0); _mm_storeu_pd(sums + 2, s1); \
     _mm_storeu_pd(sums + 4, s2); _mm_storeu_pd(sums + 6, s3); \
     _mm_storeu_pd(sums + 8, s4); _mm_storeu_pd(sums + 10, s5); \
@@ -305,7 +311,10 @@ static void NAME(const void *p, double *sums, xs_block_range *range) \
     const ELEMENT *x = p; \
     const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)); \
     const __m256 zero = _mm256_setzero_ps(), inf = _mm256_set1_ps(INFINITY); \
-    __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0; \
+    __m256d s0 = _mm256_loadu_pd(sums + 0), s1 = _mm256_loadu_pd(sums + 4); \
+    __m256d s2 = _mm256_loadu_pd(sums + 8), s3 = _mm256_loadu_pd(sums + 12); \
+    __m256d s4 = _mm256_loadu_pd(sums + 16), s5 = _mm256_loadu_pd(sums + 20); \
+    __m256d s6 = _mm256_loadu_pd(sums + 24), s7 = _mm256_loadu_pd(sums + 28); \
     __m256 mx0 = zero, mx1 = zero, mn0 = inf, mn1 = inf, nan_seen = zero; \
     for (int i = 0; i < XS_WINDOW_BLOCK; i += 32) { \
         XS_AVX2_NARROW_STEP(LOAD8(x, i), s0, s1, mx0, mn0) \
@@ -313,7 +322,6 @@ static void NAME(const void *p, double *sums, xs_block_range *range) \
         XS_AVX2_NARROW_STEP(LOAD8(x, i + 16), s4, s5, mx0, mn0) \
         XS_AVX2_NARROW_STEP(LOAD8(x, i + 24), s6, s7, mx1, mn1) \
     } \
-    memset(sums, 0, XS_LANES * sizeof *sums); \
     _mm256_storeu_pd(sums + 0, s0); _mm256_storeu_pd(sums + 4, s1); \
     _mm256_storeu_pd(sums + 8, s2); _mm256_storeu_pd(sums + 12, s3); \
     _mm256_storeu_pd(sums + 16, s4); _mm256_storeu_pd(sums + 20, s5); \
@@ -352,7 +360,10 @@ static void NAME(const void *p, double *sums, xs_block_range *range) \
     const ELEMENT *x = p; \
     const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff); \
     const __m512 zero = _mm512_setzero_ps(), inf = _mm512_set1_ps(INFINITY); \
-    __m512d s0 = _mm512_setzero_pd(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0; \
+    __m512d s0 = _mm512_loadu_pd(sums + 0), s1 = _mm512_loadu_pd(sums + 8); \
+    __m512d s2 = _mm512_loadu_pd(sums + 16), s3 = _mm512_loadu_pd(sums + 24); \
+    __m512d s4 = _mm512_loadu_pd(sums + 32), s5 = _mm512_loadu_pd(sums + 40); \
+    __m512d s6 = _mm512_loadu_pd(sums + 48), s7 = _mm512_loadu_pd(sums + 56); \
     __m512 mx0 = zero, mx1 = zero, mn0 = inf, mn1 = inf; \
     __mmask16 nan_seen = 0; \
     for (int i = 0; i < XS_WINDOW_BLOCK; i += 64) { \
@@ -468,42 +479,54 @@ static void window_add(xs_large *large, const char *x, ptrdiff_t n, size_t items
      * "invalid" on a NaN term: keep the caller's flags as they were. */
     fexcept_t flags_before;
     fegetexceptflag(&flags_before, FE_ALL_EXCEPT);
-    double lanes[XS_LANES] = {0}, sums[XS_LANES];
+    /* Invariant: in_lanes == 0 exactly when every lane is zero. */
+    double lanes[XS_LANES] = {0}, saved[XS_LANES];
     double top = 0.0, bottom = 0.0;        /* the window [bottom, top) */
     ptrdiff_t in_lanes = 0;                /* terms in the lanes since the last flush */
     ptrdiff_t i = 0;
     for (; i + XS_WINDOW_BLOCK <= n; i += XS_WINDOW_BLOCK) {
         const char *block = x + (size_t)i * itemsize;
         xs_block_range r;
-        kernel(block, sums, &r);
+        /* Speculatively into the lanes; undone below when the block does not
+         * fit (then the lanes may have rounded, so their old value returns). */
+        if (in_lanes > 0) {
+            memcpy(saved, lanes, sizeof lanes);
+        }
+        kernel(block, lanes, &r);
         /* Inf/NaN, all zeros (their zero sign needs the exact path) and
          * huge values go to the large accumulator. */
         int usable = !r.has_nan && r.max_abs > 0.0 && r.max_abs < INFINITY;
-        if (usable && !(in_lanes > 0 && r.max_abs < top && r.min_abs >= bottom)) {
-            /* Start a new window whose top is one binade above this block's
-             * largest term, so that the next blocks are likely to fit. */
-            flush_lanes(&large->small, lanes);
-            in_lanes = 0;
-            int e;
-            frexp(r.max_abs, &e);             /* max_abs < 2^e */
-            int top_exp = e + 1;
-            usable = top_exp <= XS_WINDOW_MAX_TOP_EXP;
-            top = ldexp(1.0, top_exp);
-            int bottom_exp = top_exp - XS_WINDOW_BINADES;
-            bottom = bottom_exp < -1074 ? 0.0 : ldexp(1.0, bottom_exp);
-            usable = usable && r.min_abs >= bottom;
+        int fits = usable && in_lanes > 0 && r.max_abs < top && r.min_abs >= bottom;
+        if (!fits) {
+            int recompute = 0;
+            if (in_lanes > 0) {
+                memcpy(lanes, saved, sizeof lanes);
+                flush_lanes(&large->small, lanes);      /* zeroes them */
+                in_lanes = 0;
+                recompute = 1;
+            }
+            if (usable) {
+                /* A new window whose top is one binade above this block's
+                 * largest term, so that the next blocks are likely to fit. */
+                int e;
+                frexp(r.max_abs, &e);             /* max_abs < 2^e */
+                int top_exp = e + 1;
+                top = ldexp(1.0, top_exp < 1023 ? top_exp : 1023);
+                int bottom_exp = top_exp - XS_WINDOW_BINADES;
+                bottom = bottom_exp < -1074 ? 0.0 : ldexp(1.0, bottom_exp);
+                usable = top_exp <= XS_WINDOW_MAX_TOP_EXP && r.min_abs >= bottom;
+            }
+            if (!usable) {
+                memset(lanes, 0, sizeof lanes);  /* drop what the kernel added */
+                to_large(large, block, XS_WINDOW_BLOCK);
+                continue;
+            }
+            if (recompute) {
+                kernel(block, lanes, &r);        /* into empty lanes: exact now */
+            }
         }
-        if (!usable) {
-            to_large(large, block, XS_WINDOW_BLOCK);
-            continue;
-        }
-        /* Both are multiples of the window's quanta and stay below 2^53 of
-         * them: these additions are exact. */
-        for (int j = 0; j < XS_LANES; j++) {
-            lanes[j] += sums[j];
-        }
-        /* Non-zero terms went in, even if the lanes cancel to zero. */
-        large->small.flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;
+        /* Multiples of the window's quanta, below 2^53 of them: exact. */
+        large->small.flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;   /* non-zero terms went in */
         in_lanes += XS_WINDOW_BLOCK;
         if (in_lanes >= XS_WINDOW_FLUSH_TERMS) {
             flush_lanes(&large->small, lanes);
