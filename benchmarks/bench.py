@@ -157,7 +157,7 @@ GOALS = [
 
 def report(rows, out):
     by_key = {(g, c, n, m): ns for g, c, n, m, ns, _ in rows}
-    lines = [f"# Benchmark results\n",
+    lines = ["# Benchmark results\n",
              f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
              f"NumPy {np.__version__}, xsumufunc {xs.__version__}"
              f"{', PyPI xsum installed' if pypi_xsum else ''}. "

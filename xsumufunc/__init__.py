@@ -45,4 +45,11 @@ __all__ = [
     "exact_sum_ufunc",
     "get_num_threads",
     "set_num_threads",
+    # Exact states (format in docs/contract.md): the basis of merging partial
+    # results; a portable, documented state API comes with the Dask work.
+    "STATE_LENGTH",
+    "exact_state_mean_ufunc",
+    "exact_state_merge_ufunc",
+    "exact_state_round_ufunc",
+    "exact_sum_state_ufunc",
 ]
