@@ -140,8 +140,7 @@ def exact_dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
     else:
         # conj(a) . b, per component, each as one exact dot of twice the length:
         # real = ar.br + ai.bi, imag = ar.bi - ai.br.
-        compute = _F64 if _F64 in (np.result_type(da, db), _dtypes.component(result)) \
-            or np.result_type(da, db) == np.complex128 else _F32
+        compute = _compute_dtype(_dtypes.component(da), _dtypes.component(db))
         ar, ai = (a.real, a.imag) if ka == "complex" else (a, np.zeros_like(a))
         br, bi = (b.real, b.imag) if kb == "complex" else (b, np.zeros_like(b))
         ar, ai, br, bi = (_as_exact(x, compute, n) for x, n in

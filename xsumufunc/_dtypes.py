@@ -10,7 +10,6 @@ REAL_RESULTS = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16)
 #: Complex results: each component is rounded into the matching real dtype.
 COMPLEX_RESULTS = {np.dtype(np.complex128): np.dtype(np.float64),
                    np.dtype(np.complex64): np.dtype(np.float32)}
-_REAL_FLOAT_INPUTS = REAL_RESULTS
 _SUPPORTED_TEXT = ("bool, integer (up to 64 bits), float16, float32, float64, "
                    "bfloat16, complex64 or complex128")
 
@@ -27,7 +26,7 @@ def native(dtype):
 def input_kind(dtype, func_name):
     """'real' or 'complex' for dtypes we sum exactly; TypeError otherwise."""
     dtype = native(dtype)
-    if dtype in _REAL_FLOAT_INPUTS or dtype.kind == "b":
+    if dtype in REAL_RESULTS or dtype.kind == "b":
         return "real"
     if dtype.kind in "iu" and dtype.itemsize <= 8:
         return "real"

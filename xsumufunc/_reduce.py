@@ -83,45 +83,63 @@ def as_input(a, func_name):
     return a, _dtypes.input_kind(a.dtype, func_name)
 
 
-def _rows(values, axes):
-    """values with the reduced axes moved to the end and merged into one.
-
-    A view whenever the strides allow it (one axis always does); no axes
-    (axis=()) gives rows of length 1.  When merging needs a copy, returns
-    None if reducing axis by axis through exact states needs less memory
-    than the copy (broadcast views, for one, must never be copied).
-    """
+def _merge_axes(arrays, axes, allow_copy):
+    """The arrays (all of one shape) with `axes` moved to the end and merged
+    into one: views when the strides allow (one axis always does), copies
+    when allow_copy, else None.  No axes (axis=()) gives rows of length 1."""
     if not axes:
-        return values[..., np.newaxis]
+        return [x[..., np.newaxis] for x in arrays]
     k = len(axes)
-    moved = np.moveaxis(values, axes, tuple(range(-k, 0)))
+    moved = [np.moveaxis(x, axes, tuple(range(-k, 0))) for x in arrays]
     if k == 1:
         return moved
-    shape = moved.shape[:-k] + (math.prod(moved.shape[-k:]),)   # not -1: sizes may be 0
+    shape = moved[0].shape[:-k] + (math.prod(moved[0].shape[-k:]),)   # not -1: sizes may be 0
     try:
-        return np.reshape(moved, shape, copy=False)
+        return [np.reshape(m, shape, copy=False) for m in moved]
     except ValueError:
-        pass
-    longest = max(values.shape[ax] for ax in axes)
+        return [np.reshape(m, shape) for m in moved] if allow_copy else None
+
+
+def _copy_costs_more(values, axes):
+    """Would merging `axes` by a copy take more memory than reducing axis by
+    axis through exact states?  (Broadcast views, for one, must never be
+    copied.)"""
+    longest = max((values.shape[ax] for ax in axes), default=1)
     state_bytes = values.size // max(longest, 1) * STATE_LENGTH * _STATE_DTYPE.itemsize
-    if state_bytes < values.size * values.dtype.itemsize:
-        return None
-    return np.reshape(moved, shape)
+    return state_bytes < values.size * values.dtype.itemsize
+
+
+def _innermost(values, axes):
+    """The reduced axis summed by the loop when going axis by axis."""
+    return max(axes, key=lambda ax: values.shape[ax])
+
+
+def _merge_states_over(states, axes, inner):
+    """Merge states (values' axes without `inner`, then the state axis) over
+    the reduced axes other than `inner`; also returns those axes' positions."""
+    rest = [ax - (ax > inner) for ax in axes if ax != inner]
+    k = len(rest)
+    moved = np.moveaxis(states, rest, tuple(range(-k - 1, -1)))
+    merged_length = math.prod(moved.shape[-k - 1:-1])
+    merged = exact_state_merge_ufunc(
+        moved.reshape(moved.shape[:-k - 1] + (merged_length, STATE_LENGTH)))
+    return merged, tuple(rest)
+
+
+def _rows(values, axes):
+    """values as rows to reduce (see _merge_axes), or None when going axis by
+    axis through exact states is cheaper than the copy a merge would need."""
+    merged = _merge_axes([values], axes, allow_copy=not _copy_costs_more(values, axes))
+    return None if merged is None else merged[0]
 
 
 def _states_axis_by_axis(values, axes):
     """Exact states of values summed over several axes, without a copy of
     values: the longest axis is summed into states, the others merged."""
-    inner = max(axes, key=lambda ax: values.shape[ax])
+    inner = _innermost(values, axes)
     states = exact_sum_state_ufunc(np.moveaxis(values, inner, -1),
                                    signature=(_dtypes.native(values.dtype), _STATE_DTYPE))
-    # states has values' axes without `inner`, then the state axis.
-    rest = [ax - (ax > inner) for ax in axes if ax != inner]
-    k = len(rest)
-    moved = np.moveaxis(states, rest, tuple(range(-k - 1, -1)))
-    merged_length = math.prod(moved.shape[-k - 1:-1])
-    return exact_state_merge_ufunc(
-        moved.reshape(moved.shape[:-k - 1] + (merged_length, STATE_LENGTH)))
+    return _merge_states_over(states, axes, inner)[0]
 
 
 def _masked_states_rows(values, mask, skip_nan):
@@ -134,31 +152,15 @@ def _masked_states_rows(values, mask, skip_nan):
 def _masked_states(values, mask, axes, skip_nan):
     """Exact states and counts, over `axes`, of the terms of `values` whose
     `mask` (same shape, often a broadcast view) is True and, with skip_nan,
-    that are not NaN.  Neither array is copied when strides allow."""
-    if not axes:
-        return _masked_states_rows(values[..., np.newaxis], mask[..., np.newaxis], skip_nan)
-    k = len(axes)
-    if k > 1:
-        moved_v = np.moveaxis(values, axes, tuple(range(-k, 0)))
-        moved_m = np.moveaxis(mask, axes, tuple(range(-k, 0)))
-        shape = moved_v.shape[:-k] + (math.prod(moved_v.shape[-k:]),)
-        try:
-            return _masked_states_rows(np.reshape(moved_v, shape, copy=False),
-                                       np.reshape(moved_m, shape, copy=False), skip_nan)
-        except ValueError:
-            pass
-    # The longest axis through the loop, then the states merged over the rest.
-    inner = max(axes, key=lambda ax: values.shape[ax])
+    that are not NaN.  Merged rows as for _rows, else axis by axis."""
+    merged = _merge_axes([values, mask], axes, allow_copy=not _copy_costs_more(values, axes))
+    if merged is not None:
+        return _masked_states_rows(merged[0], merged[1], skip_nan)
+    inner = _innermost(values, axes)
     states, counts = _masked_states_rows(np.moveaxis(values, inner, -1),
                                          np.moveaxis(mask, inner, -1), skip_nan)
-    if k == 1:
-        return states, counts
-    rest = [ax - (ax > inner) for ax in axes if ax != inner]
-    moved = np.moveaxis(states, rest, tuple(range(-k, -1)))
-    merged_length = math.prod(moved.shape[-k:-1])
-    states = exact_state_merge_ufunc(
-        moved.reshape(moved.shape[:-k] + (merged_length, STATE_LENGTH)))
-    return states, np.sum(counts, axis=tuple(rest), dtype=_STATE_DTYPE)
+    states, rest = _merge_states_over(states, axes, inner)
+    return states, np.sum(counts, axis=rest, dtype=_STATE_DTYPE)
 
 
 def _initial_state(initial, kind, func_name):
