@@ -99,3 +99,23 @@ def skip_under_asan():
     import pytest
     if "libasan" in os.environ.get("LD_PRELOAD", ""):
         pytest.skip("address-space cap; AddressSanitizer needs unlimited address space")
+
+
+def dtype_names(dt):
+    """Every spelling of a dtype an error message might use (lower case)."""
+    dt = np.dtype(dt)
+    names = {str(dt), dt.name, dt.str, repr(dt), dt.type.__name__, dt.type.__name__.rstrip("_")}
+    if dt.kind == "M":
+        names.add("datetime64")
+    if dt.kind == "m":
+        names.add("timedelta64")
+    return {n.lower() for n in names if n}
+
+
+def check_out_untouched(call, out):
+    """call(out) must raise ValueError and leave every byte of out as it was."""
+    import pytest
+    before = out.tobytes()
+    with pytest.raises(ValueError):
+        call(out)
+    assert out.tobytes() == before

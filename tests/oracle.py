@@ -288,15 +288,11 @@ def normalize_axes(axis, ndim):
     return tuple(out)
 
 
-def oracle_reduce(a, axis=None, dtype=None, keepdims=False, where=True,
-                  initial=NoValue, skip_nan=False):
-    """Reference for exact_sum / exact_nansum over arbitrary axes.
-
-    Returns a NumPy scalar for a 0-d result, otherwise an ndarray of the
-    result dtype, exactly like the function under test should.
-    """
+def oracle_over_axes(a, axis, rdt, keepdims, where, row_value):
+    """Apply ``row_value(terms, rdt)`` to the selected terms of every output
+    position of a reduction over ``axis`` (no NumPy reductions).  Returns a
+    NumPy scalar for a 0-d result, otherwise an ndarray of dtype ``rdt``."""
     a = np.asarray(a)
-    rdt = default_result_dtype(a.dtype) if dtype is None else np.dtype(dtype)
     axes = normalize_axes(axis, a.ndim)
     keep = [i for i in range(a.ndim) if i not in axes]
     w = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
@@ -311,15 +307,27 @@ def oracle_reduce(a, axis=None, dtype=None, keepdims=False, where=True,
     for idx in np.ndindex(*out_shape):
         lane = terms_of(at[idx])
         mask = wt[idx].tolist()
-        terms = [t for t, m in zip(lane, mask) if m]
-        if initial is not NoValue:
-            terms.append(initial)
-        res[idx] = exact_sum_oracle(terms, rdt, skip_nan=skip_nan)
+        res[idx] = row_value([t for t, m in zip(lane, mask) if m], rdt)
     if keepdims:
         res = res.reshape(tuple(1 if i in axes else a.shape[i] for i in range(a.ndim)))
     if res.ndim == 0:
         return res[()]
     return res
+
+
+def oracle_reduce(a, axis=None, dtype=None, keepdims=False, where=True,
+                  initial=NoValue, skip_nan=False):
+    """Reference for exact_sum / exact_nansum over arbitrary axes.
+
+    Returns a NumPy scalar for a 0-d result, otherwise an ndarray of the
+    result dtype, exactly like the function under test should.
+    """
+    a = np.asarray(a)
+    rdt = default_result_dtype(a.dtype) if dtype is None else np.dtype(dtype)
+    extra = [] if initial is NoValue else [initial]
+    return oracle_over_axes(
+        a, axis, rdt, keepdims, where,
+        lambda terms, r: exact_sum_oracle(terms + extra, r, skip_nan=skip_nan))
 
 
 def oracle_accumulate(a, axis=0, dtype=None):

@@ -47,7 +47,7 @@ import numpy as np
 
 from oracle import (
     BFLOAT16, COMPONENT_DTYPE, FLOAT32, FLOAT64, FORMATS, _is_int_like, _to_scalar,
-    default_result_dtype, normalize_axes, round_fraction, terms_of,
+    default_result_dtype, oracle_over_axes, round_fraction, terms_of,
 )
 
 NAN = math.nan
@@ -141,27 +141,8 @@ def oracle_mean_reduce(a, axis=None, dtype=None, keepdims=False, where=True, ski
     exact_mean_oracle; no NumPy reductions)."""
     a = np.asarray(a)
     rdt = default_result_dtype(a.dtype) if dtype is None else np.dtype(dtype)
-    axes = normalize_axes(axis, a.ndim)
-    keep = [i for i in range(a.ndim) if i not in axes]
-    w = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
-    order = keep + list(axes)
-    out_shape = tuple(a.shape[i] for i in keep)
-    inner = 1
-    for ax in axes:
-        inner *= a.shape[ax]
-    at = np.transpose(a, order).reshape(out_shape + (inner,))
-    wt = np.transpose(w, order).reshape(out_shape + (inner,))
-    res = np.empty(out_shape, dtype=rdt)
-    for idx in np.ndindex(*out_shape):
-        lane = terms_of(at[idx])
-        mask = wt[idx].tolist()
-        terms = [t for t, m in zip(lane, mask) if m]
-        res[idx] = exact_mean_oracle(terms, rdt, skip_nan=skip_nan)
-    if keepdims:
-        res = res.reshape(tuple(1 if i in axes else a.shape[i] for i in range(a.ndim)))
-    if res.ndim == 0:
-        return res[()]
-    return res
+    return oracle_over_axes(a, axis, rdt, keepdims, where,
+                            lambda terms, r: exact_mean_oracle(terms, r, skip_nan=skip_nan))
 
 
 # ---------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 from numpy.exceptions import AxisError
 
 import xsumufunc as xs
-from helpers import assert_same, skip_under_asan
+from helpers import assert_same, check_out_untouched, dtype_names, skip_under_asan
 from oracle import (
     BFLOAT16, FLOAT16, FLOAT32, FLOAT64, FLOAT_DTYPES, exact_sum_oracle, oracle_reduce,
     round_fraction,
@@ -37,16 +37,6 @@ def _bad_arrays():
     ]
 
 
-def _names_of(dt):
-    dt = np.dtype(dt)
-    names = {str(dt), dt.name, dt.str, repr(dt), dt.type.__name__, dt.type.__name__.rstrip("_")}
-    if dt.kind == "M":
-        names.add("datetime64")
-    if dt.kind == "m":
-        names.add("timedelta64")
-    return {n.lower() for n in names if n}
-
-
 REDUCERS = {
     "exact_sum": lambda a: xs.exact_sum(a),
     "exact_sum_axis0": lambda a: xs.exact_sum(a, axis=0),
@@ -65,7 +55,7 @@ def test_unsupported_input_dtype_raises_typeerror_naming_it(func, kind, arr):
     with pytest.raises(TypeError) as info:
         REDUCERS[func](arr)
     msg = str(info.value).lower()
-    assert any(n in msg for n in _names_of(arr.dtype)), (
+    assert any(n in msg for n in dtype_names(arr.dtype)), (
         f"message {str(info.value)!r} does not name {arr.dtype!r}")
 
 
@@ -126,38 +116,31 @@ def test_bad_axis_accumulate_reduceat(shape, axis):
 # out with the wrong shape: ValueError, out untouched
 
 
-def _check_out_untouched(call, out):
-    before = out.tobytes()
-    with pytest.raises(ValueError):
-        call(out)
-    assert out.tobytes() == before
-
-
 @pytest.mark.parametrize("out_shape", [(3,), (5,), (2, 4), (4, 1), (1, 4), ()])
 @pytest.mark.parametrize("out_dtype", [np.float64, np.float32])
 def test_out_wrong_shape_exact_sum(out_shape, out_dtype):
     a = np.arange(12.0).reshape(3, 4)  # axis=0 result has shape (4,)
     out = np.full(out_shape, 1.25, dtype=out_dtype)
-    _check_out_untouched(lambda o: xs.exact_sum(a, axis=0, out=o), out)
+    check_out_untouched(lambda o: xs.exact_sum(a, axis=0, out=o), out)
     out = np.full(out_shape, 1.25, dtype=out_dtype)
-    _check_out_untouched(lambda o: xs.exact_nansum(a, axis=0, out=o), out)
+    check_out_untouched(lambda o: xs.exact_nansum(a, axis=0, out=o), out)
     out = np.full(out_shape, 1.25, dtype=out_dtype)
-    _check_out_untouched(lambda o: xs.exact_add.reduce(a, out=o), out)
+    check_out_untouched(lambda o: xs.exact_add.reduce(a, out=o), out)
 
 
 def test_out_wrong_shape_full_and_keepdims():
     a = np.arange(12.0).reshape(3, 4)
-    _check_out_untouched(lambda o: xs.exact_sum(a, out=o), np.full((2,), 3.5))
-    _check_out_untouched(lambda o: xs.exact_sum(a, axis=1, keepdims=True, out=o), np.full((3,), 3.5))
-    _check_out_untouched(lambda o: xs.exact_sum(a, axis=1, out=o), np.full((3, 1), 3.5))
+    check_out_untouched(lambda o: xs.exact_sum(a, out=o), np.full((2,), 3.5))
+    check_out_untouched(lambda o: xs.exact_sum(a, axis=1, keepdims=True, out=o), np.full((3,), 3.5))
+    check_out_untouched(lambda o: xs.exact_sum(a, axis=1, out=o), np.full((3, 1), 3.5))
 
 
 def test_out_wrong_shape_accumulate_reduceat():
     a = np.arange(12.0).reshape(3, 4)
-    _check_out_untouched(lambda o: xs.exact_add.accumulate(a, out=o), np.full((3, 3), 3.5))
-    _check_out_untouched(lambda o: xs.exact_add.accumulate(a, out=o), np.full((12,), 3.5))
-    _check_out_untouched(lambda o: xs.exact_add.reduceat(a, [0, 2], out=o), np.full((3, 4), 3.5))
-    _check_out_untouched(lambda o: xs.exact_add.reduceat(a[0], [0, 2], out=o), np.full((3,), 3.5))
+    check_out_untouched(lambda o: xs.exact_add.accumulate(a, out=o), np.full((3, 3), 3.5))
+    check_out_untouched(lambda o: xs.exact_add.accumulate(a, out=o), np.full((12,), 3.5))
+    check_out_untouched(lambda o: xs.exact_add.reduceat(a, [0, 2], out=o), np.full((3, 4), 3.5))
+    check_out_untouched(lambda o: xs.exact_add.reduceat(a[0], [0, 2], out=o), np.full((3,), 3.5))
 
 
 # ---------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from numpy.exceptions import AxisError
 
 import xsumufunc as xs
-from helpers import array, assert_same, scalar
+from helpers import array, assert_same, check_out_untouched, dtype_names, scalar
 from oracle import (
     BFLOAT16, BOOL_DTYPE, COMPLEX64, COMPLEX128, COMPONENT_DTYPE, FLOAT16, FLOAT32,
     FLOAT64, FLOAT_DTYPES, FORMATS, round_fraction,
@@ -530,16 +530,6 @@ def _bad_arrays():
     ]
 
 
-def _names_of(dt):
-    dt = np.dtype(dt)
-    names = {str(dt), dt.name, dt.str, repr(dt), dt.type.__name__, dt.type.__name__.rstrip("_")}
-    if dt.kind == "M":
-        names.add("datetime64")
-    if dt.kind == "m":
-        names.add("timedelta64")
-    return {n.lower() for n in names if n}
-
-
 @pytest.mark.parametrize("kind,arr", _bad_arrays(), ids=[k for k, _ in _bad_arrays()])
 @pytest.mark.parametrize("first", [True, False])
 def test_unsupported_dtypes(kind, arr, first):
@@ -548,7 +538,7 @@ def test_unsupported_dtypes(kind, arr, first):
     with pytest.raises(TypeError) as info:
         xs.exact_dot(*args)
     msg = str(info.value).lower()
-    assert any(n in msg for n in _names_of(arr.dtype)), str(info.value)
+    assert any(n in msg for n in dtype_names(arr.dtype)), str(info.value)
 
 
 @pytest.mark.parametrize("bad", [np.int32, np.int64, np.bool_, object])
@@ -557,26 +547,19 @@ def test_unsupported_result_dtype(bad):
         xs.exact_dot(np.array([1.0, 2.0]), np.array([1.0, 2.0]), dtype=bad)
 
 
-def _check_out_untouched(call, out):
-    before = out.tobytes()
-    with pytest.raises(ValueError):
-        call(out)
-    assert out.tobytes() == before
-
-
 @pytest.mark.parametrize("out_shape", [(3,), (5,), (2, 4), (4, 1), ()])
 @pytest.mark.parametrize("out_dtype", [np.float64, np.float32])
 def test_out_wrong_shape(out_shape, out_dtype):
     a = np.arange(12.0).reshape(4, 3)       # result shape (4,)
     b = np.arange(3.0)
-    _check_out_untouched(lambda o: xs.exact_dot(a, b, out=o), np.full(out_shape, 1.25, dtype=out_dtype))
-    _check_out_untouched(lambda o: xs.exact_dot(a, b, keepdims=True, out=o), np.full((4,), 1.25))
-    _check_out_untouched(lambda o: xs.exact_dot(b, b, out=o), np.full((1,), 1.25))
+    check_out_untouched(lambda o: xs.exact_dot(a, b, out=o), np.full(out_shape, 1.25, dtype=out_dtype))
+    check_out_untouched(lambda o: xs.exact_dot(a, b, keepdims=True, out=o), np.full((4,), 1.25))
+    check_out_untouched(lambda o: xs.exact_dot(b, b, out=o), np.full((1,), 1.25))
 
 
 def test_mismatched_lengths_leave_out_untouched():
     out = np.full(2, 1.25)
-    _check_out_untouched(lambda o: xs.exact_dot(np.ones((2, 3)), np.ones((2, 4)), out=o), out)
+    check_out_untouched(lambda o: xs.exact_dot(np.ones((2, 3)), np.ones((2, 4)), out=o), out)
 
 
 # ---------------------------------------------------------------------------

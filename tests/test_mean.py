@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from numpy.exceptions import AxisError
 
 import xsumufunc as xs
-from helpers import array, assert_same, scalar, skip_under_asan
+from helpers import array, assert_same, check_out_untouched, dtype_names, scalar, skip_under_asan
 from oracle import (
     BFLOAT16, BOOL_DTYPE, COMPLEX64, COMPLEX128, COMPONENT_DTYPE, FLOAT16, FLOAT32,
     FLOAT64, FLOAT_DTYPES, FORMATS, INT_DTYPES, default_result_dtype, round_fraction,
@@ -593,16 +593,6 @@ def _bad_arrays():
     ]
 
 
-def _names_of(dt):
-    dt = np.dtype(dt)
-    names = {str(dt), dt.name, dt.str, repr(dt), dt.type.__name__, dt.type.__name__.rstrip("_")}
-    if dt.kind == "M":
-        names.add("datetime64")
-    if dt.kind == "m":
-        names.add("timedelta64")
-    return {n.lower() for n in names if n}
-
-
 @pytest.mark.parametrize("func", ["exact_mean", "exact_nanmean"])
 @pytest.mark.parametrize("kind,arr", _bad_arrays(), ids=[k for k, _ in _bad_arrays()])
 def test_unsupported_input_dtype(func, kind, arr):
@@ -610,7 +600,7 @@ def test_unsupported_input_dtype(func, kind, arr):
     with pytest.raises(TypeError) as info:
         f(arr)
     msg = str(info.value).lower()
-    assert any(n in msg for n in _names_of(arr.dtype)), str(info.value)
+    assert any(n in msg for n in dtype_names(arr.dtype)), str(info.value)
     with pytest.raises(TypeError):
         f(arr, axis=0)
 
@@ -630,22 +620,15 @@ def test_bad_axis(func, shape, axis):
         getattr(xs, func)(np.ones(shape), axis=axis)
 
 
-def _check_out_untouched(call, out):
-    before = out.tobytes()
-    with pytest.raises(ValueError):
-        call(out)
-    assert out.tobytes() == before
-
-
 @pytest.mark.parametrize("out_shape", [(3,), (5,), (2, 4), (4, 1), ()])
 @pytest.mark.parametrize("out_dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("func", ["exact_mean", "exact_nanmean"])
 def test_out_wrong_shape(func, out_shape, out_dtype):
     f = getattr(xs, func)
     a = np.arange(12.0).reshape(3, 4)            # axis=0 result has shape (4,)
-    _check_out_untouched(lambda o: f(a, axis=0, out=o), np.full(out_shape, 1.25, dtype=out_dtype))
-    _check_out_untouched(lambda o: f(a, axis=1, keepdims=True, out=o), np.full((3,), 1.25))
-    _check_out_untouched(lambda o: f(a, out=o), np.full((2,), 1.25))
+    check_out_untouched(lambda o: f(a, axis=0, out=o), np.full(out_shape, 1.25, dtype=out_dtype))
+    check_out_untouched(lambda o: f(a, axis=1, keepdims=True, out=o), np.full((3,), 1.25))
+    check_out_untouched(lambda o: f(a, out=o), np.full((2,), 1.25))
 
 
 # ---------------------------------------------------------------------------
