@@ -10,6 +10,7 @@ import operator
 import numpy as np
 
 from . import _dtypes
+from ._dispatch import backend_for
 from ._reduce import NO_VALUE, as_input, check_out, exact_reduce, normalize_axes
 from ._ufuncs import exact_cumsum_ufunc
 
@@ -71,6 +72,8 @@ class ExactAdd:
         rounded into the result dtype.
         """
         name = "exact_add.accumulate"
+        if type(a) is not np.ndarray and (backend := backend_for(a)) is not None:
+            return backend.accumulate(a, axis, dtype, out)
         a, kind = as_input(a, name)
         if a.ndim == 0:
             raise ValueError(f"{name}: cannot accumulate a 0-d array")

@@ -3,6 +3,7 @@
 import numpy as np
 
 from . import _dtypes
+from ._dispatch import backend_for
 from ._reduce import check_out
 from ._ufuncs import exact_dot_ufunc
 
@@ -91,6 +92,9 @@ def exact_dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
     >>> exact_dot([1j], [1j])                  # conjugates the first argument
     np.complex128(1+0j)
     """
+    if (type(a) is not np.ndarray or type(b) is not np.ndarray) and (
+            backend := backend_for(a, b)) is not None:
+        return backend.dot(a, b, axis, dtype, out, keepdims)
     a = np.asarray(a)
     b = np.asarray(b)
     da, ka = _check_operand(a, "a")

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from . import _dtypes
+from ._dispatch import backend_for
 from ._ufuncs import (
     STATE_LENGTH,
     exact_masked_state_ufunc,
@@ -228,6 +229,9 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
     """The shared body of exact_sum, exact_mean, their nan-variants and
     exact_add.reduce: the exact sum (mean=True: divided by the number of
     terms) of the selected terms, rounded once."""
+    if type(a) is not np.ndarray and (backend := backend_for(a)) is not None:
+        return backend.reduce(func_name, a, axis, dtype, out, keepdims, initial, where,
+                              skip_nan, mean)
     a = np.asarray(a)
     if (dtype is None and out is None and initial is NO_VALUE and where is True
             and not keepdims and a.dtype in _PLAIN_CALL_DTYPES and not skip_nan
