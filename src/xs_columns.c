@@ -33,7 +33,6 @@ typedef struct {
 typedef struct {
     double hi[XS_COLUMN_CHUNK], lo[XS_COLUMN_CHUNK];
     double max_abs[XS_COLUMN_CHUNK], min_abs[XS_COLUMN_CHUNK];
-    double nan_seen[XS_COLUMN_CHUNK];                          /* non-zero: a NaN */
 } xs_column_block;
 
 static inline double hi_part(double x)
@@ -45,34 +44,74 @@ static inline double hi_part(double x)
     return x;
 }
 
-/* Block sums and ranges of `cols` columns over `rows` rows.  Built for the
- * baseline and, where the platform allows, AVX2 and AVX-512 too.  (The
- * accumulators go through L1 on every row: keeping strips of columns in
- * registers is the next step; see benchmarks/.) */
+/* Eight columns (one 64-byte line of a row) as one value: GCC/Clang vector
+ * extensions, lowered to one AVX-512 register, two AVX2 or four SSE2 ones. */
+typedef double xs_v8d __attribute__((vector_size(64)));
+typedef int64_t xs_v8i __attribute__((vector_size(64)));
+#define XS_STRIP 8
+/* Prefetch distance: the same line of the next chunk of columns. */
+#define XS_PREFETCH_BYTES (XS_COLUMN_CHUNK * (ptrdiff_t)sizeof(double))
+
+/* Lane-wise m ? a : b, for masks of all ones or all zeros per lane.  (A
+ * macro: a function returning a 64-byte vector would need AVX-512's ABI.) */
+#define XS_SELECT8(m, a, b) ((xs_v8d)(((xs_v8i)(a) & (m)) | ((xs_v8i)(b) & ~(m))))
+
+/* Block sums and ranges of `cols` columns over `rows` rows.  Strips of eight
+ * columns are summed down the rows with their sums and ranges in registers
+ * (each row's strip is one cache line); leftover columns one by one.  A NaN
+ * makes hi or lo NaN (a NaN's hi part is NaN or Inf), so it needs no flag of
+ * its own.  Built for the baseline and, where the platform allows, AVX2 and
+ * AVX-512 too. */
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 static void sum_block(const char *p, ptrdiff_t rows, int cols, ptrdiff_t row_stride,
                       xs_column_block *b)
 {
-    /* Separate restrict pointers: the compiler may then vectorise over j. */
-    double *restrict hi = b->hi, *restrict lo = b->lo;
-    double *restrict max_abs = b->max_abs, *restrict min_abs = b->min_abs;
-    double *restrict nan_seen = b->nan_seen;
-    for (int j = 0; j < cols; j++) {
-        hi[j] = lo[j] = max_abs[j] = nan_seen[j] = 0.0;
-        min_abs[j] = INFINITY;
-    }
-    for (ptrdiff_t r = 0; r < rows; r++, p += row_stride) {
-        const double *restrict x = (const double *)(const void *)p;
-        for (int j = 0; j < cols; j++) {
-            double v = x[j], a = fabs(v), h = hi_part(v);
-            hi[j] += h;
-            lo[j] += v - h;
-            max_abs[j] = a > max_abs[j] ? a : max_abs[j];
-            min_abs[j] = (a != 0.0 && a < min_abs[j]) ? a : min_abs[j];
-            nan_seen[j] += v != v ? 1.0 : 0.0;
+    const xs_v8i hi_mask = (xs_v8i){0} + (int64_t)XS_HI_MASK;
+    const xs_v8i abs_mask = (xs_v8i){0} + INT64_MAX;
+    const xs_v8d zero = {0}, inf = zero + INFINITY;
+    int c = 0;
+    for (; c + XS_STRIP <= cols; c += XS_STRIP) {
+        xs_v8d hi = zero, lo = zero, max_abs = zero, min_abs = inf;
+        const char *q = p + c * (ptrdiff_t)sizeof(double);
+        for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
+            xs_v8d v;
+            memcpy(&v, q, sizeof v);
+            /* The next chunk of columns is read next: bring its line of
+             * this row in now (the rows are too far apart for the hardware
+             * prefetcher).  Integer arithmetic: the address may lie past
+             * the array, which a prefetch may touch but C may not form. */
+            __builtin_prefetch((const void *)((uintptr_t)q + XS_PREFETCH_BYTES));
+            xs_v8d h = (xs_v8d)((xs_v8i)v & hi_mask);
+            hi += h;
+            lo += v - h;
+            xs_v8d a = (xs_v8d)((xs_v8i)v & abs_mask);
+            max_abs = XS_SELECT8(a > max_abs, a, max_abs);
+            xs_v8d a_nonzero = XS_SELECT8(a == zero, inf, a);
+            min_abs = XS_SELECT8(a_nonzero < min_abs, a_nonzero, min_abs);
         }
+        memcpy(b->hi + c, &hi, sizeof hi);
+        memcpy(b->lo + c, &lo, sizeof lo);
+        memcpy(b->max_abs + c, &max_abs, sizeof max_abs);
+        memcpy(b->min_abs + c, &min_abs, sizeof min_abs);
+    }
+    for (; c < cols; c++) {
+        double hi = 0.0, lo = 0.0, max_abs = 0.0, min_abs = INFINITY;
+        const char *q = p + c * (ptrdiff_t)sizeof(double);
+        for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
+            double v;
+            memcpy(&v, q, sizeof v);
+            double h = hi_part(v), a = fabs(v);
+            hi += h;
+            lo += v - h;
+            max_abs = a > max_abs ? a : max_abs;
+            min_abs = (a != 0.0 && a < min_abs) ? a : min_abs;
+        }
+        b->hi[c] = hi;
+        b->lo[c] = lo;
+        b->max_abs[c] = max_abs;
+        b->min_abs[c] = min_abs;
     }
 }
 
@@ -103,6 +142,30 @@ static void add_column_slowly(xs_small *acc, const char *p, ptrdiff_t rows,
     }
 }
 
+/* Column j of this block when its largest value fits the window but some
+ * smaller ones lie below it: those go to the small accumulator one by one,
+ * the others into the lanes (exact: they are inside the window). */
+static void add_column_split(xs_small *acc, xs_column_lanes *l, int j, const char *p,
+                             ptrdiff_t rows, ptrdiff_t row_stride)
+{
+    double hi = 0.0, lo = 0.0;
+    for (ptrdiff_t r = 0; r < rows; r++, p += row_stride) {
+        double v;
+        memcpy(&v, p, sizeof v);
+        if (fabs(v) >= l->bottom[j]) {
+            double h = hi_part(v);
+            hi += h;
+            lo += v - h;
+        } else if (v != 0.0) {
+            uint64_t bits;
+            memcpy(&bits, &v, sizeof bits);
+            xs_small_add_bits(acc, bits);
+        }
+    }
+    l->hi[j] += hi;
+    l->lo[j] += lo;
+}
+
 /* One block of rows for columns [c0, c0 + chunk) of the group. */
 static void add_block(xs_small *accs, xs_column_lanes *lanes, xs_column_block *block,
                       const char *block_start, ptrdiff_t nrows, int c0, int chunk,
@@ -111,10 +174,17 @@ static void add_block(xs_small *accs, xs_column_lanes *lanes, xs_column_block *b
     sum_block(block_start, nrows, chunk, row_stride, block);
     for (int jj = 0; jj < chunk; jj++) {
         int j = c0 + jj;
+        const char *column = block_start + jj * (ptrdiff_t)sizeof(double);
         double mx = block->max_abs[jj], mn = block->min_abs[jj];
-        int usable = block->nan_seen[jj] == 0.0 && mx > 0.0 && mx < INFINITY;
+        /* Inf/NaN, all zeros (their zero sign needs the exact path) and
+         * huge values go value by value. */
+        int usable = isfinite(block->hi[jj]) && isfinite(block->lo[jj]) &&
+                     mx > 0.0 && mx < INFINITY;
+        /* The window stays while the block's largest value is in its top
+         * three binades; otherwise a new one, one binade above that value
+         * (a window far above the values would send them all one by one). */
         if (usable && !(lanes->in_lanes[j] > 0 && mx < lanes->top[j] &&
-                        mn >= lanes->bottom[j] &&
+                        mx >= lanes->top[j] * 0.125 &&
                         lanes->in_lanes[j] + nrows <= XS_COLUMN_FLUSH_TERMS)) {
             flush_column(&accs[j], lanes, j);
             int e;
@@ -123,15 +193,18 @@ static void add_block(xs_small *accs, xs_column_lanes *lanes, xs_column_block *b
             int bottom_exp = top_exp - XS_COLUMN_BINADES;
             lanes->top[j] = ldexp(1.0, top_exp < 1023 ? top_exp : 1023);
             lanes->bottom[j] = bottom_exp < -1074 ? 0.0 : ldexp(1.0, bottom_exp);
-            usable = top_exp <= XS_COLUMN_MAX_TOP_EXP && mn >= lanes->bottom[j];
+            usable = top_exp <= XS_COLUMN_MAX_TOP_EXP;
         }
         if (!usable) {
-            add_column_slowly(&accs[j], block_start + jj * (ptrdiff_t)sizeof(double),
-                              nrows, row_stride);
+            add_column_slowly(&accs[j], column, nrows, row_stride);
             continue;
         }
-        lanes->hi[j] += block->hi[jj];          /* exact: inside the window */
-        lanes->lo[j] += block->lo[jj];
+        if (mn >= lanes->bottom[j]) {
+            lanes->hi[j] += block->hi[jj];      /* exact: inside the window */
+            lanes->lo[j] += block->lo[jj];
+        } else {
+            add_column_split(&accs[j], lanes, j, column, nrows, row_stride);
+        }
         lanes->in_lanes[j] += nrows;
         accs[j].flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;
     }

@@ -5,6 +5,7 @@
 
 #include <fenv.h>
 #include <stdlib.h>
+#include <stdint.h>
 
 #include "xs_dot.h"
 #include "xs_large.h"
@@ -94,6 +95,23 @@ const xs_target xs_target_float64 = {&xs_format_float64, store_float64};
 const xs_target xs_target_float32 = {&xs_format_float32, store_float32};
 const xs_target xs_target_float16 = {&xs_format_float16, store_float16};
 const xs_target xs_target_bfloat16 = {&xs_format_bfloat16, store_bfloat16};
+
+/* A reduce_rows_ call: `outer` rows of n elements, row i read from
+ * in + i * in_step (elements row_stride apart), its result stored at
+ * out + i * out_step. */
+typedef struct {
+    const char *in;
+    char *out;
+    npy_intp in_step, out_step, row_stride, n;
+    const xs_target *target;
+    int divide;               /* 1: means (divide by n), 0: sums */
+} xs_rows_job;
+
+/* outer * n, saturated (zero strides allow any sizes). */
+static ptrdiff_t xs_terms(npy_intp outer, npy_intp n)
+{
+    return n != 0 && outer > PTRDIFF_MAX / n ? PTRDIFF_MAX : outer * n;
+}
 
 /* ---- the template, once per input dtype --------------------------------- */
 

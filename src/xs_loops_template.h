@@ -89,66 +89,90 @@ static int XS_FN(short_row_)(const char *p, npy_intp n, npy_intp stride,
 }
 #endif
 
-/* Sums (divide = 0) or means (divide = 1) of rows, rounded once. */
-static void XS_FN(reduce_rows_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
-                                const xs_target *target, int divide)
+/* Rows [begin, end) of a reduce_rows_ job, one after the other. */
+static void XS_FN(reduce_row_range_)(void *job_ptr, ptrdiff_t begin, ptrdiff_t end)
 {
-    npy_intp outer = dimensions[0], n = dimensions[1];
-    PyThreadState *gil = xs_release_gil_for(outer, n);
-#ifdef XS_COLUMNS_ADD
-    char *rest[2];
-    /* A slow axis: the rows are strided and the outer loop (columns) is
-     * contiguous, so read row by row, many columns at once. */
-    if (steps[0] == (npy_intp)sizeof(XS_WINDOW_CTYPE) && steps[2] != 0 &&
-            steps[2] % (npy_intp)sizeof(XS_WINDOW_CTYPE) == 0 &&
-            outer >= XS_COLUMNS_MIN_COLS && n >= XS_COLUMNS_MIN_ROWS &&
-            (uintptr_t)args[0] % _Alignof(XS_WINDOW_CTYPE) == 0) {
-        xs_small *accs = malloc(XS_COLUMN_GROUP * sizeof *accs);
-        npy_intp c0 = 0;
-        for (; accs != NULL && c0 < outer; c0 += XS_COLUMN_GROUP) {
-            npy_intp cols = outer - c0 < XS_COLUMN_GROUP ? outer - c0 : XS_COLUMN_GROUP;
-            for (npy_intp j = 0; j < cols; j++) {
-                xs_small_init(&accs[j]);
-            }
-            if (XS_COLUMNS_ADD(accs, args[0] + c0 * steps[0], n, cols, steps[2]) != 0) {
-                break;                  /* out of memory: the row loop below does the rest */
-            }
-            for (npy_intp j = 0; j < cols; j++) {
-                uint64_t divisor = divide ? (uint64_t)n : 1u;
-                target->store(args[1] + (c0 + j) * steps[1],
-                              xs_small_round_divided(&accs[j], divisor, target->format));
-            }
-        }
-        free(accs);
-        if (c0 >= outer) {
-            xs_restore_gil(gil);
-            return;
-        }
-        /* Columns from c0 on are left to the general loop. */
-        rest[0] = args[0] + c0 * steps[0];
-        rest[1] = args[1] + c0 * steps[1];
-        args = rest;
-        outer -= c0;
-    }
-#endif
+    const xs_rows_job *job = job_ptr;
+    npy_intp n = job->n;
     xs_large *large = NULL;
-    for (npy_intp i = 0; i < outer; i++) {
+    for (npy_intp i = begin; i < end; i++) {
+        const char *row = job->in + i * job->in_step;
+        char *result = job->out + i * job->out_step;
 #if XS_IN_IS_FLOAT
         double quick;
-        if (!divide && n > 0 && n <= XS_SHORT_ROW_MAX &&
-                XS_FN(short_row_)(args[0] + i * steps[0], n, steps[2], target, &quick)) {
-            target->store(args[1] + i * steps[1], quick);
+        if (!job->divide && n > 0 && n <= XS_SHORT_ROW_MAX &&
+                XS_FN(short_row_)(row, n, job->row_stride, job->target, &quick)) {
+            job->target->store(result, quick);
             continue;
         }
 #endif
         xs_small acc;
         xs_small_init(&acc);
-        XS_FN(accumulate_)(&acc, &large, args[0] + i * steps[0], n, steps[2]);
-        uint64_t divisor = divide ? (uint64_t)n : 1u;      /* n = 0: NaN */
-        target->store(args[1] + i * steps[1],
-                      xs_small_round_divided(&acc, divisor, target->format));
+        XS_FN(accumulate_)(&acc, &large, row, n, job->row_stride);
+        uint64_t divisor = job->divide ? (uint64_t)n : 1u;      /* n = 0: NaN */
+        job->target->store(result, xs_small_round_divided(&acc, divisor, job->target->format));
     }
     xs_large_free(large);
+}
+
+#ifdef XS_COLUMNS_ADD
+/* Rows [begin, end) of a job whose rows are columns of contiguous memory (a
+ * slow axis): read row by row, many columns at once; the general loop if
+ * out of memory. */
+static void XS_FN(reduce_column_range_)(void *job_ptr, ptrdiff_t begin, ptrdiff_t end)
+{
+    const xs_rows_job *job = job_ptr;
+    xs_small *accs = malloc(XS_COLUMN_GROUP * sizeof *accs);
+    npy_intp c0 = begin;
+    for (; accs != NULL && c0 < end; c0 += XS_COLUMN_GROUP) {
+        npy_intp cols = end - c0 < XS_COLUMN_GROUP ? end - c0 : XS_COLUMN_GROUP;
+        for (npy_intp j = 0; j < cols; j++) {
+            xs_small_init(&accs[j]);
+        }
+        if (XS_COLUMNS_ADD(accs, job->in + c0 * job->in_step, job->n, cols,
+                           job->row_stride) != 0) {
+            break;
+        }
+        uint64_t divisor = job->divide ? (uint64_t)job->n : 1u;
+        for (npy_intp j = 0; j < cols; j++) {
+            job->target->store(job->out + (c0 + j) * job->out_step,
+                               xs_small_round_divided(&accs[j], divisor, job->target->format));
+        }
+    }
+    free(accs);
+    if (c0 < end) {
+        XS_FN(reduce_row_range_)(job_ptr, c0, end);
+    }
+}
+#endif
+
+/* Sums (divide = 0) or means (divide = 1) of rows, rounded once.  Rows are
+ * independent, so large jobs are split over threads by rows (the same
+ * results: every row is computed the same way by whichever thread). */
+static void XS_FN(reduce_rows_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                                const xs_target *target, int divide)
+{
+    npy_intp outer = dimensions[0], n = dimensions[1];
+    PyThreadState *gil = xs_release_gil_for(outer, n);
+    xs_rows_job job = {args[0], args[1], steps[0], steps[1], steps[2], n, target, divide};
+    xs_range_task task = XS_FN(reduce_row_range_);
+    ptrdiff_t align = 1;
+#ifdef XS_COLUMNS_ADD
+    if (steps[0] == (npy_intp)sizeof(XS_WINDOW_CTYPE) && steps[2] != 0 &&
+            steps[2] % (npy_intp)sizeof(XS_WINDOW_CTYPE) == 0 &&
+            outer >= XS_COLUMNS_MIN_COLS && n >= XS_COLUMNS_MIN_ROWS &&
+            (uintptr_t)args[0] % _Alignof(XS_WINDOW_CTYPE) == 0) {
+        task = XS_FN(reduce_column_range_);
+        align = XS_COLUMN_CHUNK;          /* whole chunks of columns per thread */
+    }
+#endif
+    /* Rows long enough to be split themselves are not split between threads;
+     * nor are rows writing to one shared output element (stride 0). */
+    int done = steps[1] != 0 && n < XS_PARALLEL_MIN_TERMS &&
+               xs_parallel_ranges(task, &job, outer, align, xs_terms(outer, n));
+    if (!done) {
+        task(&job, 0, outer);
+    }
     xs_restore_gil(gil);
 }
 

@@ -1,6 +1,7 @@
 /* Splitting long rows over POSIX threads (see xs_threads.h). */
 #include "xs_threads.h"
 
+#include <fenv.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -104,6 +105,88 @@ int xs_parallel_sum(xs_serial_sum serial, xs_small *acc, const char *p, ptrdiff_
     return 1;
 #else
     (void)serial; (void)acc; (void)p; (void)n; (void)stride;
+    return 0;
+#endif
+}
+
+#ifdef XS_HAVE_PTHREADS
+typedef struct {
+    xs_range_task task;
+    void *ctx;
+    ptrdiff_t begin, end;
+    int raised;               /* floating-point exceptions the part raised */
+} xs_range_part;
+
+static void run_range(xs_range_part *part)
+{
+    fexcept_t before;
+    fegetexceptflag(&before, FE_ALL_EXCEPT);
+    feclearexcept(FE_ALL_EXCEPT);
+    part->task(part->ctx, part->begin, part->end);
+    part->raised = fetestexcept(FE_ALL_EXCEPT);
+    fesetexceptflag(&before, FE_ALL_EXCEPT);
+}
+
+/* First of `units` items in part t of `parts` near-equal parts (no overflow). */
+static ptrdiff_t part_start(ptrdiff_t units, ptrdiff_t parts, ptrdiff_t t)
+{
+    ptrdiff_t extra = units % parts;
+    return units / parts * t + (t < extra ? t : extra);
+}
+
+static void *run_range_thread(void *arg)
+{
+    run_range(arg);
+    return NULL;
+}
+#endif
+
+int xs_parallel_ranges(xs_range_task task, void *ctx, ptrdiff_t n, ptrdiff_t align,
+                       ptrdiff_t terms)
+{
+#ifdef XS_HAVE_PTHREADS
+    if (terms < XS_PARALLEL_MIN_TERMS || align < 1) {
+        return 0;
+    }
+    ptrdiff_t threads = xs_get_num_threads();
+    if (threads > terms / XS_PARALLEL_MIN_PART) {
+        threads = terms / XS_PARALLEL_MIN_PART;
+    }
+    ptrdiff_t units = (n + align - 1) / align;          /* aligned pieces to share */
+    if (threads > units) {
+        threads = units;
+    }
+    if (threads < 2) {
+        return 0;
+    }
+    xs_range_part parts[XS_MAX_THREADS];
+    pthread_t ids[XS_MAX_THREADS];
+    int started[XS_MAX_THREADS] = {0};
+    for (ptrdiff_t t = 0; t < threads; t++) {
+        ptrdiff_t begin = part_start(units, threads, t) * align;
+        ptrdiff_t end = t + 1 == threads ? n : part_start(units, threads, t + 1) * align;
+        parts[t] = (xs_range_part){task, ctx, begin, end, 0};
+    }
+    for (ptrdiff_t t = 1; t < threads; t++) {
+        started[t] = pthread_create(&ids[t], NULL, run_range_thread, &parts[t]) == 0;
+    }
+    run_range(&parts[0]);
+    for (ptrdiff_t t = 1; t < threads; t++) {
+        if (started[t]) {
+            pthread_join(ids[t], NULL);
+        }
+        else {
+            run_range(&parts[t]);
+        }
+    }
+    for (ptrdiff_t t = 0; t < threads; t++) {
+        if (parts[t].raised) {
+            feraiseexcept(parts[t].raised);
+        }
+    }
+    return 1;
+#else
+    (void)task; (void)ctx; (void)n; (void)align; (void)terms;
     return 0;
 #endif
 }

@@ -170,6 +170,22 @@ def test_random_block_structures_narrow(seed, n, spread, center, dtype):
 
 # ---- reductions over a slow axis (src/xs_columns.c) ------------------------
 
+def test_columns_with_values_below_their_window():
+    # Blocks whose largest value fits the column's window while a few values
+    # lie below it: those few go one by one, the rest through the lanes.
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((1000, 64))
+    tiny = rng.random((1000, 64)) < 0.01
+    x[tiny] *= np.ldexp(1.0, rng.integers(-1074, -20, tiny.sum()))
+    x[::97, 5] = 5e-324                              # subnormals
+    x[:200, 9] *= 2.0**40                            # window far above the rest:
+    x[200:, 9] *= 2.0**-40                           # must move down, still exact
+    x[500, 10] = -x[:500, 10].sum()                  # rounding-sensitive sums
+    sums = xs.exact_sum(x, axis=0)
+    for j in range(x.shape[1]):
+        assert_same(sums[j], exact_sum_oracle(x[:, j], FLOAT64), f"column {j}")
+
+
 @pytest.mark.parametrize("shape", [(16, 8), (300, 70), (129, 1030), (1000, 9)])
 def test_columns_of_a_c_ordered_array(shape):
     # axis=0 of a C-ordered array: rows strided, columns contiguous, so the
