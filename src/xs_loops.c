@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "xs_dot.h"
+#include "xs_dot_window.h"
 #include "xs_large.h"
 #include "xs_columns.h"
 #include "xs_loops.h"
@@ -325,7 +326,14 @@ static inline void xs_dot_add_narrow(xs_dot *acc, xs_large *large, double a, dou
 #define XS_FMA_CLONES
 #endif
 
-#define XS_DOT_LOOP(IN, ADD_PRODUCT, ATTRIBUTES) \
+/* The windowed front end, for contiguous float64 rows long enough (returns
+ * how many products it added); none for the narrow types. */
+#define XS_DOT_WINDOW_FLOAT64(acc, large, a, b, n, step_a, step_b) \
+    ((large) != NULL && (step_a) == 8 && (step_b) == 8 && (n) >= XS_DOT_WINDOW_MIN_TERMS \
+     ? xs_dot_window_add((acc), (large), (a), (b), (n)) : 0)
+#define XS_DOT_NO_WINDOW(acc, large, a, b, n, step_a, step_b) 0
+
+#define XS_DOT_LOOP(IN, ADD_PRODUCT, WINDOW, ATTRIBUTES) \
 ATTRIBUTES void xs_dot_##IN(char **args, const npy_intp *dimensions, const npy_intp *steps, void *data) \
 { \
     const xs_target *target = data; \
@@ -341,7 +349,10 @@ ATTRIBUTES void xs_dot_##IN(char **args, const npy_intp *dimensions, const npy_i
          * kept all the same): such flags are not the result's, drop them. */ \
         fexcept_t flags_before; \
         fegetexceptflag(&flags_before, FE_ALL_EXCEPT); \
-        for (npy_intp k = 0; k < n; k++, a += steps[3], b += steps[4]) { \
+        npy_intp k = WINDOW(&acc, rows_large, a, b, n, steps[3], steps[4]); \
+        a += k * steps[3]; \
+        b += k * steps[4]; \
+        for (; k < n; k++, a += steps[3], b += steps[4]) { \
             ADD_PRODUCT(&acc, rows_large, xs_bits_to_double(xs_load_##IN(a)), \
                         xs_bits_to_double(xs_load_##IN(b))); \
         } \
@@ -356,10 +367,10 @@ ATTRIBUTES void xs_dot_##IN(char **args, const npy_intp *dimensions, const npy_i
     xs_restore_gil(gil); \
 }
 
-XS_DOT_LOOP(float64, xs_dot_add_float64, XS_FMA_CLONES)
-XS_DOT_LOOP(float32, xs_dot_add_narrow, )
-XS_DOT_LOOP(float16, xs_dot_add_narrow, )
-XS_DOT_LOOP(bfloat16, xs_dot_add_narrow, )
+XS_DOT_LOOP(float64, xs_dot_add_float64, XS_DOT_WINDOW_FLOAT64, XS_FMA_CLONES)
+XS_DOT_LOOP(float32, xs_dot_add_narrow, XS_DOT_NO_WINDOW, )
+XS_DOT_LOOP(float16, xs_dot_add_narrow, XS_DOT_NO_WINDOW, )
+XS_DOT_LOOP(bfloat16, xs_dot_add_narrow, XS_DOT_NO_WINDOW, )
 
 /* ---- tables read by the Cython module that registers the loops ---------- */
 

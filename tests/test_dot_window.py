@@ -1,0 +1,167 @@
+"""The windowed front end of float64 dot products (src/xs_dot_window.c)
+against the oracle.
+
+Contiguous float64 vectors of XS_DOT_WINDOW_MIN_TERMS (1024) products or
+more are summed block by block (256 products) in double lanes when a block's
+exponent sums fit a window, and product by product otherwise.  These inputs
+reach every branch: windows that move, blocks too wide for a window, Inf/NaN,
+zeros and all-zero blocks, subnormal operands, products near overflow and
+underflow, exact cancellation, lane flushes (more than 2^14 products per
+window).  Every kernel (none, AVX2+FMA, AVX-512) runs in a child process that
+forces it through XSUMUFUNC_KERNEL.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import xsumufunc as xs
+from helpers import assert_same
+from oracle_products import exact_dot_oracle
+
+FLOAT64 = np.dtype(np.float64)
+N = 5000
+
+
+def _cases():
+    """name -> (a, b) float64 arrays, deterministic."""
+    rng = np.random.default_rng(77)
+
+    def normal(n=N):
+        return rng.standard_normal(n)
+
+    a, b = normal(), normal()
+    cases = {"normal": (a, b), "squares": (a, a.copy())}
+    wide = normal() * np.ldexp(1.0, rng.integers(-25, 25, N))
+    cases["wide_squares"] = (wide, wide.copy())               # some blocks too wide
+    shift = np.ldexp(1.0, np.repeat(rng.integers(-200, 200, N // 256 + 1), 256)[:N])
+    cases["moving"] = (normal() * shift, normal())
+    cases["opposite_scales"] = (normal() * 2.0**500, normal() * 2.0**-500)
+    with_inf = normal()
+    with_inf[1000] = np.inf
+    cases["inf"] = (with_inf, normal())
+    with_nan = normal()
+    with_nan[3000] = np.nan
+    cases["nan"] = (normal(), with_nan)
+    inf_times_zero = normal()
+    inf_times_zero[10] = np.inf
+    zero_b = normal()
+    zero_b[10] = 0.0
+    cases["inf_times_zero"] = (inf_times_zero, zero_b)
+    sparse = normal()
+    sparse[rng.random(N) < 0.5] = 0.0
+    sparse[:512] = 0.0                                          # all-zero blocks
+    cases["sparse"] = (sparse, normal())
+    neg_zero = np.full(N, -0.0)
+    cases["neg_zero_products"] = (neg_zero, np.ones(N))
+    subnormal = normal()
+    subnormal[::300] = 5e-324 * rng.integers(1, 1000, len(subnormal[::300]))
+    cases["subnormal_operands"] = (subnormal, normal())
+    cases["near_underflow"] = (normal() * 2.0**-520, normal() * 2.0**-540)
+    cases["below_underflow"] = (normal() * 2.0**-540, normal() * 2.0**-540)
+    cases["near_overflow"] = (normal() * 2.0**500, normal() * 2.0**480)
+    cases["overflowing_products"] = (normal() * 2.0**520, normal() * 2.0**505)
+    c = normal()
+    d = normal()
+    cases["cancel"] = (np.concatenate([c[:N // 2], -c[:N // 2]]),
+                       np.concatenate([d[:N // 2], d[:N // 2]]))
+    cancel_plus = cases["cancel"][0].copy()
+    cancel_plus[7] += 2.0**-70
+    cases["cancel_plus_tiny"] = (cancel_plus, cases["cancel"][1])
+    # Large products that cancel exactly between the halves, and small ones
+    # (2^-60 .. 2^-90 of them) in the same blocks that do not: the result is
+    # made of the small ones alone, so one added outside its window shows.
+    # (Blocks with both are too wide for any window: the first blocks of
+    # each half have no small products, so that a window is open before.)
+    half = N // 2
+    big_a, big_b = normal(half), normal(half)
+    ca, cb = np.concatenate([big_a, -big_a]), np.concatenate([big_b, big_b])
+    pick = 1024 + np.flatnonzero(rng.random(half - 1024) < 0.05)   # after a window is set
+    for where in (pick, pick + half):
+        ca[where] = np.ldexp(normal(len(pick)), -rng.integers(60, 90, len(pick)))
+    cases["cancel_with_small_products"] = (ca, cb)
+    long_n = 40_000                                             # lane flushes
+    cases["long"] = (rng.standard_normal(long_n), rng.standard_normal(long_n))
+    return cases
+
+
+CASES = _cases()
+
+
+def _expected(a, b):
+    return exact_dot_oracle(a, b, FLOAT64)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_default_kernel(name):
+    a, b = CASES[name]
+    with np.errstate(all="ignore"):
+        for length in (1024, 1300, len(a)):
+            assert_same(xs.exact_dot(a[:length], b[:length]),
+                        _expected(a[:length], b[:length]), f"{name}[:{length}]")
+
+
+def test_strided_and_unaligned_rows_are_exact_too():
+    a, b = CASES["moving"]
+    buf = np.zeros(8 * len(a) + 1, np.uint8)
+    unaligned = np.ndarray(len(a), np.float64, buf, offset=1)
+    unaligned[:] = a
+    assert_same(xs.exact_dot(unaligned, b), _expected(a, b))
+    assert_same(xs.exact_dot(a[::2], b[::2]), _expected(a[::2], b[::2]))
+
+
+# "avx2"/"avx512" fall back to what the CPU has; "generic" has no dot kernel.
+@pytest.mark.parametrize("kernel", ["generic", "avx2", "avx512"])
+def test_every_kernel_in_a_child_process(kernel, tmp_path):
+    data = tmp_path / "cases.npz"
+    np.savez(data, **{f"{name}_{k}": x for name, pair in CASES.items()
+                      for k, x in zip("ab", pair)})
+    code = textwrap.dedent(f"""
+        import numpy as np, xsumufunc as xs
+        cases = np.load({str(data)!r})
+        with np.errstate(all="ignore"):
+            for name in {sorted(CASES)!r}:
+                a, b = cases[name + "_a"], cases[name + "_b"]
+                print(name, float(xs.exact_dot(a, b)).hex(),
+                      float(xs.exact_dot(a[:1300], b[:1300])).hex())
+    """)
+    env = dict(os.environ, XSUMUFUNC_KERNEL=kernel)
+    proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.split("\n")
+    for line, name in zip(lines, sorted(CASES)):
+        a, b = CASES[name]
+        expected = [float(_expected(a, b)).hex(), float(_expected(a[:1300], b[:1300])).hex()]
+        assert line.split() == [name] + expected, kernel
+
+
+@settings(max_examples=25)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1024, 3000),
+    spread=st.integers(0, 45),
+    center=st.integers(-1074, 1000),
+    block_shift=st.integers(0, 30),
+)
+def test_random_block_structures(seed, n, spread, center, block_shift):
+    # Operands over `spread` binades around 2^(center/2) each, shifted per
+    # block of 256, and some exact negatives of earlier products.
+    rng = np.random.default_rng(seed)
+    half = center // 2
+    shifts = np.repeat(rng.integers(0, block_shift + 1, n // 256 + 1), 256)[:n]
+    exps_a = np.clip(half + rng.integers(0, spread + 1, n) + shifts, -1074, 1023)
+    exps_b = np.clip(center - half + rng.integers(0, spread + 1, n), -1074, 1023)
+    a = rng.choice([-1.0, 1.0], n) * (1 + rng.random(n)) * np.ldexp(1.0, exps_a - 1)
+    b = (1 + rng.random(n)) * np.ldexp(1.0, exps_b - 1)
+    k = rng.integers(0, n // 2)
+    a[n - k:] = -a[:k]
+    b[n - k:] = b[:k]
+    with np.errstate(all="ignore"):
+        assert_same(xs.exact_dot(a, b), _expected(a, b))
