@@ -8,6 +8,13 @@ void xs_dot_init(xs_dot *acc)
     xs_small_init(&acc->huge);
 }
 
+void xs_dot_merge(xs_dot *acc, xs_dot *part)
+{
+    xs_small_merge(&acc->main, &part->main);
+    xs_small_merge(&acc->fine, &part->fine);
+    xs_small_merge(&acc->huge, &part->huge);
+}
+
 void xs_dot_add_extreme(xs_dot *acc, uint64_t a_bits, uint64_t b_bits)
 {
     const uint64_t fraction_mask = ((uint64_t)1 << 52) - 1;

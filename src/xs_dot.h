@@ -33,6 +33,8 @@ typedef struct {
 } xs_dot;
 
 void xs_dot_init(xs_dot *acc);
+/* acc += part, exactly. */
+void xs_dot_merge(xs_dot *acc, xs_dot *part);
 /* The exact product of two finite, non-zero doubles that the p + e split
  * cannot represent. */
 void xs_dot_add_extreme(xs_dot *acc, uint64_t a_bits, uint64_t b_bits);

@@ -333,36 +333,75 @@ static inline void xs_dot_add_narrow(xs_dot *acc, xs_large *large, double a, dou
      ? xs_dot_window_add((acc), (large), (a), (b), (n)) : 0)
 #define XS_DOT_NO_WINDOW(acc, large, a, b, n, step_a, step_b) 0
 
+/* A row of products split between threads: each part sums its products
+ * into its own exact accumulators, merged afterwards (the same result). */
+typedef struct {
+    const char *a, *b;
+    npy_intp step_a, step_b;
+    xs_dot parts[XS_MAX_THREADS];
+} xs_dot_job;
+
 #define XS_DOT_LOOP(IN, ADD_PRODUCT, WINDOW, ATTRIBUTES) \
-ATTRIBUTES void xs_dot_##IN(char **args, const npy_intp *dimensions, const npy_intp *steps, void *data) \
+/* Adds the n products of one row exactly into acc (a large accumulator for \
+ * long rows is made on first use and kept in *large). */ \
+ATTRIBUTES static void xs_dot_row_##IN(xs_dot *acc, xs_large **large, const char *a, \
+                                       const char *b, npy_intp n, npy_intp step_a, \
+                                       npy_intp step_b) \
+{ \
+    xs_large *row_large = n >= XS_LARGE_MIN_TERMS ? xs_large_for_row(large) : NULL; \
+    /* a*b may overflow or underflow on the way (the exact product is \
+     * kept all the same): such flags are not the result's, drop them. */ \
+    fexcept_t flags_before; \
+    fegetexceptflag(&flags_before, FE_ALL_EXCEPT); \
+    npy_intp k = WINDOW(acc, row_large, a, b, n, step_a, step_b); \
+    a += k * step_a; \
+    b += k * step_b; \
+    for (; k < n; k++, a += step_a, b += step_b) { \
+        ADD_PRODUCT(acc, row_large, xs_bits_to_double(xs_load_##IN(a)), \
+                    xs_bits_to_double(xs_load_##IN(b))); \
+    } \
+    fesetexceptflag(&flags_before, FE_ALL_EXCEPT); \
+    if (row_large) { \
+        xs_large_flush(row_large); \
+        xs_small_merge(&acc->main, &row_large->small); \
+    } \
+} \
+\
+static void xs_dot_part_##IN(void *job_ptr, int part, ptrdiff_t begin, ptrdiff_t end) \
+{ \
+    xs_dot_job *job = job_ptr; \
+    xs_large *large = NULL; \
+    xs_dot_init(&job->parts[part]); \
+    xs_dot_row_##IN(&job->parts[part], &large, job->a + begin * job->step_a, \
+                    job->b + begin * job->step_b, end - begin, job->step_a, job->step_b); \
+    xs_large_free(large); \
+} \
+\
+void xs_dot_##IN(char **args, const npy_intp *dimensions, const npy_intp *steps, void *data) \
 { \
     const xs_target *target = data; \
     npy_intp outer = dimensions[0], n = dimensions[1]; \
     PyThreadState *gil = xs_release_gil_for(outer, n); \
     xs_large *large = NULL; \
+    xs_dot_job *job = n >= XS_PARALLEL_MIN_TERMS ? malloc(sizeof *job) : NULL; \
     for (npy_intp i = 0; i < outer; i++) { \
         const char *a = args[0] + i * steps[0], *b = args[1] + i * steps[1]; \
         xs_dot acc; \
         xs_dot_init(&acc); \
-        xs_large *rows_large = n >= XS_LARGE_MIN_TERMS ? xs_large_for_row(&large) : NULL; \
-        /* a*b may overflow or underflow on the way (the exact product is \
-         * kept all the same): such flags are not the result's, drop them. */ \
-        fexcept_t flags_before; \
-        fegetexceptflag(&flags_before, FE_ALL_EXCEPT); \
-        npy_intp k = WINDOW(&acc, rows_large, a, b, n, steps[3], steps[4]); \
-        a += k * steps[3]; \
-        b += k * steps[4]; \
-        for (; k < n; k++, a += steps[3], b += steps[4]) { \
-            ADD_PRODUCT(&acc, rows_large, xs_bits_to_double(xs_load_##IN(a)), \
-                        xs_bits_to_double(xs_load_##IN(b))); \
+        int parts = 0; \
+        if (job != NULL) { \
+            *job = (xs_dot_job){.a = a, .b = b, .step_a = steps[3], .step_b = steps[4]}; \
+            parts = xs_parallel_ranges(xs_dot_part_##IN, job, n, XS_DOT_WINDOW_BLOCK, n); \
         } \
-        fesetexceptflag(&flags_before, FE_ALL_EXCEPT); \
-        if (rows_large) { \
-            xs_large_flush(rows_large); \
-            xs_small_merge(&acc.main, &rows_large->small); \
+        for (int t = 0; t < parts; t++) { \
+            xs_dot_merge(&acc, &job->parts[t]); \
+        } \
+        if (parts == 0) { \
+            xs_dot_row_##IN(&acc, &large, a, b, n, steps[3], steps[4]); \
         } \
         target->store(args[2] + i * steps[2], xs_dot_round(&acc, target->format)); \
     } \
+    free(job); \
     xs_large_free(large); \
     xs_restore_gil(gil); \
 }

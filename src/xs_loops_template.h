@@ -90,8 +90,9 @@ static int XS_FN(short_row_)(const char *p, npy_intp n, npy_intp stride,
 #endif
 
 /* Rows [begin, end) of a reduce_rows_ job, one after the other. */
-static void XS_FN(reduce_row_range_)(void *job_ptr, ptrdiff_t begin, ptrdiff_t end)
+static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, ptrdiff_t end)
 {
+    (void)part;
     const xs_rows_job *job = job_ptr;
     npy_intp n = job->n;
     xs_large *large = NULL;
@@ -119,7 +120,8 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, ptrdiff_t begin, ptrdiff_t e
 /* Rows [begin, end) of a job whose rows are columns of contiguous memory (a
  * slow axis): read row by row, many columns at once; the general loop if
  * out of memory. */
-static void XS_FN(reduce_column_range_)(void *job_ptr, ptrdiff_t begin, ptrdiff_t end)
+static void XS_FN(reduce_column_range_)(void *job_ptr, int part, ptrdiff_t begin,
+                                        ptrdiff_t end)
 {
     const xs_rows_job *job = job_ptr;
     xs_small *accs = malloc(XS_COLUMN_GROUP * sizeof *accs);
@@ -141,7 +143,7 @@ static void XS_FN(reduce_column_range_)(void *job_ptr, ptrdiff_t begin, ptrdiff_
     }
     free(accs);
     if (c0 < end) {
-        XS_FN(reduce_row_range_)(job_ptr, c0, end);
+        XS_FN(reduce_row_range_)(job_ptr, part, c0, end);
     }
 }
 #endif
@@ -171,7 +173,7 @@ static void XS_FN(reduce_rows_)(char **args, const npy_intp *dimensions, const n
     int done = steps[1] != 0 && n < XS_PARALLEL_MIN_TERMS &&
                xs_parallel_ranges(task, &job, outer, align, xs_terms(outer, n));
     if (!done) {
-        task(&job, 0, outer);
+        task(&job, 0, 0, outer);
     }
     xs_restore_gil(gil);
 }

@@ -113,6 +113,7 @@ int xs_parallel_sum(xs_serial_sum serial, xs_small *acc, const char *p, ptrdiff_
 typedef struct {
     xs_range_task task;
     void *ctx;
+    int part;
     ptrdiff_t begin, end;
     int raised;               /* floating-point exceptions the part raised */
 } xs_range_part;
@@ -122,7 +123,7 @@ static void run_range(xs_range_part *part)
     fexcept_t before;
     fegetexceptflag(&before, FE_ALL_EXCEPT);
     feclearexcept(FE_ALL_EXCEPT);
-    part->task(part->ctx, part->begin, part->end);
+    part->task(part->ctx, part->part, part->begin, part->end);
     part->raised = fetestexcept(FE_ALL_EXCEPT);
     fesetexceptflag(&before, FE_ALL_EXCEPT);
 }
@@ -165,7 +166,7 @@ int xs_parallel_ranges(xs_range_task task, void *ctx, ptrdiff_t n, ptrdiff_t ali
     for (ptrdiff_t t = 0; t < threads; t++) {
         ptrdiff_t begin = part_start(units, threads, t) * align;
         ptrdiff_t end = t + 1 == threads ? n : part_start(units, threads, t + 1) * align;
-        parts[t] = (xs_range_part){task, ctx, begin, end, 0};
+        parts[t] = (xs_range_part){task, ctx, (int)t, begin, end, 0};
     }
     for (ptrdiff_t t = 1; t < threads; t++) {
         started[t] = pthread_create(&ids[t], NULL, run_range_thread, &parts[t]) == 0;
@@ -184,7 +185,7 @@ int xs_parallel_ranges(xs_range_task task, void *ctx, ptrdiff_t n, ptrdiff_t ali
             feraiseexcept(parts[t].raised);
         }
     }
-    return 1;
+    return (int)threads;
 #else
     (void)task; (void)ctx; (void)n; (void)align; (void)terms;
     return 0;

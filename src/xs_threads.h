@@ -32,12 +32,14 @@ typedef void (*xs_serial_sum)(xs_small *acc, xs_large **large, const char *p,
 int xs_parallel_sum(xs_serial_sum serial, xs_small *acc, const char *p, ptrdiff_t n,
                     ptrdiff_t stride);
 
-/* Work on items [begin, end) of something (rows or columns of a reduction). */
-typedef void (*xs_range_task)(void *ctx, ptrdiff_t begin, ptrdiff_t end);
+/* Work on items [begin, end) of something (rows or columns of a reduction,
+ * terms of a row) as part number `part` (0 <= part < XS_MAX_THREADS). */
+typedef void (*xs_range_task)(void *ctx, int part, ptrdiff_t begin, ptrdiff_t end);
 
 /* Runs `task` on parts of [0, n) in parallel when `terms` (the elements the
  * whole job reads) make it pay, parts starting at multiples of `align`;
- * returns 0 if it did not (the caller then runs task(ctx, 0, n) itself).
+ * returns the number of parts, or 0 if it did not split (the caller then
+ * runs task(ctx, 0, 0, n) itself).
  * The parts must be independent.  Floating-point exceptions raised by the
  * parts are raised again in the calling thread, where NumPy looks for them. */
 int xs_parallel_ranges(xs_range_task task, void *ctx, ptrdiff_t n, ptrdiff_t align,

@@ -119,3 +119,18 @@ def test_overflow_in_a_worker_thread_still_warns(restore_threads):
     xs.set_num_threads(1)
     with np.errstate(over="raise"), pytest.raises(FloatingPointError):
         xs.exact_sum(x, axis=1, dtype=np.float32)
+
+
+def test_long_dot_same_bits_for_any_thread_count(restore_threads):
+    # Products of integers times powers of two: the oracle is an integer sum.
+    rng = np.random.default_rng(9)
+    ia = rng.integers(-(2**20), 2**20, N)
+    ib = rng.integers(-(2**20), 2**20, N)
+    ia[::7] <<= 12                           # a second range: windows move
+    a, b = ia * 2.0**-20, ib * 2.0**-10
+    exact = Fraction(int(np.dot(ia.astype(object), ib.astype(object)))) * Fraction(2) ** -30
+    for threads in (1, 2, 3):
+        xs.set_num_threads(threads)
+        assert_same(xs.exact_dot(a, b), round_fraction(exact, np.dtype(np.float64)))
+        assert_same(xs.exact_dot(a, b, dtype=np.float32), round_fraction(exact, np.dtype(np.float32)))
+        assert_same(xs.exact_dot(a[::-1], b[::-1]), round_fraction(exact, np.dtype(np.float64)))
