@@ -473,7 +473,7 @@ static void bfloat16_to_large(xs_large *large, const void *p, ptrdiff_t n)
 }
 
 static void window_add(xs_large *large, const char *x, ptrdiff_t n, size_t itemsize,
-                       xs_block_kernel kernel, xs_to_large to_large)
+                       int binades, xs_block_kernel kernel, xs_to_large to_large)
 {
     /* Every addition here is exact, but max/min and comparisons raise
      * "invalid" on a NaN term: keep the caller's flags as they were. */
@@ -512,7 +512,7 @@ static void window_add(xs_large *large, const char *x, ptrdiff_t n, size_t items
                 frexp(r.max_abs, &e);             /* max_abs < 2^e */
                 int top_exp = e + 1;
                 top = ldexp(1.0, top_exp < 1023 ? top_exp : 1023);
-                int bottom_exp = top_exp - XS_WINDOW_BINADES;
+                int bottom_exp = top_exp - binades;
                 bottom = bottom_exp < -1074 ? 0.0 : ldexp(1.0, bottom_exp);
                 usable = top_exp <= XS_WINDOW_MAX_TOP_EXP && r.min_abs >= bottom;
             }
@@ -540,15 +540,18 @@ static void window_add(xs_large *large, const char *x, ptrdiff_t n, size_t items
 
 void xs_window_add_float64(xs_large *large, const double *x, ptrdiff_t n)
 {
-    window_add(large, (const char *)x, n, sizeof *x, pick_kernels()->float64, float64_to_large);
+    window_add(large, (const char *)x, n, sizeof *x, XS_WINDOW_BINADES,
+               pick_kernels()->float64, float64_to_large);
 }
 
 void xs_window_add_float32(xs_large *large, const float *x, ptrdiff_t n)
 {
-    window_add(large, (const char *)x, n, sizeof *x, pick_kernels()->float32, float32_to_large);
+    window_add(large, (const char *)x, n, sizeof *x, XS_WINDOW_BINADES_FLOAT32,
+               pick_kernels()->float32, float32_to_large);
 }
 
 void xs_window_add_bfloat16(xs_large *large, const uint16_t *x, ptrdiff_t n)
 {
-    window_add(large, (const char *)x, n, sizeof *x, pick_kernels()->bfloat16, bfloat16_to_large);
+    window_add(large, (const char *)x, n, sizeof *x, XS_WINDOW_BINADES_BFLOAT16,
+               pick_kernels()->bfloat16, bfloat16_to_large);
 }

@@ -20,8 +20,15 @@
 
 #include "xs_large.h"
 
-/* Binades in a window: the hi lanes then take 2^(27-14) = 8192 terms each. */
+/* Binades in a window: the float64 hi lanes then take 2^(27-14) = 8192
+ * terms each. */
 #define XS_WINDOW_BINADES 14
+/* Narrow types are wider windows for the same 8192 terms: a float32 (24-bit
+ * significand) in a window of D binades spans D + 23 bits of its quantum,
+ * so 2^(30-D) of them add up exactly; a bfloat16 (8 bits) spans D + 7
+ * bits, so 2^(46-D). */
+#define XS_WINDOW_BINADES_FLOAT32 17
+#define XS_WINDOW_BINADES_BFLOAT16 33
 /* Terms per block: the range is checked once per block. */
 #define XS_WINDOW_BLOCK 256
 /* Terms summed between two flushes of the lanes, in all lanes together
@@ -32,8 +39,8 @@
 
 /* Add x[0..n) exactly (x aligned for its type): lanes flushed into
  * large->small, blocks that do not fit a window (and the tail) added to
- * large itself.  float32 and bfloat16 values need no split: in a window of
- * D binades 2^(30-D) of them add up exactly in a double. */
+ * large itself.  float32 and bfloat16 values need no split (and get wider
+ * windows, above). */
 void xs_window_add_float64(xs_large *large, const double *x, ptrdiff_t n);
 void xs_window_add_float32(xs_large *large, const float *x, ptrdiff_t n);
 void xs_window_add_bfloat16(xs_large *large, const uint16_t *x, ptrdiff_t n);
