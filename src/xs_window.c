@@ -2,6 +2,7 @@
 #include "xs_window.h"
 
 #include <fenv.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -410,9 +411,11 @@ static const xs_kernel_set *pick_kernels(void)
     static const xs_kernel_set avx2 = {block_avx2, block_avx2_f32, block_avx2_bf16};
     static const xs_kernel_set avx512 = {block_avx512, block_avx512_f32, block_avx512_bf16};
 #endif
-    static const xs_kernel_set *chosen = NULL;      /* a benign race: same value */
-    if (chosen) {
-        return chosen;
+    /* Atomic: threads may pick at the same time (they pick the same set). */
+    static const xs_kernel_set *_Atomic chosen = NULL;
+    const xs_kernel_set *known = atomic_load(&chosen);
+    if (known) {
+        return known;
     }
     const char *forced = getenv("XSUMUFUNC_KERNEL");
     const xs_kernel_set *k = &generic;
@@ -430,7 +433,7 @@ static const xs_kernel_set *pick_kernels(void)
     if (forced && strcmp(forced, "generic") == 0) {
         k = &generic;
     }
-    chosen = k;
+    atomic_store(&chosen, k);
     return k;
 }
 
