@@ -8,7 +8,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MODULES = ["xsumufunc._sum", "xsumufunc._mean", "xsumufunc._dot", "xsumufunc._add",
-           "xsumufunc._ufuncs"]
+           "xsumufunc._ufuncs", "xsumufunc.lowprec", "xsumufunc._lowprec_ufuncs"]
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 

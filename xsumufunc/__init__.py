@@ -10,12 +10,17 @@ with exact ``reduce``/``accumulate``/``reduceat``).  The raw gufuncs behind
 them are exported too (``exact_sum_ufunc``, ``exact_mean_ufunc``,
 ``exact_dot_ufunc``, ``exact_cumsum_ufunc``) for ufunc-aware code such as
 ``xarray.apply_ufunc``.
+
+Low-precision updates (bfloat16/float16 training, :mod:`xsumufunc.lowprec`):
+:func:`kahan_add`, :func:`stochastic_add`, :func:`stochastic_round` and the
+compensated (not exact) :func:`kahan_sum`.
 """
 
 from ._add import exact_add
 from ._dot import exact_dot
 from ._mean import exact_mean, exact_nanmean
 from ._sum import exact_nansum, exact_sum
+from .lowprec import kahan_add, kahan_sum, stochastic_add, stochastic_round
 from ._ufuncs import (
     STATE_LENGTH,
     exact_cumsum_ufunc,
@@ -44,7 +49,11 @@ __all__ = [
     "exact_sum",
     "exact_sum_ufunc",
     "get_num_threads",
+    "kahan_add",
+    "kahan_sum",
     "set_num_threads",
+    "stochastic_add",
+    "stochastic_round",
     # Exact states (format in docs/contract.md): the basis of merging partial
     # results; a portable, documented state API comes with the Dask work.
     "STATE_LENGTH",
