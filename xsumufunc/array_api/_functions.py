@@ -1,0 +1,336 @@
+"""The exact functions of the array-API namespace, with the standard's
+signatures and result dtypes.
+
+Floating sums, means, cumulative sums and dot products are exact and rounded
+once into the result dtype (the input dtype unless ``dtype=`` says otherwise).
+Integer sums follow the standard's integer result dtypes and wrap around as
+NumPy does; integer arithmetic is exact, so those are NumPy's own.  The
+2-norm is the correctly rounded square root of the exact sum of squares.
+
+Arrays of other libraries (array-api-strict, torch CPU tensors, ...) are
+read through DLPack and the results returned in their namespace; see
+:mod:`xsumufunc._foreign`.
+
+Examples
+--------
+>>> import numpy as np
+>>> from xsumufunc import array_api as xp
+>>> x = xp.asarray([1e100, 1.0, -1e100])
+>>> xp.sum(x)                       # np.sum gives 0.0
+array(1.)
+>>> xp.cumulative_sum(x, include_initial=True)
+array([0.e+000, 1.e+100, 1.e+100, 1.e+000])
+"""
+
+import functools
+import math
+import operator
+
+import numpy as np
+
+from .. import _dtypes, _foreign, _norm
+from .._add import exact_add
+from .._dispatch import backend_for
+from .._dot import exact_dot
+from .._mean import exact_mean
+from .._reduce import normalize_axes
+from .._sum import exact_sum
+
+_INT64 = np.dtype(np.int64)
+_UINT64 = np.dtype(np.uint64)
+
+
+def _accepting_foreign(func):
+    """Let `func` (written for NumPy arrays) take the arrays of other
+    libraries too: they are viewed as NumPy arrays and the result is
+    returned in their namespace."""
+
+    @functools.wraps(func)
+    def wrapper(*arrays, **kwargs):
+        if any(type(a) is not np.ndarray for a in arrays) and \
+                backend_for(*arrays) is _foreign:
+            return _foreign.call_with_numpy(func, arrays, kwargs)
+        return func(*arrays, **kwargs)
+
+    return wrapper
+
+
+def _as_array(x):
+    """Results are arrays (0-d for full reductions), as the standard says."""
+    return x if type(x) is np.ndarray else np.asarray(x)
+
+
+def _check_array(x, func_name, argname="x"):
+    if not isinstance(x, (np.ndarray, np.generic)):
+        raise TypeError(f"{func_name}: {argname} must be an array, not {type(x).__name__}")
+    return np.asarray(x)
+
+
+def _default_integer_result(dtype):
+    """The standard's sum dtype for bool and integers: the default integer
+    (int64) for signed and bool, uint64 for unsigned; wider stays."""
+    if dtype.kind == "u":
+        return _UINT64
+    return _INT64
+
+
+def _resolve_dtype(x, dtype, func_name):
+    """The result dtype of a sum or cumulative sum of x (None: the standard's
+    default)."""
+    if dtype is None:
+        if x.dtype.kind in "biu":
+            return _default_integer_result(x.dtype)
+        return _dtypes.native(x.dtype)
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{func_name}: dtype {dtype!r} is not a data type") from None
+
+
+def _exact_into(x, result, compute, func_name):
+    """Run compute(values, dtype) exactly into a float or complex `result`;
+    real input into a complex result gets a zero imaginary part."""
+    kind = _dtypes.input_kind(x.dtype, func_name)
+    if result.kind == "c" and kind == "real":
+        part = _dtypes.component(_dtypes.as_result_dtype(result, "complex", func_name,
+                                                         "dtype"))
+        real = np.asarray(compute(x, part))
+        out = np.zeros(real.shape, result)
+        out.real = real
+        return out
+    return compute(x, result)
+
+
+@_accepting_foreign
+def sum(x, /, *, axis=None, dtype=None, keepdims=False):
+    """Sum of the elements of x over `axis`: exact, rounded once.
+
+    Parameters
+    ----------
+    x : array
+        Input array (NumPy, or any CPU array speaking DLPack / the array API).
+    axis : None, int or tuple of ints, optional
+        Axes to sum over (default: all).
+    dtype : dtype, optional
+        The result dtype.  Default: the input dtype for floating inputs,
+        int64 for bool and signed integers, uint64 for unsigned integers.
+        A floating `dtype` is where the exact sum is rounded (never how it is
+        accumulated); integer results wrap around as NumPy's do.
+    keepdims : bool, optional
+        Keep the reduced axes as length-1 axes.
+
+    Returns
+    -------
+    array
+        A 0-d array for a full reduction.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc import array_api as xp
+    >>> xp.sum(xp.asarray([1e100, 1.0, -1e100]))
+    array(1.)
+    >>> float(xp.sum(xp.asarray([1.0, 2.0**-30], dtype=xp.float32), dtype=xp.float64))
+    1.0000000009313226
+    >>> xp.sum(xp.asarray([[1, 2], [3, 4]], dtype=xp.int8), axis=0)
+    array([4, 6])
+    >>> xp.sum(xp.asarray([200, 100], dtype=xp.uint8)).dtype
+    dtype('uint64')
+    """
+    x = _check_array(x, "sum")
+    result = _resolve_dtype(x, dtype, "sum")
+    if result.kind in "biu" or x.dtype.kind not in "biufc" or (
+            x.dtype.kind == "c" and result.kind != "c"):
+        # Integer results are exact in NumPy; other kinds get NumPy's errors.
+        return _as_array(np.sum(x, axis=axis, dtype=result, keepdims=keepdims))
+    return _as_array(_exact_into(
+        x, result, lambda v, d: exact_sum(v, axis=axis, dtype=d, keepdims=keepdims), "sum"))
+
+
+@_accepting_foreign
+def mean(x, /, *, axis=None, keepdims=False):
+    """Arithmetic mean over `axis`: the exact sum divided by the count,
+    rounded once into the input dtype (float64 for bool and integers).
+
+    The mean of no elements is NaN (with NumPy's RuntimeWarning).
+
+    Examples
+    --------
+    >>> from xsumufunc import array_api as xp
+    >>> xp.mean(xp.asarray([1e308, 1e308]))          # np.mean gives inf
+    array(1.e+308)
+    >>> xp.mean(xp.asarray([[1.0, 2.0], [4.0, 8.0]], dtype=xp.float32), axis=1)
+    array([1.5, 6. ], dtype=float32)
+    """
+    x = _check_array(x, "mean")
+    return _as_array(exact_mean(x, axis=axis, keepdims=keepdims))
+
+
+@_accepting_foreign
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Cumulative sums along `axis`, each exact and rounded once.
+
+    Parameters
+    ----------
+    x : array
+        At least one dimension.
+    axis : int, optional
+        The axis; may be omitted only for a 1-D x.
+    dtype : dtype, optional
+        The result dtype, chosen as for :func:`sum`.
+    include_initial : bool, optional
+        Start with the additive identity (zero), making the axis one longer.
+
+    Examples
+    --------
+    >>> from xsumufunc import array_api as xp
+    >>> xp.cumulative_sum(xp.asarray([1e100, 1.0, -1e100, 1.0]))
+    array([1.e+100, 1.e+100, 1.e+000, 2.e+000])
+    >>> xp.cumulative_sum(xp.asarray([[1, 2], [3, 4]], dtype=xp.int16), axis=1,
+    ...                   include_initial=True)
+    array([[0, 1, 3],
+           [0, 3, 7]])
+    """
+    x = _check_array(x, "cumulative_sum")
+    if x.ndim == 0:
+        raise ValueError("cumulative_sum: x must have at least one dimension")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError("cumulative_sum: axis must be given when x has more than "
+                             f"one dimension (x has {x.ndim})")
+        axis = 0
+    try:
+        (axis,) = normalize_axes(operator.index(axis), x.ndim, "cumulative_sum")
+    except TypeError:
+        raise TypeError(f"cumulative_sum: axis must be an integer, not {axis!r}") from None
+    result = _resolve_dtype(x, dtype, "cumulative_sum")
+    if include_initial not in (True, False):
+        raise TypeError(f"cumulative_sum: include_initial must be a bool, not "
+                        f"{include_initial!r}")
+    if result.kind in "biu" or x.dtype.kind not in "biufc" or (
+            x.dtype.kind == "c" and result.kind != "c"):
+        return np.cumulative_sum(x, axis=axis, dtype=result, include_initial=include_initial)
+    sums = _exact_into(x, result, lambda v, d: exact_add.accumulate(v, axis=axis, dtype=d),
+                       "cumulative_sum")
+    if not include_initial:
+        return sums
+    shape = list(sums.shape)
+    shape[axis] = 1
+    return np.concatenate([np.zeros(shape, sums.dtype), sums], axis=axis)
+
+
+def _vecdot_axis(x1, x2, axis, func_name):
+    """The standard's axis rule: a negative int in [-min(ndim), -1]."""
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{func_name}: axis must be an integer, not {axis!r}") from None
+    smallest = min(x1.ndim, x2.ndim)
+    if smallest == 0:
+        raise ValueError(f"{func_name}: x1 and x2 must have at least one dimension")
+    if not -smallest <= axis <= -1:
+        raise ValueError(f"{func_name}: axis must be a negative integer in "
+                         f"[{-smallest}, -1] (counted from the last axis), not {axis}")
+    return axis
+
+
+def _vecdot(x1, x2, axis, func_name):
+    x1 = _check_array(x1, func_name, "x1")
+    x2 = _check_array(x2, func_name, "x2")
+    axis = _vecdot_axis(x1, x2, axis, func_name)
+    if x1.shape[axis] != x2.shape[axis]:
+        raise ValueError(f"{func_name}: x1 and x2 have different lengths along axis "
+                         f"{axis}: {x1.shape[axis]} and {x2.shape[axis]}")
+    if x1.dtype.kind in "biu" and x2.dtype.kind in "biu":
+        # Integer dot products are exact in NumPy (wrapping as the dtype does).
+        return _as_array(np.vecdot(x1, x2, axis=axis))
+    return _as_array(exact_dot(x1, x2, axis=axis))
+
+
+@_accepting_foreign
+def vecdot(x1, x2, /, *, axis=-1):
+    """Vector dot product ``sum(conj(x1) * x2)`` along `axis`, exact and rounded
+    once; the other axes broadcast.
+
+    Parameters
+    ----------
+    x1, x2 : array
+        Same length along `axis`; floating, complex or integer.
+    axis : int, optional
+        A negative axis, counted from the last (default -1).
+
+    Examples
+    --------
+    >>> from xsumufunc import array_api as xp
+    >>> xp.vecdot(xp.asarray([1e300, -1e300, 1.0]), xp.asarray([1e300, 1e300, 1.0]))
+    array(1.)
+    >>> xp.vecdot(xp.asarray([1j]), xp.asarray([1j]))        # x1 is conjugated
+    array(1.+0.j)
+    """
+    return _vecdot(x1, x2, axis, "vecdot")
+
+
+@_accepting_foreign
+def linalg_vecdot(x1, x2, /, *, axis=-1):
+    """``linalg.vecdot``: the same as :func:`vecdot`.
+
+    Examples
+    --------
+    >>> from xsumufunc import array_api as xp
+    >>> xp.linalg.vecdot(xp.asarray([[1.0, 2.0], [3.0, 4.0]]), xp.asarray([1.0, 1.0]))
+    array([3., 7.])
+    """
+    return _vecdot(x1, x2, axis, "linalg.vecdot")
+
+
+def _norm_rows(x, axis, keepdims, func_name):
+    """x with the reduced axes merged into one last axis, and the output
+    shape."""
+    axes = normalize_axes(axis, x.ndim, func_name)
+    kept = [i for i in range(x.ndim) if i not in axes]
+    moved = np.transpose(x, kept + list(axes))
+    outer = tuple(x.shape[i] for i in kept)
+    rows = moved.reshape(outer + (math.prod(x.shape[i] for i in axes),))
+    out_shape = (tuple(1 if i in axes else n for i, n in enumerate(x.shape))
+                 if keepdims else outer)
+    return rows, out_shape
+
+
+@_accepting_foreign
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """Vector norm over `axis`.
+
+    ``ord=2`` (default): the correctly rounded square root of the exact sum
+    of ``|x|**2`` (complex: ``re**2 + im**2``), never overflowing or
+    underflowing on the way.  ``ord=1``: the exact sum of ``|x|`` rounded
+    once (complex moduli are NumPy's ``abs``, rounded before summing).
+    ``ord=inf``/``-inf`` (largest/smallest ``|x|``), ``ord=0`` (number of
+    non-zeros) and other orders come from ``array_api_compat.numpy`` (not
+    exact for other orders).
+
+    Result dtype: the real dtype of x (float32 for complex64), float64 for
+    bool and integers.
+
+    Examples
+    --------
+    >>> from xsumufunc import array_api as xp
+    >>> xp.linalg.vector_norm(xp.asarray([3e300, 4e300]))   # no overflow
+    array(5.e+300)
+    >>> xp.linalg.vector_norm(xp.asarray([1.0, 2.0**-26, 2.0**-53]))  # a tie: to even
+    array(1.)
+    >>> xp.linalg.vector_norm(xp.asarray([[3.0, 4.0], [1e100, -1e100]]), axis=1, ord=1)
+    array([7.e+000, 2.e+100])
+    """
+    x = _check_array(x, "vector_norm")
+    _dtypes.input_kind(x.dtype, "vector_norm")           # TypeError for other dtypes
+    result = _norm.result_dtype(x.dtype)
+    if ord == 2 and not isinstance(ord, bool):
+        rows, out_shape = _norm_rows(x, axis, keepdims, "vector_norm")
+        return _norm.norm2_rows(rows, result).reshape(out_shape)
+    if ord == 1 and not isinstance(ord, bool):
+        magnitude = np.abs(x)
+        if x.dtype.kind == "i":               # abs(min) wraps: read it unsigned
+            magnitude = magnitude.astype(np.dtype(f"u{x.dtype.itemsize}"))
+        return _as_array(exact_sum(magnitude, axis=axis, dtype=result, keepdims=keepdims))
+    from array_api_compat.numpy import linalg as compat_linalg
+    return _as_array(compat_linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord))
