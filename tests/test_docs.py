@@ -8,7 +8,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MODULES = ["xsumufunc._sum", "xsumufunc._mean", "xsumufunc._dot", "xsumufunc._add",
-           "xsumufunc._ufuncs"]
+           "xsumufunc._ufuncs", "xsumufunc.state",
+           "xsumufunc._grouped"]
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 

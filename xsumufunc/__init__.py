@@ -10,12 +10,21 @@ with exact ``reduce``/``accumulate``/``reduceat``).  The raw gufuncs behind
 them are exported too (``exact_sum_ufunc``, ``exact_mean_ufunc``,
 ``exact_dot_ufunc``, ``exact_cumsum_ufunc``) for ufunc-aware code such as
 ``xarray.apply_ufunc``.
+
+Exact states to merge across threads, processes or machines:
+:func:`exact_sum_state`, :func:`exact_count`, :func:`merge_states`,
+:func:`round_state`, :func:`state_mean` (module :mod:`xsumufunc.state`).
+Grouped sums without a Python call per group: :func:`exact_grouped_sum`,
+:func:`exact_grouped_mean`.  The public functions also take dask arrays
+(lazy, exact for every chunking; see docs/contract.md).
 """
 
 from ._add import exact_add
 from ._dot import exact_dot
+from ._grouped import exact_grouped_mean, exact_grouped_sum
 from ._mean import exact_mean, exact_nanmean
 from ._sum import exact_nansum, exact_sum
+from .state import exact_count, exact_sum_state, merge_states, round_state, state_mean
 from ._ufuncs import (
     STATE_LENGTH,
     exact_cumsum_ufunc,
@@ -34,17 +43,24 @@ __version__ = "0.1.0"
 
 __all__ = [
     "exact_add",
+    "exact_count",
     "exact_cumsum_ufunc",
     "exact_dot",
     "exact_dot_ufunc",
+    "exact_grouped_mean",
+    "exact_grouped_sum",
     "exact_mean",
     "exact_mean_ufunc",
     "exact_nanmean",
     "exact_nansum",
     "exact_sum",
+    "exact_sum_state",
     "exact_sum_ufunc",
     "get_num_threads",
+    "merge_states",
+    "round_state",
     "set_num_threads",
+    "state_mean",
     # Exact states (format in docs/contract.md): the basis of merging partial
     # results; a portable, documented state API comes with the Dask work.
     "STATE_LENGTH",
