@@ -9,7 +9,8 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MODULES = ["xsumufunc._sum", "xsumufunc._mean", "xsumufunc._dot", "xsumufunc._add",
            "xsumufunc._ufuncs", "xsumufunc.lowprec", "xsumufunc._lowprec_ufuncs",
-           "xsumufunc.array_api", "xsumufunc.array_api._functions", "xsumufunc.array_api.linalg"]
+           "xsumufunc.array_api", "xsumufunc.array_api._functions", "xsumufunc.array_api.linalg",
+           "xsumufunc.state", "xsumufunc._grouped"]
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 

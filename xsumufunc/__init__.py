@@ -14,13 +14,22 @@ them are exported too (``exact_sum_ufunc``, ``exact_mean_ufunc``,
 Low-precision updates (bfloat16/float16 training, :mod:`xsumufunc.lowprec`):
 :func:`kahan_add`, :func:`stochastic_add`, :func:`stochastic_round` and the
 compensated (not exact) :func:`kahan_sum`.
+
+Exact states to merge across threads, processes or machines:
+:func:`exact_sum_state`, :func:`exact_count`, :func:`merge_states`,
+:func:`round_state`, :func:`state_mean` (module :mod:`xsumufunc.state`).
+Grouped sums without a Python call per group: :func:`exact_grouped_sum`,
+:func:`exact_grouped_mean`.  The public functions also take dask arrays
+(lazy, exact for every chunking; see docs/contract.md).
 """
 
 from ._add import exact_add
 from ._dot import exact_dot
+from ._grouped import exact_grouped_mean, exact_grouped_sum
 from ._mean import exact_mean, exact_nanmean
 from ._sum import exact_nansum, exact_sum
 from .lowprec import kahan_add, kahan_sum, stochastic_add, stochastic_round
+from .state import exact_count, exact_sum_state, merge_states, round_state, state_mean
 from ._ufuncs import (
     STATE_LENGTH,
     exact_cumsum_ufunc,
@@ -39,23 +48,30 @@ __version__ = "0.1.0"
 
 __all__ = [
     "exact_add",
+    "exact_count",
     "exact_cumsum_ufunc",
     "exact_dot",
     "exact_dot_ufunc",
+    "exact_grouped_mean",
+    "exact_grouped_sum",
     "exact_mean",
     "exact_mean_ufunc",
     "exact_nanmean",
     "exact_nansum",
     "exact_sum",
+    "exact_sum_state",
     "exact_sum_ufunc",
     "get_num_threads",
     "kahan_add",
     "kahan_sum",
+    "merge_states",
+    "round_state",
     "set_num_threads",
+    "state_mean",
     "stochastic_add",
     "stochastic_round",
-    # Exact states (format in docs/contract.md): the basis of merging partial
-    # results; a portable, documented state API comes with the Dask work.
+    # The raw state gufuncs behind xsumufunc.state (format in docs/contract.md;
+    # native byte order: the public functions give portable little-endian states).
     "STATE_LENGTH",
     "exact_state_mean_ufunc",
     "exact_state_merge_ufunc",

@@ -1,0 +1,415 @@
+"""The Dask backend: exact reductions of dask arrays through exact states.
+
+Each chunk is summed into exact states (``xsumufunc.state``), the states are
+merged up Dask's reduction tree, and the final states are rounded once into
+the result dtype.  Exact states merge without error in any order, so the
+result is bit-identical to the NumPy result for every chunking, tree shape,
+scheduler and number of workers.
+
+Partial results travel as NumPy record arrays with one record per output
+element: the exact state (``(69,)`` or ``(2, 69)`` little-endian int64) and
+the term count.  A record keeps the array's ndim, so Dask's reduction
+machinery can concatenate partials along the reduced axes as it does for
+plain values.
+
+accumulate: each chunk's prefix sums start from the merged state of the
+chunks before it, written as a few exact float64 terms in front of the chunk.
+dot: narrow dtypes multiply exactly in float64, so their dot is an exact sum
+of products; the others bring the vector axis into one chunk.
+
+Imported only when a dask array reaches a public function (see _dispatch).
+"""
+
+import contextlib
+import functools
+import operator
+import warnings
+
+import dask.array as da
+import numpy as np
+
+from . import _dtypes, state as _state
+from ._reduce import NO_VALUE, _initial_state, normalize_axes
+from ._ufuncs import STATE_LENGTH, exact_cumsum_ufunc
+
+
+def _record_dtype(kind):
+    shape = (STATE_LENGTH,) if kind == "real" else (2, STATE_LENGTH)
+    return np.dtype([("state", _state.STATE_DTYPE, shape), ("count", _state.STATE_DTYPE)])
+
+
+def _pack(states, counts, kind, shape):
+    """Record array of `shape` from states and counts (shape without reduced axes)."""
+    rec = np.empty(shape, _record_dtype(kind))
+    trailing = rec["state"].shape[len(shape):]
+    rec["state"] = states.reshape(shape + trailing)
+    rec["count"] = counts.reshape(shape)
+    return rec
+
+
+def _kept_shape(shape, axes):
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def _placeholder(x, kind, keepdims, axes):
+    """What the reduction functions return for Dask's meta probes."""
+    ndim = getattr(x, "ndim", 0)
+    ndim = ndim if keepdims else ndim - len(axes)
+    return np.empty((0,) * max(ndim, 0), _record_dtype(kind))
+
+
+def _state_chunk(x, axis=None, keepdims=True, computing_meta=False, *, kind, skip_nan):
+    """Exact states of one chunk over the reduced axes (kept, length 1)."""
+    axes = tuple(axis)
+    if computing_meta or not isinstance(x, np.ndarray):
+        return _placeholder(x, kind, True, axes)
+    states, counts = _state.states_and_counts(x, axes, None, skip_nan)
+    return _pack(states, counts, kind, _kept_shape(x.shape, axes))
+
+
+def _masked_chunk(x, mask, *, axes, kind, skip_nan):
+    """As _state_chunk, leaving out the terms where `mask` is False."""
+    states, counts = _state.states_and_counts(x, axes, np.asarray(mask, bool), skip_nan)
+    return _pack(states, counts, kind, _kept_shape(x.shape, axes))
+
+
+def _merged(rec, axes, kind, keepdims):
+    """States and counts of the records merged over `axes`."""
+    trailing = 1 if kind == "real" else 2
+    states = _state.merge_over(np.asarray(rec["state"]).astype(np.int64), axes, trailing,
+                               "dask reduction", keepdims)
+    counts = np.sum(rec["count"], axis=axes, keepdims=keepdims, dtype=np.int64)
+    return states, np.asarray(counts)
+
+
+def _combine(rec, axis=None, keepdims=True, computing_meta=False, *, kind):
+    axes = tuple(axis)
+    if computing_meta or not isinstance(rec, np.ndarray) or rec.dtype != _record_dtype(kind):
+        return _placeholder(rec, kind, keepdims, axes)
+    states, counts = _merged(rec, axes, kind, True)
+    return _pack(states, counts, kind, _kept_shape(rec.shape, axes))
+
+
+def _aggregate(rec, axis=None, keepdims=False, computing_meta=False, *, kind, result,
+               mean, initial_state):
+    """Merge the last partials and round once into `result`."""
+    axes = tuple(axis)
+    if computing_meta or not isinstance(rec, np.ndarray) or rec.dtype != _record_dtype(kind):
+        ndim = getattr(rec, "ndim", 0)
+        return np.empty((0,) * max(ndim if keepdims else ndim - len(axes), 0), result)
+    states, counts = _merged(rec, axes, kind, keepdims)
+    if initial_state is not None:
+        one = np.broadcast_to(initial_state, states.shape)
+        states = _state.merge_over(np.stack([states, one]).astype(np.int64), (0,),
+                                   states.ndim - counts.ndim, "dask reduction")
+    if mean:
+        if counts.size and np.any(counts == 0):
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+        res = _state._round(states.astype(np.int64), counts, result, kind == "complex")
+    else:
+        res = _state._round(states.astype(np.int64), None, result, kind == "complex")
+    return res          # a NumPy scalar for a 0-d result, as NumPy's reductions give
+
+
+def _where_mask(where, a, func_name):
+    """None when every element is selected, else a dask bool array chunked as a."""
+    if where is True or (isinstance(where, (bool, np.bool_)) and where):
+        return None
+    try:
+        mask = da.broadcast_to(da.asarray(where).astype(bool), a.shape)
+    except ValueError:
+        raise ValueError(
+            f"{func_name}: where has shape {np.shape(where)}, which does not broadcast "
+            f"to the input shape {a.shape}") from None
+    return mask.rechunk(a.chunks)
+
+
+def reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_nan, mean):
+    """exact_sum / exact_mean (and variants) of a dask array, lazily."""
+    if out is not None:
+        raise NotImplementedError(
+            f"{func_name}: out= is not supported for dask arrays; use the returned "
+            "dask array (or da.store) instead")
+    kind = _dtypes.input_kind(a.dtype, func_name)
+    axes = normalize_axes(axis, a.ndim, func_name)
+    result = _dtypes.resolve_result(a.dtype, kind, dtype, None, func_name)
+    initial_state = None
+    if initial is not NO_VALUE:
+        parts = _initial_state(initial, kind, func_name)
+        initial_state = _state.canonical(parts[0] if kind == "real" else np.stack(parts))
+    skip_nan = bool(skip_nan) and a.dtype.kind not in "biu"
+    mask = _where_mask(where, a, func_name)
+
+    combine = functools.partial(_combine, kind=kind)
+    aggregate = functools.partial(_aggregate, kind=kind, result=result, mean=mean,
+                                  initial_state=initial_state)
+    if mask is None:
+        source = a
+        chunk = functools.partial(_state_chunk, kind=kind, skip_nan=skip_nan)
+    else:
+        # Masked states per block first (reduced axes become length 1 per
+        # block), then the same merge tree.
+        out_chunks = tuple((1,) * len(c) if i in axes else c for i, c in enumerate(a.chunks))
+        source = da.map_blocks(
+            functools.partial(_masked_chunk, axes=axes, kind=kind, skip_nan=skip_nan),
+            a, mask, chunks=out_chunks, dtype=_record_dtype(kind),
+            meta=np.empty((0,) * a.ndim, _record_dtype(kind)))
+        chunk = combine
+    meta_ndim = a.ndim if keepdims else a.ndim - len(axes)
+    return da.reduction(
+        source, chunk=chunk, aggregate=aggregate, combine=combine, axis=axes,
+        # dtype= is that of the partials (Dask casts its probes to it); the
+        # result's dtype comes from meta=.
+        keepdims=keepdims, dtype=_record_dtype(kind), concatenate=True,
+        name=func_name.replace(".", "-"), meta=np.empty((0,) * meta_ndim, result))
+
+
+# ---- exact prefix sums across chunks ------------------------------------
+
+_DIGIT_MASK = (1 << 32) - 1
+_DIGIT_WEIGHTS = 32 * np.arange(STATE_LENGTH - 2) - 1075      # log2 of each digit's unit
+_SPECIAL_TERMS = ((4, np.inf), (8, -np.inf), (16, np.nan))
+# Offsets of up to this many times 2**1023 (partial sums past the float64
+# range) are carried into the next chunk as copies of 2**1023.
+_MAX_COPIES = 64
+
+
+def _state_as_terms(states, func_name):
+    """float64 terms (..., K) whose exact sum is each (real) state's value,
+    padded with -0.0 (neutral once a real term follows, as it always does
+    here).  The digits of |value| become one double each; Inf/NaN become
+    themselves; a state of only -0.0 terms becomes -0.0."""
+    states = states.astype(np.int64)
+    flags = states[..., -1]
+    digits = states[..., :-1].copy()
+    negative = digits[..., -1] < 0
+    if np.any(negative):
+        # |value| of negative states: negate the digits, then carry.
+        neg = -digits[negative]
+        carry = np.zeros(neg.shape[:-1], np.int64)
+        for j in range(neg.shape[-1] - 1):
+            v = neg[..., j] + carry
+            neg[..., j] = v & _DIGIT_MASK
+            carry = v >> 32
+        neg[..., -1] += carry
+        digits[negative] = neg
+    # Digits 0..64 and digit 65 below 2**18 hold |value| mod 2**1023 (unit
+    # 2**-1075: bit 2098 is 2**1023); what is above becomes copies of 2**1023.
+    if np.any(digits[..., 67] != 0) or np.any(digits[..., 66] >= 1 << 10):
+        raise NotImplementedError(
+            f"{func_name}: a running sum beyond 2**1064 crosses a chunk boundary; "
+            "rechunk the axis into one chunk")
+    copies = (digits[..., 65] >> 18) + (digits[..., 66] << 14)
+    if np.any(copies > _MAX_COPIES):
+        raise NotImplementedError(
+            f"{func_name}: a running sum beyond {_MAX_COPIES} * 2**1023 crosses a chunk "
+            "boundary; rechunk the axis into one chunk")
+    digits[..., 65] &= (1 << 18) - 1
+    digits[..., 66] = 0
+    big = np.where(np.arange(int(copies.max(initial=0))) < copies[..., None], 2.0**1023, 0.0)
+    used = np.flatnonzero(np.any(digits[..., :66] != 0, axis=tuple(range(digits.ndim - 1))))
+    # Highest digit first: the dropped prefix sums then stay below |value|
+    # and do not overflow (no spurious warnings).
+    used = used[::-1]
+    terms = np.ldexp(digits[..., used].astype(np.float64), _DIGIT_WEIGHTS[used])
+    terms = np.concatenate([big, terms], axis=-1)
+    terms = np.where(negative[..., None], -terms, terms)
+    terms[terms == 0] = -0.0
+    zero_term = np.where((flags & 2) != 0, 0.0, -0.0)          # +0.0 keeps the zero positive
+    extra = [zero_term]
+    for bit, value in _SPECIAL_TERMS:
+        if np.any(flags & bit):
+            extra.append(np.where((flags & bit) != 0, value, -0.0))
+    return np.concatenate([terms] + [e[..., None] for e in extra], axis=-1), big.size > 0
+
+
+def _as_float64_terms(x):
+    """x as float64 along a new last axis of terms, exactly: 64-bit integers
+    become two terms (high and low 32 bits) each."""
+    if x.dtype.kind in "iu" and x.dtype.itemsize == 8:
+        v = x.astype(np.int64) if x.dtype.kind == "i" else x
+        low = (v & _DIGIT_MASK).astype(np.float64)
+        high = (v - (v & _DIGIT_MASK)).astype(np.float64)       # a multiple of 2**32: exact
+        return np.stack([high, low], axis=-1)
+    return x.astype(np.float64)[..., None]
+
+
+def _block_totals(x, *, axis, kind):
+    states, counts = _state.states_and_counts(x, (axis,))
+    return _pack(states, counts, kind, _kept_shape(x.shape, (axis,)))
+
+
+def _add_records(left, right, *, axis, kind):
+    both = np.concatenate([left, right], axis=axis)
+    states, counts = _merged(both, (axis,), kind, True)
+    return _pack(states, counts, kind, left.shape)
+
+
+def _cumsum_block(x, offset, *, axis, kind, result, func_name):
+    """Exact prefix sums of one block along `axis`, starting from the exact
+    state `offset` (one record per row) of all earlier blocks."""
+    comps = (x,) if kind == "real" else (x.real, x.imag)
+    out = np.empty(x.shape, result)
+    parts = (out,) if kind == "real" else (out.real, out.imag)
+    for c, (values, into) in enumerate(zip(comps, parts)):
+        st_c = offset["state"] if kind == "real" else offset["state"][..., c, :]
+        lead, huge = _state_as_terms(np.moveaxis(st_c, axis, -2)[..., 0, :], func_name)
+        terms = _as_float64_terms(np.moveaxis(values, axis, -1))
+        per = terms.shape[-1]
+        rows = terms.reshape(terms.shape[:-2] + (terms.shape[-2] * per,))
+        lead = np.broadcast_to(lead, rows.shape[:-1] + lead.shape[-1:])
+        sums = np.empty(rows.shape[:-1] + (lead.shape[-1] + rows.shape[-1],),
+                        _dtypes.component(result))
+        # With copies of 2**1023 in front, the dropped prefix sums overflow:
+        # only the kept ones may warn.
+        with np.errstate(over="ignore") if huge else contextlib.nullcontext():
+            exact_cumsum_ufunc(np.concatenate([lead, rows], axis=-1), out=sums,
+                               signature=(np.dtype(np.float64), _dtypes.component(result)))
+        # The prefix sum after each element's last term.
+        picked = sums[..., lead.shape[-1] + per - 1::per]
+        into[...] = np.moveaxis(picked, -1, axis)
+        if huge and np.any(np.isinf(picked)) and not (
+                np.any(np.isinf(lead)) or np.any(np.isinf(rows))):
+            warnings.warn(f"overflow encountered in {func_name}", RuntimeWarning,
+                          stacklevel=2)
+    return out
+
+
+def accumulate(a, axis, dtype, out):
+    """exact_add.accumulate of a dask array: each chunk's prefix sums start
+    from the exact state of every earlier chunk along `axis`."""
+    name = "exact_add.accumulate"
+    if out is not None:
+        raise NotImplementedError(
+            f"{name}: out= is not supported for dask arrays; use the returned dask array")
+    kind = _dtypes.input_kind(a.dtype, name)
+    if a.ndim == 0:
+        raise ValueError(f"{name}: cannot accumulate a 0-d array")
+    if axis is None:
+        if a.ndim != 1:
+            raise ValueError(f"{name}: axis=None needs a 1-D input, not {a.ndim}-D")
+        axis = 0
+    (axis,) = normalize_axes(operator.index(axis), a.ndim, name)
+    result = _dtypes.resolve_result(a.dtype, kind, dtype, None, name)
+    record = _record_dtype(kind)
+    nblocks = a.numblocks[axis]
+    total_chunks = tuple((1,) * nblocks if i == axis else c for i, c in enumerate(a.chunks))
+    totals = da.map_blocks(functools.partial(_block_totals, axis=axis, kind=kind), a,
+                           chunks=total_chunks, dtype=record,
+                           meta=np.empty((0,) * a.ndim, record))
+    # Exclusive prefix of the block totals: offset k = totals of blocks 0..k-1.
+    zero_shape = tuple(1 if i == axis else n for i, n in enumerate(a.shape))
+    empty = np.zeros(zero_shape, record)
+    offset = da.from_array(empty, chunks=tuple(
+        (1,) if i == axis else c for i, c in enumerate(a.chunks)))
+    add = functools.partial(_add_records, axis=axis, kind=kind)
+    offsets = [offset]
+    for k in range(nblocks - 1):
+        step = totals[tuple(slice(k, k + 1) if i == axis else slice(None)
+                            for i in range(a.ndim))]
+        offset = da.map_blocks(add, offset, step, dtype=record,
+                               meta=np.empty((0,) * a.ndim, record))
+        offsets.append(offset)
+    offsets = da.concatenate(offsets, axis=axis)
+    func = functools.partial(_cumsum_block, axis=axis, kind=kind, result=result,
+                             func_name=name)
+    return da.map_blocks(func, a, offsets, dtype=result, chunks=a.chunks,
+                         meta=np.empty((0,) * a.ndim, result))
+
+
+# ---- dot products ----------------------------------------------------------
+
+def _parts64(x):
+    """Real and imaginary parts of x in float64 (exact for narrow inputs); a
+    real x gets zeros, as the NumPy path gives it."""
+    if x.dtype.kind == "c":
+        return x.real.astype(np.float64), x.imag.astype(np.float64)
+    real = x.astype(np.float64)
+    return real, da.zeros_like(real)
+
+
+def _assemble_complex(re, im, *, result):
+    out = np.empty(np.shape(re), result)
+    out.real, out.imag = re, im
+    return out[()] if out.ndim == 0 else out
+
+
+def _narrow_complex_dot(am, bm, result):
+    """conj(a).b over the last axis for narrow components: real part
+    ar*br + ai*bi, imaginary part ar*bi - ai*br, each product exact in
+    float64, each part one exact sum over (vector axis, the two products)."""
+    (ar, ai), (br, bi) = _parts64(am), _parts64(bm)
+    part = _dtypes.component(result)
+    sums = []
+    for terms in (da.stack([ar * br, ai * bi], axis=-1), da.stack([ar * bi, -ai * br], axis=-1)):
+        sums.append(reduce("exact_dot", terms, (-2, -1), part, None, False, NO_VALUE, True,
+                           False, False))
+    return da.map_blocks(functools.partial(_assemble_complex, result=result), *sums,
+                         dtype=result, meta=np.empty((0,) * sums[0].ndim, result))
+
+
+def dot(a, b, axis, dtype, out, keepdims):
+    """exact_dot of dask arrays.
+
+    Products of float32, float16, bfloat16, complex64 parts and integers of
+    up to 16 bits are exact in float64, so their dot is the exact sum of those
+    products, reduced through exact states like exact_sum.  Other dtypes
+    (float64, wider integers, complex128) have no mergeable dot state yet: the vector axis
+    is brought into one chunk and each block goes through the exact NumPy
+    kernel (exact for any chunking; memory: one whole vector per block).
+    """
+    from . import _dot
+
+    name = "exact_dot"
+    if out is not None:
+        raise NotImplementedError(
+            f"{name}: out= is not supported for dask arrays; use the returned dask array")
+    a, b = da.asarray(a), da.asarray(b)
+    dta, ka = _dot._check_operand(a, "a")
+    dtb, kb = _dot._check_operand(b, "b")
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"{name}: a and b must have at least one dimension")
+    try:
+        axis_a = np.lib.array_utils.normalize_axis_index(axis, a.ndim, f"{name}: a")
+        axis_b = np.lib.array_utils.normalize_axis_index(axis, b.ndim, f"{name}: b")
+    except TypeError:
+        raise TypeError(f"{name}: axis must be an integer, not {axis!r}") from None
+    if a.shape[axis_a] != b.shape[axis_b]:
+        raise ValueError(
+            f"{name}: a and b have different lengths along axis {axis}: "
+            f"{a.shape[axis_a]} and {b.shape[axis_b]}")
+    am, bm = da.moveaxis(a, axis_a, -1), da.moveaxis(b, axis_b, -1)
+    try:
+        shape = np.broadcast_shapes(am.shape[:-1], bm.shape[:-1])
+    except ValueError:
+        raise ValueError(f"{name}: shapes {a.shape} and {b.shape} do not broadcast "
+                         f"(outside axis {axis})") from None
+    kind = "complex" if "complex" in (ka, kb) else "real"
+    if dtype is not None:
+        result = _dtypes.as_result_dtype(dtype, kind, name, "dtype")
+    elif kind == "real":
+        result = _dot._default_result(dta, dtb)
+    else:
+        result = np.result_type(dta, dtb)
+    kept_at = len(shape) - (a.ndim - 1 - axis_a)
+
+    def narrow(dt):
+        return dt in _dot._NARROW or (dt.kind in "biu" and dt.itemsize <= 2)
+
+    if narrow(_dtypes.component(dta)) and narrow(_dtypes.component(dtb)):
+        if kind == "real":
+            products = am.astype(np.float64) * bm.astype(np.float64)    # each exact
+            res = reduce(name, products, -1, result, None, False, NO_VALUE, True, False,
+                         False)
+        else:
+            res = _narrow_complex_dot(am, bm, result)
+    else:
+        am, bm = da.broadcast_arrays(am, bm)        # lazy: blocks are views
+        am = am.rechunk({am.ndim - 1: -1})
+        bm = bm.rechunk(am.chunks)
+        block_dot = functools.partial(_dot.exact_dot, axis=-1, dtype=result)
+        res = da.apply_gufunc(block_dot, "(n),(n)->()", am, bm,
+                              meta=np.empty((0,) * len(shape), result))
+    if keepdims:
+        res = da.expand_dims(res, kept_at)
+    return res
