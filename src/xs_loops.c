@@ -302,6 +302,33 @@ void xs_state_mean(char **args, const npy_intp *dimensions, const npy_intp *step
     }
 }
 
+/* A dot product's state: its three accumulators (main, fine, huge: see
+ * xs_dot.h) as three states, one after the other. */
+static void xs_store_dot_state(xs_dot *acc, char *out, npy_intp stride)
+{
+    xs_small *parts[3] = {&acc->main, &acc->fine, &acc->huge};
+    for (int k = 0; k < 3; k++) {
+        xs_store_state(parts[k], out + k * XS_STATE_LEN * stride, stride);
+    }
+}
+
+/* (3*69)->(): a dot product's state rounded once into the target. */
+void xs_dot_state_round(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                        void *data)
+{
+    const xs_target *target = data;
+    npy_intp outer = dimensions[0];
+    for (npy_intp i = 0; i < outer; i++) {
+        xs_dot acc;
+        xs_small *parts[3] = {&acc.main, &acc.fine, &acc.huge};
+        for (int k = 0; k < 3; k++) {
+            xs_load_state(parts[k], args[0] + i * steps[0] + k * XS_STATE_LEN * steps[2],
+                          steps[2]);
+        }
+        target->store(args[1] + i * steps[1], xs_dot_round(&acc, target->format));
+    }
+}
+
 /* ---- dot products --------------------------------------------------------- */
 
 static inline double xs_bits_to_double(uint64_t bits)
@@ -377,6 +404,27 @@ static void xs_dot_part_##IN(void *job_ptr, int part, ptrdiff_t begin, ptrdiff_t
     xs_large_free(large); \
 } \
 \
+/* The exact dot product of one row into *acc: split between threads when \
+ * long (job: NULL, or room for the parts), else by this thread. */ \
+static void xs_dot_compute_##IN(xs_dot *acc, xs_large **large, xs_dot_job *job, \
+                                const char *a, const char *b, npy_intp n, \
+                                npy_intp step_a, npy_intp step_b) \
+{ \
+    xs_dot_init(acc); \
+    int parts = 0; \
+    if (job != NULL) { \
+        *job = (xs_dot_job){.a = a, .b = b, .step_a = step_a, .step_b = step_b}; \
+        parts = xs_parallel_ranges(xs_dot_part_##IN, job, n, XS_DOT_WINDOW_BLOCK, n); \
+    } \
+    for (int t = 0; t < parts; t++) { \
+        xs_dot_merge(acc, &job->parts[t]); \
+    } \
+    if (parts == 0) { \
+        xs_dot_row_##IN(acc, large, a, b, n, step_a, step_b); \
+    } \
+} \
+\
+/* (n),(n)->(): rounded once into the target (result). */ \
 void xs_dot_##IN(char **args, const npy_intp *dimensions, const npy_intp *steps, void *data) \
 { \
     const xs_target *target = data; \
@@ -385,21 +433,30 @@ void xs_dot_##IN(char **args, const npy_intp *dimensions, const npy_intp *steps,
     xs_large *large = NULL; \
     xs_dot_job *job = n >= XS_PARALLEL_MIN_TERMS ? malloc(sizeof *job) : NULL; \
     for (npy_intp i = 0; i < outer; i++) { \
-        const char *a = args[0] + i * steps[0], *b = args[1] + i * steps[1]; \
         xs_dot acc; \
-        xs_dot_init(&acc); \
-        int parts = 0; \
-        if (job != NULL) { \
-            *job = (xs_dot_job){.a = a, .b = b, .step_a = steps[3], .step_b = steps[4]}; \
-            parts = xs_parallel_ranges(xs_dot_part_##IN, job, n, XS_DOT_WINDOW_BLOCK, n); \
-        } \
-        for (int t = 0; t < parts; t++) { \
-            xs_dot_merge(&acc, &job->parts[t]); \
-        } \
-        if (parts == 0) { \
-            xs_dot_row_##IN(&acc, &large, a, b, n, steps[3], steps[4]); \
-        } \
+        xs_dot_compute_##IN(&acc, &large, job, args[0] + i * steps[0], \
+                            args[1] + i * steps[1], n, steps[3], steps[4]); \
         target->store(args[2] + i * steps[2], xs_dot_round(&acc, target->format)); \
+    } \
+    free(job); \
+    xs_large_free(large); \
+    xs_restore_gil(gil); \
+} \
+\
+/* (n),(n)->(3*69): the exact dot product as three states (see xs_loops.h). */ \
+void xs_dot_state_##IN(char **args, const npy_intp *dimensions, const npy_intp *steps, \
+                       void *data) \
+{ \
+    (void)data; \
+    npy_intp outer = dimensions[0], n = dimensions[1]; \
+    PyThreadState *gil = xs_release_gil_for(outer, n); \
+    xs_large *large = NULL; \
+    xs_dot_job *job = n >= XS_PARALLEL_MIN_TERMS ? malloc(sizeof *job) : NULL; \
+    for (npy_intp i = 0; i < outer; i++) { \
+        xs_dot acc; \
+        xs_dot_compute_##IN(&acc, &large, job, args[0] + i * steps[0], \
+                            args[1] + i * steps[1], n, steps[3], steps[4]); \
+        xs_store_dot_state(&acc, args[2] + i * steps[2], steps[5]); \
     } \
     free(job); \
     xs_large_free(large); \
@@ -426,8 +483,10 @@ const int xs_input_loops_count =
     (int)(sizeof xs_input_loops_table / sizeof xs_input_loops_table[0]);
 
 const xs_dot_loops xs_dot_loops_table[] = {
-    {"float64", xs_dot_float64}, {"float32", xs_dot_float32},
-    {"float16", xs_dot_float16}, {"bfloat16", xs_dot_bfloat16},
+    {"float64", xs_dot_float64, xs_dot_state_float64},
+    {"float32", xs_dot_float32, xs_dot_state_float32},
+    {"float16", xs_dot_float16, xs_dot_state_float16},
+    {"bfloat16", xs_dot_bfloat16, xs_dot_state_bfloat16},
 };
 const int xs_dot_loops_count = (int)(sizeof xs_dot_loops_table / sizeof xs_dot_loops_table[0]);
 

@@ -13,6 +13,11 @@
  *   xs_state_round   (69)->()
  *   xs_state_mean    (69),()->()   state / int64 count, rounded once
  *   xs_dot_IN        (n),(n)->()  exact dot product, rounded once (float inputs)
+ *   xs_dot_state_IN  (n),(n)->(207)  the exact dot product as three states:
+ *                    the ordinary products, the products below 2^-1074 times
+ *                    2^1088, the overflowing ones times 2^-1088 (xs_dot.h);
+ *                    merged part by part like any state
+ *   xs_dot_state_round (207)->()  such a state rounded once
  */
 #ifndef XS_LOOPS_H
 #define XS_LOOPS_H
@@ -51,6 +56,11 @@ XS_DECLARE_LOOP(xs_dot_float64)
 XS_DECLARE_LOOP(xs_dot_float32)
 XS_DECLARE_LOOP(xs_dot_float16)
 XS_DECLARE_LOOP(xs_dot_bfloat16)
+XS_DECLARE_LOOP(xs_dot_state_float64)
+XS_DECLARE_LOOP(xs_dot_state_float32)
+XS_DECLARE_LOOP(xs_dot_state_float16)
+XS_DECLARE_LOOP(xs_dot_state_bfloat16)
+XS_DECLARE_LOOP(xs_dot_state_round)
 /* Reference for the benchmarks only: Kahan summation, not exact. */
 XS_DECLARE_LOOP(xs_kahan_float64)
 
@@ -71,7 +81,7 @@ extern const int xs_input_loops_count;
 /* Dot loops by dtype name: both inputs of that dtype. */
 typedef struct {
     const char *dtype_name;
-    xs_loop_fn dot;
+    xs_loop_fn dot, dot_state;
 } xs_dot_loops;
 extern const xs_dot_loops xs_dot_loops_table[];
 extern const int xs_dot_loops_count;

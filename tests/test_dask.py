@@ -183,6 +183,20 @@ def test_dot_every_chunking(data, dtypes):
     assert_same(kept, _quiet(xs.exact_dot, a, b, axis=axis, keepdims=True))
 
 
+def test_float64_dot_state_keeps_extreme_products_across_chunks():
+    # Products that overflow float64 or fall below 2^-1074 live in the dot
+    # state's scaled parts; every chunking must still give the exact result.
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal(600) * np.ldexp(1.0, rng.integers(-560, 560, 600))
+    b = rng.standard_normal(600) * np.ldexp(1.0, rng.integers(-560, 560, 600))
+    a[:4], b[:4] = [1e300, -1e300, 1e-300, 3.0], [1e300, 1e300, 1e-300, 2.0**-1074]
+    expected = oracle_dot(a, b)
+    for chunks in (1, 7, 128, 600):
+        got = _quiet(xs.exact_dot(da.from_array(a, chunks=chunks),
+                                  da.from_array(b, chunks=chunks)).compute)
+        assert_same(got, expected)
+
+
 def test_dot_broadcasts_and_rounds_into_dtype():
     rng = np.random.default_rng(4)
     a = rng.standard_normal((6, 9)).astype(np.float32)

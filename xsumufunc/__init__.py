@@ -31,8 +31,11 @@ from ._sum import exact_nansum, exact_sum
 from .lowprec import kahan_add, kahan_sum, stochastic_add, stochastic_round
 from .state import exact_count, exact_sum_state, merge_states, round_state, state_mean
 from ._ufuncs import (
+    DOT_STATE_LENGTH,
     STATE_LENGTH,
     exact_cumsum_ufunc,
+    exact_dot_state_round_ufunc,
+    exact_dot_state_ufunc,
     exact_dot_ufunc,
     exact_mean_ufunc,
     exact_state_mean_ufunc,
@@ -72,7 +75,10 @@ __all__ = [
     "stochastic_round",
     # The raw state gufuncs behind xsumufunc.state (format in docs/contract.md;
     # native byte order: the public functions give portable little-endian states).
+    "DOT_STATE_LENGTH",
     "STATE_LENGTH",
+    "exact_dot_state_round_ufunc",
+    "exact_dot_state_ufunc",
     "exact_state_mean_ufunc",
     "exact_state_merge_ufunc",
     "exact_state_round_ufunc",

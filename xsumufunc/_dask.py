@@ -30,7 +30,14 @@ import numpy as np
 
 from . import _dtypes, state as _state
 from ._reduce import NO_VALUE, _initial_state, normalize_axes
-from ._ufuncs import STATE_LENGTH, exact_cumsum_ufunc
+from ._ufuncs import (
+    DOT_STATE_LENGTH,
+    STATE_LENGTH,
+    exact_cumsum_ufunc,
+    exact_dot_state_round_ufunc,
+    exact_dot_state_ufunc,
+    exact_state_merge_ufunc,
+)
 
 
 def _record_dtype(kind):
@@ -348,15 +355,87 @@ def _narrow_complex_dot(am, bm, result):
                          dtype=result, meta=np.empty((0,) * sums[0].ndim, result))
 
 
+_INT64 = np.dtype(np.int64)
+
+
+def _dot_state_blocks(a, b, *, compute, parts):
+    """The exact dot states of one pair of blocks (vector axis last), with
+    the vector axis kept as length 1: (..., 1, len(parts), 207).  parts: the
+    (x, y, negate x) component pairs whose dots are merged into one part
+    each (one part for real inputs; real and imaginary for complex)."""
+    from . import _dot
+
+    states = []
+    for pairs in parts:
+        st = [exact_dot_state_ufunc(_dot._as_exact(-x(a) if neg else x(a), compute, "a"),
+                                    _dot._as_exact(y(b), compute, "b"),
+                                    signature=(compute, compute, _INT64))
+              for x, y, neg in pairs]
+        states.append(st[0] if len(st) == 1 else _merge_dot_states(np.stack(st, axis=-2)))
+    return np.stack(states, axis=-2)[..., np.newaxis, :, :]
+
+
+def _merge_dot_states(states):
+    """(..., m, 207) -> (..., 207): each of the three parts merged over m."""
+    parts = states.reshape(states.shape[:-1] + (3, STATE_LENGTH))
+    merged = exact_state_merge_ufunc(np.moveaxis(parts, -2, -3))
+    return merged.reshape(merged.shape[:-2] + (DOT_STATE_LENGTH,))
+
+
+def _round_dot_states(states, *, result):
+    """(..., m, parts, 207) -> the dot rounded once into result."""
+    part = _dtypes.component(result)
+    merged = _merge_dot_states(np.moveaxis(states, -3, -2))
+    rounded = exact_dot_state_round_ufunc(merged, signature=(_INT64, part))
+    if np.dtype(result).kind != "c":
+        rounded = rounded[..., 0]
+        return rounded[()] if rounded.ndim == 0 else rounded
+    return _assemble_complex(rounded[..., 0], rounded[..., 1], result=result)
+
+
+def _real(x):
+    return x.real if x.dtype.kind == "c" else x
+
+
+def _imag(x):
+    return x.imag if x.dtype.kind == "c" else np.zeros_like(x)
+
+
+def _dot_through_states(am, bm, kind, result):
+    """exact_dot of dask arrays (vector axis last) through exact dot states:
+    one state per block pair, merged over the vector axis, rounded once."""
+    from . import _dot
+
+    compute = _dot._compute_dtype(_dtypes.component(am.dtype), _dtypes.component(bm.dtype))
+    if kind == "real":
+        parts = [[(_real, _real, False)]]
+    else:                       # conj(a).b: ar.br + ai.bi, ar.bi - ai.br
+        parts = [[(_real, _real, False), (_imag, _imag, False)],
+                 [(_real, _imag, False), (_imag, _real, True)]]
+    am, bm = da.broadcast_arrays(am, bm)            # lazy: blocks are views
+    bm = bm.rechunk(am.chunks)
+    nblocks = len(am.chunks[-1])
+    states = da.map_blocks(
+        functools.partial(_dot_state_blocks, compute=compute, parts=parts), am, bm,
+        chunks=am.chunks[:-1] + ((1,) * nblocks, (len(parts),), (DOT_STATE_LENGTH,)),
+        new_axis=[am.ndim, am.ndim + 1], dtype=_INT64,
+        meta=np.empty((0,) * (am.ndim + 2), _INT64))
+    states = states.rechunk({am.ndim - 1: -1})    # small: 1.6 kB per block and result
+    return da.map_blocks(
+        functools.partial(_round_dot_states, result=result), states,
+        drop_axis=[am.ndim - 1, am.ndim, am.ndim + 1], dtype=result,
+        meta=np.empty((0,) * (am.ndim - 1), result))
+
+
 def dot(a, b, axis, dtype, out, keepdims):
     """exact_dot of dask arrays.
 
     Products of float32, float16, bfloat16, complex64 parts and integers of
     up to 16 bits are exact in float64, so their dot is the exact sum of those
     products, reduced through exact states like exact_sum.  Other dtypes
-    (float64, wider integers, complex128) have no mergeable dot state yet: the vector axis
-    is brought into one chunk and each block goes through the exact NumPy
-    kernel (exact for any chunking; memory: one whole vector per block).
+    (float64, wider integers, complex128) go through the exact dot kernel's
+    own state per block (exact_dot_state_ufunc), merged over the blocks of
+    the vector axis and rounded once.
     """
     from . import _dot
 
@@ -404,12 +483,7 @@ def dot(a, b, axis, dtype, out, keepdims):
         else:
             res = _narrow_complex_dot(am, bm, result)
     else:
-        am, bm = da.broadcast_arrays(am, bm)        # lazy: blocks are views
-        am = am.rechunk({am.ndim - 1: -1})
-        bm = bm.rechunk(am.chunks)
-        block_dot = functools.partial(_dot.exact_dot, axis=-1, dtype=result)
-        res = da.apply_gufunc(block_dot, "(n),(n)->()", am, bm,
-                              meta=np.empty((0,) * len(shape), result))
+        res = _dot_through_states(am, bm, kind, result)
     if keepdims:
         res = da.expand_dims(res, kept_at)
     return res

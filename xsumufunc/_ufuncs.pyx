@@ -39,6 +39,7 @@ cdef extern from "xs_loops.h":
     ctypedef struct xs_dot_loops:
         const char *dtype_name
         xs_loop_fn dot
+        xs_loop_fn dot_state
     const xs_dot_loops xs_dot_loops_table[]
     const int xs_dot_loops_count
     const xs_input_loops xs_input_loops_table[]
@@ -48,6 +49,7 @@ cdef extern from "xs_loops.h":
     void xs_state_merge(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     void xs_state_round(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     void xs_state_mean(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
+    void xs_dot_state_round(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     void xs_kahan_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     int XS_STATE_LEN
 
@@ -87,6 +89,9 @@ def set_num_threads(n):
 
 #: Length of the int64 exact state: 68 fixed-point chunks and a flags word.
 STATE_LENGTH = XS_STATE_LEN
+#: Length of an exact dot product's state: three states (ordinary products,
+#: products finer than 2**-1074 scaled up, overflowing ones scaled down).
+DOT_STATE_LENGTH = 3 * XS_STATE_LEN
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 cdef int BF16_NUM = BFLOAT16.num
@@ -283,12 +288,29 @@ cdef object _round_gufunc(size_t loop, int nin, str name, str doc, str signature
     return ufunc
 
 
-cdef dict _dot_loops():
+cdef dict _dot_loops(str kind="dot"):
     cdef int i
     found = {}
     for i in range(xs_dot_loops_count):
-        found[xs_dot_loops_table[i].dtype_name.decode()] = <size_t>xs_dot_loops_table[i].dot
+        found[xs_dot_loops_table[i].dtype_name.decode()] = (
+            <size_t>xs_dot_loops_table[i].dot if kind == "dot"
+            else <size_t>xs_dot_loops_table[i].dot_state)
     return found
+
+
+cdef object _dot_state_gufunc():
+    """(n),(n)->(3*69): the exact dot product as a mergeable state."""
+    states = _dot_loops("state")
+    builtin = [(states[source], 0, [np.dtype(source).num] * 2 + [INT64_NUM])
+               for source in _FLOAT_INPUTS]
+    ufunc = _make_gufunc(
+        builtin, 2, 1, "exact_dot_state_ufunc",
+        "Exact dot product over the last axis as an int64 state of three parts\n"
+        "(merge each part with exact_state_merge_ufunc; round with\n"
+        "exact_dot_state_round_ufunc).",
+        f"(n),(n)->({3 * XS_STATE_LEN})")
+    _register_bf16(ufunc, states["bfloat16"], 0, [BF16_NUM, BF16_NUM, INT64_NUM])
+    return ufunc
 
 
 cdef object _dot_gufunc():
@@ -338,6 +360,11 @@ exact_state_merge_ufunc = _merge_gufunc()
 exact_state_round_ufunc = _round_gufunc(
     <size_t>xs_state_round, 1, "exact_state_round_ufunc",
     "Round an exact state once into the result dtype.", f"({XS_STATE_LEN})->()")
+exact_dot_state_ufunc = _dot_state_gufunc()
+exact_dot_state_round_ufunc = _round_gufunc(
+    <size_t>xs_dot_state_round, 1, "exact_dot_state_round_ufunc",
+    "Round an exact dot product's state once into the result dtype.",
+    f"({3 * XS_STATE_LEN})->()")
 exact_state_mean_ufunc = _round_gufunc(
     <size_t>xs_state_mean, 2, "exact_state_mean_ufunc",
     "Divide an exact state by an int64 count, rounding once into the result dtype.",
