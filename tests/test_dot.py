@@ -1126,3 +1126,28 @@ def test_long_adversarial_vectors(data):
     vb = [vb[i] for i in order]
     A, B = to_array(va, da), to_array(vb, db)
     assert_same(dot(A, B, dtype=target), exact_dot_oracle(vals_of(A), vals_of(B), target))
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.float64), np.dtype(np.float32),
+                                   np.dtype(np.float16), BFLOAT16], ids=str)
+def test_dot_states_merge_to_the_exact_result(dtype):
+    # The raw dot state of parts, merged part by part, rounds like the whole.
+    from xsumufunc import (DOT_STATE_LENGTH, STATE_LENGTH, exact_dot_state_round_ufunc,
+                           exact_dot_state_ufunc, exact_state_merge_ufunc)
+    rng = np.random.default_rng(5)
+    limit = {8: 500, 4: 60, 2: 7}[dtype.itemsize] if dtype != BFLOAT16 else 60
+    with np.errstate(all="ignore"):
+        a = (rng.standard_normal(999) * np.ldexp(1.0, rng.integers(-limit, limit, 999))).astype(dtype)
+        b = (rng.standard_normal(999) * np.ldexp(1.0, rng.integers(-limit, limit, 999))).astype(dtype)
+    a[a != a] = 1.0
+    b[b != b] = 1.0
+    if dtype == np.float64:
+        a[:3], b[:3] = [1e300, 1e-300, -1e300], [1e300, 1e-300, 1e300]
+    states = exact_dot_state_ufunc(a.reshape(9, 111), b.reshape(9, 111))
+    assert states.shape == (9, DOT_STATE_LENGTH) and states.dtype == np.int64
+    parts = np.moveaxis(states.reshape(9, 3, STATE_LENGTH), 0, 1)    # (3, 9, 69)
+    merged = exact_state_merge_ufunc(parts).reshape(DOT_STATE_LENGTH)
+    for result in (np.dtype(np.float64), np.dtype(np.float32)):
+        with np.errstate(all="ignore"):
+            got = exact_dot_state_round_ufunc(merged, signature=(np.int64, result))
+        assert_same(got, exact_dot_oracle(a, b, result))
