@@ -267,7 +267,7 @@ void xs_state_merge(char **args, const npy_intp *dimensions, const npy_intp *ste
         for (npy_intp r = 0; r < m; r++, in += steps[2]) {
             xs_small part;
             xs_load_state(&part, in, steps[3]);
-            xs_small_merge(&acc, &part);
+            xs_small_merge_state(&acc, &part);
         }
         xs_store_state(&acc, args[1] + i * steps[1], steps[4]);
     }
@@ -495,3 +495,16 @@ const xs_named_target xs_targets_table[] = {
     {"float16", &xs_target_float16}, {"bfloat16", &xs_target_bfloat16},
 };
 const int xs_targets_count = (int)(sizeof xs_targets_table / sizeof xs_targets_table[0]);
+
+/* External linkage: stores to it cannot be optimised away. */
+void *xs_registration_arrays[512];
+int xs_registration_count = 0;
+
+void *xs_keep_registration_array(void *p)
+{
+    /* Called at import only, with the GIL held. */
+    if (p != NULL && xs_registration_count < 512) {
+        xs_registration_arrays[xs_registration_count++] = p;
+    }
+    return p;
+}

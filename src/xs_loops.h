@@ -87,5 +87,10 @@ extern const xs_dot_loops xs_dot_loops_table[];
 extern const int xs_dot_loops_count;
 extern const xs_named_target xs_targets_table[];
 extern const int xs_targets_count;
+/* Registration arrays handed to NumPy live as long as the process: the
+ * registration code passes each through here (returns p), so that memory
+ * checkers still see a pointer to them after NumPy frees its ufuncs at
+ * interpreter exit.  NULL in, NULL out. */
+void *xs_keep_registration_array(void *p);
 
 #endif

@@ -162,6 +162,22 @@ int xs_small_from_state(xs_small *acc, const int64_t *state)
     return 0;
 }
 
+void xs_small_merge_state(xs_small *acc, const xs_small *state)
+{
+    /* Both top chunks are below the limit (from_state and this function
+     * see to it), so their sum cannot overflow. */
+    xs_small_merge(acc, state);
+    int64_t top = acc->chunk[XS_TOP];
+    if (top >= XS_STATE_TOP_LIMIT || top <= -XS_STATE_TOP_LIMIT) {
+        /* |value| >= 2^1109 - 2^1069: it rounds to that infinity in every
+         * format.  Only crafted states (or over 2^90 terms) get here. */
+        uint32_t flags = acc->flags | XS_HAS_TERM | XS_NOT_NEG_ZERO |
+                         (top > 0 ? XS_POS_INF : XS_NEG_INF);
+        xs_small_init(acc);
+        acc->flags = flags;
+    }
+}
+
 double xs_small_round_divided(xs_small *acc, uint64_t divisor, const xs_format *fmt)
 {
     xs_small_propagate(acc);

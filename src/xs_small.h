@@ -75,6 +75,12 @@ double xs_small_round_divided(xs_small *acc, uint64_t divisor, const xs_format *
 void xs_small_to_state(xs_small *acc, int64_t *state);
 /* Returns 0 on success, -1 if the state is not one that to_state makes. */
 int xs_small_from_state(xs_small *acc, const int64_t *state);
+/* Merge a state (from xs_small_from_state) into acc, an accumulator of
+ * merged states: when the exact sum leaves the state range (top chunk
+ * 2^40 or more in magnitude), it becomes the state of +-Inf, which is what
+ * it rounds to.  A plain xs_small_merge would overflow int64 after ~2^23
+ * merges of states at the limit (undefined behaviour). */
+void xs_small_merge_state(xs_small *acc, const xs_small *state);
 
 static inline void xs_small_count_add(xs_small *acc)
 {

@@ -95,6 +95,8 @@ def exact_dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
     if (type(a) is not np.ndarray or type(b) is not np.ndarray) and (
             backend := backend_for(a, b)) is not None:
         return backend.dot(a, b, axis, dtype, out, keepdims)
+    _dtypes.reject_masked(a, "exact_dot")
+    _dtypes.reject_masked(b, "exact_dot")
     a = np.asarray(a)
     b = np.asarray(b)
     da, ka = _check_operand(a, "a")
@@ -123,14 +125,14 @@ def exact_dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
 
     kind = "complex" if "complex" in (ka, kb) else "real"
     default = _default_result(da, db) if kind == "real" else np.result_type(da, db)
+    if out is not None:
+        out = check_out(out, out_shape, "exact_dot")      # first: out.dtype is read next
     if dtype is not None:
         result = _dtypes.as_result_dtype(dtype, kind, "exact_dot", "dtype")
     elif out is not None:
         result = _dtypes.as_result_dtype(out.dtype, kind, "exact_dot", "out dtype")
     else:
         result = default
-    if out is not None:
-        out = check_out(out, out_shape, "exact_dot")
 
     target = None
     if out is not None and out.dtype == result:

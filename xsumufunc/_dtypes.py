@@ -37,6 +37,15 @@ def input_kind(dtype, func_name):
         f"supported: {_SUPPORTED_TEXT}")
 
 
+def reject_masked(a, func_name):
+    """TypeError for a numpy.ma.MaskedArray: np.asarray would drop its mask
+    and every masked value would silently become a term."""
+    if isinstance(a, np.ma.MaskedArray):
+        raise TypeError(
+            f"{func_name}: masked arrays are not supported (the mask would be ignored); "
+            "pass a.filled(0), or a.data with where=~numpy.ma.getmaskarray(a)")
+
+
 def default_result(dtype):
     """np.sum's choice, except that bool and integers sum exactly into float64."""
     dtype = native(dtype)
@@ -70,6 +79,11 @@ def resolve_result(in_dtype, kind, dtype, out, func_name):
     if dtype is not None:
         return as_result_dtype(dtype, kind, func_name, "dtype")
     if out is not None:
+        if isinstance(out, tuple) and len(out) == 1:
+            out = out[0]
+        if not isinstance(out, np.ndarray):
+            raise TypeError(
+                f"{func_name}: out must be a numpy.ndarray, not {type(out).__name__}")
         return as_result_dtype(out.dtype, kind, func_name, "out dtype")
     return default_result(in_dtype)
 

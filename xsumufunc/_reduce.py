@@ -80,6 +80,7 @@ def check_out(out, shape, func_name):
 
 def as_input(a, func_name):
     """a as an ndarray, and 'real' or 'complex' (TypeError for other dtypes)."""
+    _dtypes.reject_masked(a, func_name)
     a = np.asarray(a)
     return a, _dtypes.input_kind(a.dtype, func_name)
 
@@ -232,6 +233,7 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
     if type(a) is not np.ndarray and (backend := backend_for(a)) is not None:
         return backend.reduce(func_name, a, axis, dtype, out, keepdims, initial, where,
                               skip_nan, mean)
+    _dtypes.reject_masked(a, func_name)
     a = np.asarray(a)
     if (dtype is None and out is None and initial is NO_VALUE and where is True
             and not keepdims and a.dtype in _PLAIN_CALL_DTYPES and not skip_nan
@@ -261,8 +263,13 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
     selection = None
     skip_nan = skip_nan and a.dtype.kind not in "biu"
     if skip_nan or not (where is True or (isinstance(where, (bool, np.bool_)) and where)):
+        mask = np.asarray(where)
+        if mask.dtype != bool:
+            # As NumPy: only booleans select (a cast would make 'abc' or
+            # None a mask).
+            raise TypeError(f"{func_name}: where must be booleans, not {mask.dtype}")
         try:
-            mask = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
+            mask = np.broadcast_to(mask, a.shape)
         except ValueError:
             raise ValueError(
                 f"{func_name}: where has shape {np.shape(where)}, which does not "

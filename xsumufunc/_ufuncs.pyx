@@ -52,6 +52,7 @@ cdef extern from "xs_loops.h":
     void xs_dot_state_round(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     void xs_kahan_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     int XS_STATE_LEN
+    void *xs_keep_registration_array(void *p)
 
 cdef extern from "xs_threads.h":
     int xs_get_num_threads() nogil
@@ -84,7 +85,7 @@ def set_num_threads(n):
         n = 0
     if not isinstance(n, int) or isinstance(n, bool) or n < 0:
         raise ValueError(f"set_num_threads: n must be None or a non-negative int, not {n!r}")
-    xs_set_num_threads(n)
+    xs_set_num_threads(min(n, 2**31 - 1))      # a C int; the C side caps it anyway
 
 
 #: Length of the int64 exact state: 68 fixed-point chunks and a flags word.
@@ -152,16 +153,23 @@ cdef xs_loop_fn _pick(int row, str kind):
 _keep_alive = []
 
 
+cdef void *_kept(void *p) except NULL:
+    """p, also pointed to from C (xs_keep_registration_array): NumPy may drop
+    its own pointers when the ufuncs are freed at interpreter exit, and
+    memory checkers (valgrind) would then call these one-time arrays lost."""
+    if p == NULL:
+        raise MemoryError()
+    return xs_keep_registration_array(p)
+
+
 cdef object _make_gufunc(list loops, int nin, int nout, str name, str doc, str signature):
     """loops: list of (C function, data pointer as int, [type numbers])."""
     cdef int ntypes = len(loops)
     cdef int nargs = nin + nout
-    cdef cnp.PyUFuncGenericFunction *funcs = <cnp.PyUFuncGenericFunction *>PyMem_Malloc(
-        ntypes * sizeof(cnp.PyUFuncGenericFunction))
-    cdef void **data = <void **>PyMem_Malloc(ntypes * sizeof(void *))
-    cdef char *types = <char *>PyMem_Malloc(ntypes * nargs * sizeof(char))
-    if funcs == NULL or data == NULL or types == NULL:
-        raise MemoryError()
+    cdef cnp.PyUFuncGenericFunction *funcs = <cnp.PyUFuncGenericFunction *>_kept(PyMem_Malloc(
+        ntypes * sizeof(cnp.PyUFuncGenericFunction)))
+    cdef void **data = <void **>_kept(PyMem_Malloc(ntypes * sizeof(void *)))
+    cdef char *types = <char *>_kept(PyMem_Malloc(ntypes * nargs * sizeof(char)))
     cdef int i, k
     cdef size_t fn_address
     for i in range(ntypes):
@@ -180,9 +188,7 @@ cdef object _make_gufunc(list loops, int nin, int nout, str name, str doc, str s
 
 cdef int _register_bf16(object ufunc, size_t fn_address, size_t data_address,
                         list typenums) except -1:
-    cdef int *args = <int *>PyMem_Malloc(len(typenums) * sizeof(int))
-    if args == NULL:
-        raise MemoryError()
+    cdef int *args = <int *>_kept(PyMem_Malloc(len(typenums) * sizeof(int)))
     cdef int k
     for k in range(len(typenums)):
         args[k] = typenums[k]

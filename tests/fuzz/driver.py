@@ -1,0 +1,472 @@
+"""Differential fuzzer: adversarial vectors, every public reduction, bit for bit.
+
+Each case is built from ``numpy.random.default_rng([seed, index])`` alone, so
+any case can be rebuilt from its seed and index (``--case``).  A case draws
+an input dtype, a target dtype, a length (short rows <= 128, the large
+accumulator from 160 terms, the windowed SIMD front end from 1024 contiguous
+terms, lane flushes past 8192) and a kind of data:
+
+- ``wide``: random bit patterns, so every exponent and subnormals;
+- ``narrow``: one exponent window (the SIMD lanes' fast case);
+- ``cancel``: huge terms and their negatives around small ones;
+- ``subnormal``: subnormals of the input format and the smallest normals;
+- ``tie``: an exact sum on a tie at the target's last bit (or just off it by
+  a tiny term), hidden in split pieces and cancelling pairs;
+- ``zeros``: signed zeros; ``overflow``: terms near the largest finite value;
+
+then sometimes NaN, +-Inf and -0.0 at random places, and a memory layout
+(contiguous, strided, reversed, unaligned, byte-swapped, 2-D C or Fortran).
+
+Checked, each against the exact value rounded once into the target:
+``exact_sum`` (``dtype=`` or ``out=``), ``exact_mean``, ``exact_dot``
+(against a second vector), ``exact_add.accumulate`` (a prefix of the row),
+``exact_sum``/``exact_nansum`` with a random ``where`` mask, and exact states
+of random chunks merged by ``exact_state_merge_ufunc`` (the merge paths).
+
+Two oracles give the expected values: ``fraction`` is tests/oracle.py and
+tests/oracle_products.py (``fractions.Fraction`` term by term); ``fast`` (the
+default, for millions of cases) adds the same exact values as Python
+integers in units of 2**-1126 (2**-2252 for products) and rounds with the
+same ``oracle.round_fraction``.  tests/test_fuzz_smoke.py checks that the two
+agree bit for bit on every generated case.
+"""
+
+import argparse
+import math
+import multiprocessing
+import sys
+import time
+import warnings
+from fractions import Fraction
+
+import numpy as np
+
+import xsumufunc as xs
+from oracle import (
+    BFLOAT16, FLOAT16, FLOAT32, FLOAT64, FORMATS, exact_sum_oracle, oracle_accumulate,
+    round_fraction, terms_of,
+)
+from oracle_products import exact_dot_oracle, exact_mean_oracle
+
+INPUT_DTYPES = (FLOAT64, FLOAT64, FLOAT32, FLOAT16, BFLOAT16)
+TARGETS = (FLOAT64, FLOAT32, FLOAT16, BFLOAT16)
+KINDS = ("wide", "narrow", "cancel", "subnormal", "tie", "zeros", "overflow")
+KIND_WEIGHTS = (0.2, 0.15, 0.2, 0.1, 0.2, 0.05, 0.1)
+_UNSIGNED = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+# Every finite float64 is an integer multiple of 2**-1126 as frexp splits it.
+_UNIT = 1126
+_INT64 = np.dtype(np.int64)
+
+
+# ---------------------------------------------------------------------------
+# Data
+
+
+def _length(rng):
+    u = rng.random()
+    if u < 0.55:
+        return int(rng.integers(0, 24))
+    if u < 0.80:
+        return int(rng.integers(24, 160))           # short rows and just above 128
+    if u < 0.95:
+        return int(rng.integers(160, 1500))         # large accumulator, window from 1024
+    if u < 0.995:
+        return int(rng.integers(1500, 5000))
+    return int(rng.integers(5000, 20000))           # lane flushes every 8192 terms
+
+
+def _as(values, dtype):
+    """float64 values cast into dtype (rounded: the array holds the terms)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(values, np.float64).astype(dtype)
+
+
+def _finite_bits(rng, n, dtype):
+    """Uniformly random finite bit patterns of dtype: all exponents alike."""
+    size = dtype.itemsize
+    u = _UNSIGNED[size]
+    bits = rng.integers(0, np.iinfo(u).max, n, dtype=u, endpoint=True)
+    exp_bits = {2: (10 if dtype == FLOAT16 else 7), 4: 23, 8: 52}[size]
+    exp_mask = u(((1 << (8 * size - 1)) - 1) >> exp_bits << exp_bits)
+    special = (bits & exp_mask) == exp_mask
+    bits[special] ^= u(1 << exp_bits)               # exponent all ones: clear one bit
+    return bits.view(dtype)
+
+
+def _subnormals(rng, n, dtype):
+    size = dtype.itemsize
+    u = _UNSIGNED[size]
+    mant_bits = {2: (10 if dtype == FLOAT16 else 7), 4: 23, 8: 52}[size]
+    bits = rng.integers(0, 1 << (mant_bits + 1), n, dtype=u)    # up to the smallest normals
+    bits |= (rng.integers(0, 2, n, dtype=u) << u(8 * size - 1)).astype(u)
+    return bits.view(dtype)
+
+
+def _narrow(rng, n, dtype):
+    fmt = FORMATS[dtype]
+    e0 = int(rng.integers(fmt.qmin, fmt.qmax - 20))     # finite: m * 2**e <= max
+    spread = int(rng.integers(1, 20))
+    m = rng.integers(-(1 << fmt.p) + 1, 1 << fmt.p, n).astype(np.float64)
+    return _as(np.ldexp(m, e0 + rng.integers(0, spread, n)), dtype)
+
+
+def _cancel(rng, n, dtype):
+    half = n // 2
+    big = np.abs(_finite_bits(rng, half, dtype).astype(np.float64))
+    fmt = FORMATS[dtype]
+    top = _as(np.ldexp(rng.random(half) + 1, rng.integers(fmt.emax - 30, fmt.emax, half)), dtype)
+    big = np.where(rng.random(half) < 0.5, big, top.astype(np.float64))
+    big = _as(big, dtype)
+    small = _finite_bits(rng, n - 2 * half, dtype)
+    x = np.concatenate([big, -big, small])
+    return x[rng.permutation(n)]
+
+
+def _overflow(rng, n, dtype):
+    fmt = FORMATS[dtype]
+    m = rng.integers(1 << (fmt.p - 1), 1 << fmt.p, n).astype(np.float64)
+    x = _as(np.ldexp(m, fmt.qmax - rng.integers(0, 3, n)), dtype)
+    signs = np.where(rng.random(n) < 0.8, 1.0, -1.0)
+    return (x.astype(np.float64) * signs).astype(dtype)     # exact: a sign change
+
+
+def _tie(rng, n, target):
+    """Terms whose exact sum is a tie at target's last bit (or a tiny term
+    off it), and the input dtype that holds them exactly."""
+    fmt = FORMATS[target]
+    in_dtype = FLOAT32 if target in (FLOAT16, BFLOAT16) and rng.random() < 0.5 else FLOAT64
+    in_fmt = FORMATS[in_dtype]
+    lowest = max(fmt.emin, in_fmt.qmin + fmt.p + 45)
+    if rng.random() < 0.1:
+        e, m = fmt.emax, (1 << fmt.p) - 1           # the tie at the overflow threshold
+    else:
+        e = int(rng.integers(lowest, fmt.emax + 1))
+        m = int(rng.integers(1 << (fmt.p - 1), 1 << fmt.p))
+        if rng.random() < 0.1:
+            e, m = fmt.emin, int(rng.integers(1, 1 << fmt.p))   # subnormal results
+    q = e - fmt.p + 1
+    terms = []
+    r = int(rng.integers(0, fmt.p))
+    hi = (m >> r) << r
+    terms += [math.ldexp(hi, q), math.ldexp(m - hi, q)]         # v in two pieces
+    terms.append(math.ldexp(1, q - 1))                          # half an ulp: the tie
+    if rng.random() < 0.5:                                      # just off the tie
+        k = int(rng.integers(1, 40))
+        tiny = math.ldexp(1, max(q - 1 - k, in_fmt.qmin))
+        terms.append(tiny if rng.random() < 0.5 else -tiny)
+    terms = [t for t in terms if t != 0.0]
+    if rng.random() < 0.5:
+        terms = [-t for t in terms]
+    pairs = max(0, (n - len(terms)) // 2)
+    c = _finite_bits(rng, pairs, in_dtype).astype(np.float64)
+    x = np.concatenate([np.array(terms), c, -c])
+    return _as(x[rng.permutation(len(x))], in_dtype), in_dtype
+
+
+def _values(rng, kind, n, dtype, target):
+    if kind == "wide":
+        return _finite_bits(rng, n, dtype), dtype
+    if kind == "narrow":
+        return _narrow(rng, n, dtype), dtype
+    if kind == "cancel":
+        return _cancel(rng, n, dtype), dtype
+    if kind == "subnormal":
+        return _subnormals(rng, n, dtype), dtype
+    if kind == "tie":
+        return _tie(rng, n, target)
+    if kind == "zeros":
+        neg = rng.random() < 0.5
+        signs = -1.0 if neg else np.where(rng.random(n) < 0.7, -1.0, 1.0)
+        return _as(np.zeros(n) * signs, dtype), dtype
+    return _overflow(rng, n, dtype), dtype
+
+
+def _sprinkle_specials(rng, x):
+    x = x.copy()
+    if x.size and rng.random() < 0.15:
+        for _ in range(int(rng.integers(1, 4))):
+            i = int(rng.integers(0, x.size))
+            x[i] = _as([rng.choice([np.nan, np.inf, -np.inf, -0.0])], x.dtype)[0]
+    return x
+
+
+def _layout(rng, x):
+    """x (1-D, contiguous) in a random memory layout, same values."""
+    n, u = x.size, rng.random()
+    if u < 0.55:
+        return x
+    if u < 0.70:
+        step = int(rng.choice([2, 3, -1, -2]))
+        buf = np.zeros(max(n, 1) * abs(step), x.dtype)
+        view = (buf[::step] if step > 0 else buf[::-1][::-step])[:n]
+        view[...] = x
+        return view
+    if u < 0.80:                                    # unaligned
+        raw = np.zeros(n * x.itemsize + 1, np.uint8)
+        view = raw[1:].view(x.dtype)
+        view[...] = x
+        return view
+    if u < 0.90:                                    # byte-swapped (non-native order)
+        return x.astype(x.dtype.newbyteorder("S"))
+    # 2-D, C or Fortran order, for the full reductions (axis=None).
+    rows = next((k for k in (7, 5, 3, 2) if n % k == 0), 1)
+    two_d = x.reshape(rows, n // rows)
+    return np.asfortranarray(two_d) if rng.random() < 0.5 else two_d
+
+
+class Case:
+    """One fuzz case: everything the checks need, rebuilt from (seed, index)."""
+
+    def __init__(self, seed, index):
+        rng = np.random.default_rng([seed, index])
+        self.seed, self.index = seed, index
+        self.target = TARGETS[int(rng.integers(0, len(TARGETS)))]
+        dtype = INPUT_DTYPES[int(rng.integers(0, len(INPUT_DTYPES)))]
+        self.kind = KINDS[int(rng.choice(len(KINDS), p=KIND_WEIGHTS))]
+        n = _length(rng)
+        x, self.dtype = _values(rng, self.kind, n, dtype, self.target)
+        self.x = _sprinkle_specials(rng, x)                 # the terms, contiguous
+        y_kind = str(rng.choice([k for k in KINDS if k != "tie"]))   # same length
+        y, _ = _values(rng, y_kind, self.x.size, self.dtype, self.target)
+        self.y = _sprinkle_specials(rng, _as(y, self.dtype))  # the dot partner
+        self.x_view = _layout(rng, self.x)                  # for sum and mean
+        self.x_row = self.x_view if self.x_view.ndim == 1 else self.x
+        self.y_row = _layout(rng, self.y)
+        if self.y_row.ndim != 1:
+            self.y_row = self.y
+        self.use_out = bool(rng.random() < 0.3)
+        self.prefix = min(self.x.size, int(rng.integers(0, 48)))
+        self.cuts = np.sort(rng.integers(0, self.x.size + 1, int(rng.integers(0, 5))))
+        self.mask = rng.random(self.x.size) < rng.random()
+        self.skip_nan = bool(rng.random() < 0.5)
+
+    def describe(self):
+        return (f"seed={self.seed} case={self.index} kind={self.kind} n={self.x.size} "
+                f"in={self.dtype} target={self.target} layout={self.x_view.strides}/"
+                f"{self.x_view.dtype.byteorder}{self.x_view.ndim}d")
+
+
+# ---------------------------------------------------------------------------
+# What the library gives
+
+
+def results(case):
+    """name -> the library's value, for every check of the case."""
+    t = case.target
+    got = {}
+    if case.use_out:
+        out = np.empty((), t)
+        xs.exact_sum(case.x_view, out=out)
+        got["sum"] = out[()]
+    else:
+        got["sum"] = xs.exact_sum(case.x_view, dtype=t)
+    got["mean"] = xs.exact_mean(case.x_view, dtype=t)
+    got["dot"] = xs.exact_dot(case.x_row, case.y_row, dtype=t)
+    got["accumulate"] = xs.exact_add.accumulate(case.x_row[:case.prefix], dtype=t)
+    masked = xs.exact_nansum if case.skip_nan else xs.exact_sum
+    got["where"] = masked(case.x_row, where=case.mask, dtype=t)
+    chunks = np.split(case.x_row, case.cuts)
+    native = case.x_row.dtype.newbyteorder("=")
+    states = np.stack([xs.exact_sum_state_ufunc(c, signature=(native, _INT64)) for c in chunks])
+    merged = xs.exact_state_merge_ufunc(states)
+    got["merge"] = xs.exact_state_round_ufunc(merged, signature=(_INT64, t))
+    return got
+
+
+# ---------------------------------------------------------------------------
+# Oracles
+
+
+def expected_fraction(case):
+    """name -> expected value, from the Fraction oracles of tests/."""
+    t = case.target
+    terms = terms_of(case.x)
+    selected = [v for v, m in zip(terms, case.mask.tolist()) if m]
+    return {
+        "sum": exact_sum_oracle(terms, t),
+        "mean": exact_mean_oracle(terms, t),
+        "dot": exact_dot_oracle(terms, terms_of(case.y), t),
+        "accumulate": oracle_accumulate(case.x[:case.prefix], dtype=t),
+        "where": exact_sum_oracle(selected, t, skip_nan=case.skip_nan),
+        "merge": exact_sum_oracle(terms, t),
+    }
+
+
+def _units(values):
+    """Integer significands and shifts: value = m * 2**(s - _UNIT), s >= 0."""
+    mant, exp = np.frexp(values)
+    return (np.ldexp(mant, 53).astype(np.int64).tolist(),
+            (exp.astype(np.int64) + (_UNIT - 53)).tolist())
+
+
+def _rounded(total, scale, divisor, nan, pinf, ninf, neg_zero, t):
+    """The special-value rules, else total * 2**-scale / divisor rounded once."""
+    if nan or (pinf and ninf) or divisor == 0:
+        return np.array(np.nan, np.float64).astype(t)[()]
+    if pinf or ninf:
+        return np.array(np.inf if pinf else -np.inf, np.float64).astype(t)[()]
+    return round_fraction(Fraction(total, divisor << scale), t, zero_sign=-1 if neg_zero else 1)
+
+
+def _summary(v):
+    """(exact total in units of 2**-_UNIT, nan, +inf, -inf, all -0.0) of float64 v."""
+    finite = np.isfinite(v)
+    m, s = _units(v[finite])
+    total = sum(a << b for a, b in zip(m, s))
+    return (total, bool(np.isnan(v).any()), bool((v == np.inf).any()),
+            bool((v == -np.inf).any()), v.size > 0 and bool(np.all((v == 0) & np.signbit(v))))
+
+
+def _sum_fast(v, t, divisor=1):
+    total, nan, pinf, ninf, neg_zero = _summary(v)
+    return _rounded(total, _UNIT, divisor, nan, pinf, ninf, neg_zero, t)
+
+
+def _dot_fast(a, b, t):
+    finite = np.isfinite(a) & np.isfinite(b)
+    with np.errstate(invalid="ignore"):
+        special = a[~finite] * b[~finite]           # IEEE products of Inf/NaN operands
+    ma, sa = _units(a[finite])
+    mb, sb = _units(b[finite])
+    total = sum((x * y) << (p + q) for x, y, p, q in zip(ma, mb, sa, sb))
+    zero_neg = (a[finite] == 0) | (b[finite] == 0)
+    zero_neg &= np.signbit(a[finite]) != np.signbit(b[finite])
+    neg_zero = a.size > 0 and special.size == 0 and bool(np.all(zero_neg))
+    return _rounded(total, 2 * _UNIT, 1, bool(np.isnan(special).any()),
+                    bool((special == np.inf).any()), bool((special == -np.inf).any()),
+                    neg_zero, t)
+
+
+def _accumulate_fast(v, t):
+    out = np.empty(v.size, t)
+    m, s = _units(np.where(np.isfinite(v), v, 0.0))
+    total, nan, pinf, ninf, neg_zero = 0, False, False, False, True
+    for i, value in enumerate(v.tolist()):
+        if math.isnan(value):
+            nan = True
+        elif value == math.inf:
+            pinf = True
+        elif value == -math.inf:
+            ninf = True
+        else:
+            total += m[i] << s[i]
+        neg_zero = neg_zero and value == 0 and math.copysign(1.0, value) < 0
+        out[i] = _rounded(total, _UNIT, 1, nan, pinf, ninf, neg_zero, t)
+    return out
+
+
+def expected_fast(case):
+    """name -> expected value: the same exact values as Python integers."""
+    t = case.target
+    x = case.x.astype(np.float64)
+    selected = x[case.mask]
+    if case.skip_nan:
+        selected = selected[~np.isnan(selected)]
+    total = _sum_fast(x, t)
+    return {
+        "sum": total,
+        "mean": _sum_fast(x, t, divisor=x.size),
+        "dot": _dot_fast(x, case.y.astype(np.float64), t),
+        "accumulate": _accumulate_fast(x[:case.prefix], t),
+        "where": _sum_fast(selected, t),
+        "merge": total,
+    }
+
+
+ORACLES = {"fast": expected_fast, "fraction": expected_fraction}
+
+
+# ---------------------------------------------------------------------------
+# Checking
+
+
+def same_bits(result, expected):
+    """Same dtype, shape and bits (any NaN matches any NaN)."""
+    r, e = np.asarray(result), np.asarray(expected)
+    if r.dtype != e.dtype or r.shape != e.shape:
+        return False
+    r, e = np.ascontiguousarray(r), np.ascontiguousarray(e)
+    u = _UNSIGNED[r.dtype.itemsize]
+    nan = np.isnan(r.astype(np.float64)) & np.isnan(e.astype(np.float64))
+    return bool(np.all((r.view(u) == e.view(u)) | nan))
+
+
+def check_case(seed, index, oracle="fast"):
+    """Failure messages for one case (empty when every check passes)."""
+    case = Case(seed, index)
+    try:
+        got = results(case)
+    except Exception as exc:                    # any exception is a finding
+        return [f"{case.describe()}: raised {type(exc).__name__}: {exc}"]
+    want = ORACLES[oracle](case)
+    return [f"{case.describe()}: {name} gave {got[name]!r}, exact {want[name]!r}"
+            for name in want if not same_bits(got[name], want[name])]
+
+
+def _quiet():
+    warnings.simplefilter("ignore")             # empty means, overflow, inf - inf
+    np.seterr(all="ignore")
+
+
+def run_range(seed, start, stop, oracle="fast"):
+    """(cases run, failure messages) for case indices [start, stop)."""
+    _quiet()
+    failures = []
+    for index in range(start, stop):
+        failures += check_case(seed, index, oracle)
+    return stop - start, failures
+
+
+def _run_range_star(args):
+    return run_range(*args)
+
+
+def run(cases, seed, workers=1, oracle="fast", chunk=2000, progress=None):
+    """Run cases 0..cases-1; returns (cases run, failures, seconds)."""
+    start = time.perf_counter()
+    ranges = [(seed, i, min(i + chunk, cases), oracle) for i in range(0, cases, chunk)]
+    done, failures = 0, []
+    if workers <= 1:
+        parts = map(_run_range_star, ranges)
+        pool = None
+    else:
+        pool = multiprocessing.get_context("spawn").Pool(workers)
+        parts = pool.imap_unordered(_run_range_star, ranges)
+    try:
+        for count, found in parts:
+            done += count
+            failures += found
+            if progress:
+                progress(done, len(failures), time.perf_counter() - start)
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    return done, failures, time.perf_counter() - start
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python tests/fuzz", description=__doc__.split("\n")[0])
+    parser.add_argument("--cases", type=int, default=1000, help="number of cases (default 1000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    parser.add_argument("--oracle", choices=sorted(ORACLES), default="fast")
+    parser.add_argument("--case", type=int, default=None, help="run and describe one case")
+    args = parser.parse_args(argv)
+    if args.case is not None:
+        _quiet()
+        print(Case(args.seed, args.case).describe())
+        found = check_case(args.seed, args.case, args.oracle)
+        print("\n".join(found) if found else "ok")
+        return 1 if found else 0
+
+    def progress(done, failed, seconds):
+        print(f"  {done} cases, {failed} failures, {seconds:.0f} s", file=sys.stderr, flush=True)
+
+    done, failures, seconds = run(args.cases, args.seed, args.workers, args.oracle,
+                                  progress=progress if args.cases >= 20000 else None)
+    for line in failures[:50]:
+        print(line)
+    print(f"xsumufunc fuzz: {done} cases, seed {args.seed}, oracle {args.oracle}, "
+          f"{args.workers} worker(s), {seconds:.1f} s: {len(failures)} failures")
+    return 1 if failures else 0

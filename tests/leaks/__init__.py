@@ -1,0 +1,1 @@
+"""Leak checks run outside pytest (valgrind); see docs/hardening.md."""

@@ -1,0 +1,542 @@
+"""Hostile and odd inputs for every public function: the right answer or a
+clear exception, never a crash, a wrong number or a half-written ``out``.
+
+tests/test_api.py already covers unsupported dtypes for the sum family, bad
+axes, ``out`` of the wrong shape and 2**31 zero-stride elements; this file
+adds the rest (every function, every layout, hostile ``out``/``where``,
+masked arrays, memoryviews, crafted exact states, 2**32 zero-stride terms).
+"""
+
+import contextlib
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import xsumufunc as xs
+from helpers import assert_same, check_out_untouched
+from oracle import (
+    BFLOAT16, FLOAT16, FLOAT32, FLOAT64, FORMATS, oracle_accumulate, oracle_reduce,
+    oracle_reduceat, round_fraction,
+)
+from oracle_products import oracle_dot, oracle_mean_reduce
+
+INT64 = np.dtype(np.int64)
+
+# Overflowing partial sums and results are part of the cases here.
+pytestmark = [pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning"),
+              pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")]
+
+
+def _vector(dtype):
+    """Adversarial terms of dtype: partial sums overflow, cancellation,
+    subnormals, a signed zero (all exactly representable)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        return np.array([30000, 30000, 1, 0, 7, 12], dtype)
+    real = FLOAT64 if dtype.kind == "c" else dtype
+    fmt = FORMATS[real]
+    big = float(fmt.max_finite) * 0.75
+    values = [big, big, -big, float(fmt.min_subnormal), -0.0, 3.0, float(fmt.min_normal),
+              -1.5, 0.25]
+    x = np.array(values, np.float64)
+    x = x.astype(np.float32).astype(real) if real == BFLOAT16 else x.astype(real)
+    if dtype.kind == "c":
+        return (x + 1j * x[::-1]).astype(dtype)
+    return x
+
+
+# name -> (call on a 1-D array, exact expected value of the same terms)
+FUNCTIONS = {
+    "exact_sum": (xs.exact_sum, oracle_reduce),
+    "exact_nansum": (xs.exact_nansum, lambda a: oracle_reduce(a, skip_nan=True)),
+    "exact_mean": (xs.exact_mean, oracle_mean_reduce),
+    "exact_nanmean": (xs.exact_nanmean, lambda a: oracle_mean_reduce(a, skip_nan=True)),
+    "exact_add.reduce": (xs.exact_add.reduce, oracle_reduce),
+    "exact_add.accumulate": (xs.exact_add.accumulate, oracle_accumulate),
+    "exact_add.reduceat": (lambda a: xs.exact_add.reduceat(a, [0, 3, 5]),
+                           lambda a: oracle_reduceat(a, [0, 3, 5])),
+    "exact_dot": (lambda a: xs.exact_dot(a, a), lambda a: oracle_dot(a, a)),
+}
+# The raw gufuncs (real input only).
+UFUNCS = {
+    "exact_sum_ufunc": (xs.exact_sum_ufunc, oracle_reduce),
+    "exact_mean_ufunc": (xs.exact_mean_ufunc, oracle_mean_reduce),
+    "exact_cumsum_ufunc": (xs.exact_cumsum_ufunc, oracle_accumulate),
+    "exact_dot_ufunc": (lambda a: xs.exact_dot_ufunc(a, a), lambda a: oracle_dot(a, a)),
+    "states": (lambda a: xs.exact_state_round_ufunc(xs.exact_state_merge_ufunc(
+                   xs.exact_sum_state_ufunc(a)[np.newaxis])),
+               lambda a: oracle_reduce(a, dtype=FLOAT64)),
+}
+REAL_DTYPES = [FLOAT64, FLOAT32, FLOAT16, BFLOAT16, np.dtype(np.int16), np.dtype(np.uint64)]
+ALL_DTYPES = REAL_DTYPES + [np.dtype(np.complex128), np.dtype(np.complex64)]
+
+
+def _swapped(x):
+    return x.astype(x.dtype.newbyteorder("S"))
+
+
+def _unaligned(x):
+    raw = np.zeros(x.nbytes + 1, np.uint8)
+    view = raw[1:].view(x.dtype)
+    view[...] = x
+    return view
+
+
+def _strided(x, step):
+    buf = np.zeros(x.size * abs(step), x.dtype)
+    view = buf[::step] if step > 0 else buf[::-1][::-step]
+    view[...] = x
+    return view
+
+
+def _read_only(x):
+    y = x.copy()
+    y.flags.writeable = False
+    return y
+
+
+# Same values as x, other memory: name -> view builder.
+LAYOUTS = {
+    "reversed": lambda x: _strided(x, -1),
+    "step3": lambda x: _strided(x, 3),
+    "step-2": lambda x: _strided(x, -2),
+    "byteswapped": _swapped,
+    "unaligned": _unaligned,
+    "swapped-unaligned-reversed": lambda x: _unaligned(_swapped(x)[::-1])[::-1],
+    "read-only": _read_only,
+}
+
+
+@contextlib.contextmanager
+def _quiet():
+    """Overflow and "invalid" warnings are part of the answers here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
+def test_layouts_are_what_they_say():
+    x = _vector(FLOAT64)
+    views = {name: make(x) for name, make in LAYOUTS.items()}
+    for name, view in views.items():
+        assert_same(np.ascontiguousarray(view).astype(FLOAT64), x, name)
+    assert views["reversed"].strides == (-8,) and views["step-2"].strides == (-16,)
+    assert views["step3"].strides == (24,)
+    assert not views["byteswapped"].dtype.isnative
+    assert views["unaligned"].ctypes.data % 8 and not views["unaligned"].flags.aligned
+    mixed = views["swapped-unaligned-reversed"]
+    assert not mixed.dtype.isnative and not mixed.flags.aligned and mixed.strides == (-8,)
+    assert not views["read-only"].flags.writeable
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_every_function_every_layout(name, dtype, layout):
+    call, oracle = FUNCTIONS[name]
+    x = _vector(dtype)
+    assert_same(call(LAYOUTS[layout](x)), oracle(x), f"{name} {layout}")
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("dtype", REAL_DTYPES, ids=str)
+@pytest.mark.parametrize("name", list(UFUNCS))
+def test_every_gufunc_every_layout(name, dtype, layout):
+    call, oracle = UFUNCS[name]
+    if name == "exact_dot_ufunc" and dtype.kind in "iu":
+        pytest.skip("NumPy picks the float32 loop for int16 (exact, but not float64)")
+    x = _vector(dtype)
+    assert_same(call(LAYOUTS[layout](x)), oracle(x), f"{name} {layout}")
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_zero_stride_rows(name, dtype):
+    """A broadcast row (stride 0), also of -0.0: n copies of one term."""
+    call, oracle = FUNCTIONS[name]
+    for value in (_vector(dtype)[0], np.zeros((), dtype) * -1 if dtype.kind == "f" else None):
+        if value is None:
+            continue
+        row = np.broadcast_to(np.asarray(value, dtype), (7,))
+        assert row.strides == (0,)
+        assert_same(call(row), oracle(np.ascontiguousarray(row)), name)
+
+
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_memoryviews_and_buffers(name):
+    call, oracle = FUNCTIONS[name]
+    for x in (_vector(FLOAT64), _vector(FLOAT32), _vector(np.int16), _vector(FLOAT16),
+              _swapped(_vector(FLOAT64))):
+        native = x.astype(x.dtype.newbyteorder("="))
+        assert_same(call(memoryview(x)), oracle(native), f"{name} memoryview {x.dtype}")
+    data = bytearray(b"\x01\x02\xff\x00\x07\x80")        # a uint8 buffer
+    assert_same(call(memoryview(data)), oracle(np.frombuffer(data, np.uint8)), name)
+
+
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_python_lists_and_scalars(name):
+    call, oracle = FUNCTIONS[name]
+    values = [1e308, 1e308, -1e308, 5e-324, -0.0, 3]
+    assert_same(call(values), oracle(np.array(values)), name)
+    assert_same(call(tuple(values)), oracle(np.array(values)), name)
+    ints = [2**62, 2**62, -3, True, 0, 5]
+    if name != "exact_dot":        # 2**62 * 2**62 is beyond float64's exact integers
+        assert_same(call(ints), oracle(np.array(ints)), name)
+
+
+@pytest.mark.parametrize("name", ["exact_sum", "exact_nansum", "exact_mean", "exact_nanmean"])
+def test_zero_d_and_scalars_reduce_to_the_value(name):
+    call, _ = FUNCTIONS[name]
+    for value in (np.float16(-0.0), np.float32(3.5), 7, 2.5, True, np.array(1e308),
+                  np.array(5e-324, dtype=np.float64), np.complex64(1 - 2j)):
+        a = np.asarray(value)
+        expected = a.astype(np.float64) if a.dtype.kind in "biu" else a
+        assert_same(call(value), expected[()], f"{name}({value!r})")
+
+
+@pytest.mark.parametrize("name", ["exact_add.accumulate", "exact_add.reduceat", "exact_dot"])
+def test_zero_d_is_refused_where_an_axis_is_needed(name):
+    call, _ = FUNCTIONS[name]
+    for value in (np.array(1.5), 2.0):
+        with pytest.raises(ValueError, match="0-d|at least one dimension"):
+            call(value)
+
+
+def test_add_reduce_of_zero_d():
+    """np.add.reduce takes axis 0 of a 0-d input (the value); exact_add.reduce
+    refuses it clearly (tests/test_api.py), and axis=None or () is the value."""
+    for axis in (0, -1):
+        with pytest.raises(np.exceptions.AxisError):
+            xs.exact_add.reduce(np.array(1.5), axis=axis)
+    for axis in (None, ()):
+        assert_same(xs.exact_add.reduce(np.array(1.5), axis=axis), np.float64(1.5))
+        assert_same(xs.exact_add.reduce(np.float16(-0.0), axis=axis), np.float16(-0.0))
+
+
+@pytest.mark.parametrize("name", list(UFUNCS))
+def test_gufuncs_refuse_zero_d(name):
+    call, _ = UFUNCS[name]
+    with pytest.raises(ValueError):
+        call(np.array(1.5))
+
+
+# ---------------------------------------------------------------------------
+# Unsupported inputs the sum-family tests do not cover
+
+
+def _bad_arrays():
+    return {
+        "object": np.array([1.0, 2.0], dtype=object),
+        "str": np.array(["a", "bc"]),
+        "datetime64": np.array(["2020-01-01", "2021-01-01"], dtype="datetime64[D]"),
+        "timedelta64": np.array([1, 2], dtype="timedelta64[s]"),
+        "structured": np.zeros(2, dtype=[("a", "f8"), ("b", "i4")]),
+        "void": np.zeros(2, dtype="V8"),
+    }
+
+
+@pytest.mark.parametrize("kind", list(_bad_arrays()))
+@pytest.mark.parametrize("name", list(FUNCTIONS) + list(UFUNCS))
+def test_unsupported_dtypes_raise_typeerror(name, kind):
+    call = {**FUNCTIONS, **UFUNCS}[name][0]
+    with pytest.raises(TypeError):
+        call(_bad_arrays()[kind])
+
+
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_masked_arrays_are_refused(name):
+    """np.asarray drops the mask: summing the masked values would be a wrong
+    number, so a masked array is a TypeError that says what to do."""
+    call, _ = FUNCTIONS[name]
+    a = np.ma.array([1.0, 2.0, 4.0], mask=[False, True, False])
+    with pytest.raises(TypeError, match="masked arrays are not supported"):
+        call(a)
+    if name == "exact_dot":
+        with pytest.raises(TypeError, match="masked"):
+            xs.exact_dot([1.0, 2.0, 3.0], a)
+
+
+def test_masked_array_recipe_from_the_message():
+    a = np.ma.array([1e100, 2.0, 1.0, -1e100], mask=[False, True, False, False])
+    assert_same(xs.exact_sum(a.data, where=~np.ma.getmaskarray(a)), np.float64(1.0))
+    assert_same(xs.exact_sum(a.filled(0)), np.float64(1.0))
+
+
+@pytest.mark.parametrize("where", ["abc", None, object(), np.array([1, 0, 1, 0]),
+                                   np.array([0.5, 1, 1, 1])], ids=repr)
+@pytest.mark.parametrize("name", ["exact_sum", "exact_nansum", "exact_mean", "exact_nanmean",
+                                  "exact_add.reduce"])
+def test_where_must_be_booleans(name, where):
+    call = FUNCTIONS[name][0]
+    a = np.arange(12.0).reshape(3, 4)
+    out = np.full(4, 9.5)
+    with pytest.raises(TypeError, match="where must be booleans"):
+        call(a, axis=0, where=where, out=out)
+    assert_same(out, np.full(4, 9.5))
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 4), (3, 4, 1), (1, 5), (4, 3)])
+@pytest.mark.parametrize("name", ["exact_sum", "exact_nansum", "exact_mean", "exact_nanmean",
+                                  "exact_add.reduce"])
+def test_where_of_the_wrong_shape(name, shape):
+    call = FUNCTIONS[name][0]
+    a = np.arange(12.0).reshape(3, 4)
+    check_out_untouched(lambda o: call(a, axis=0, where=np.ones(shape, bool), out=o),
+                        np.full(4, 9.5))
+
+
+# ---------------------------------------------------------------------------
+# Hostile out
+
+A = np.array([[1e308, 2.0, -0.0, 5e-324], [1e308, -3.0, -0.0, 1.0], [-1e308, 0.5, -0.0, 5e-324]])
+
+# name -> (call(a, out), result shape for A): every function that takes out.
+OUT_CALLS = {
+    "exact_sum": (lambda a, o: xs.exact_sum(a, axis=0, out=o), (4,)),
+    "exact_nansum": (lambda a, o: xs.exact_nansum(a, axis=0, out=o), (4,)),
+    "exact_mean": (lambda a, o: xs.exact_mean(a, axis=0, out=o), (4,)),
+    "exact_nanmean": (lambda a, o: xs.exact_nanmean(a, axis=0, out=o), (4,)),
+    "exact_add.reduce": (lambda a, o: xs.exact_add.reduce(a, out=o), (4,)),
+    "exact_add.accumulate": (lambda a, o: xs.exact_add.accumulate(a, out=o), (3, 4)),
+    "exact_add.reduceat": (lambda a, o: xs.exact_add.reduceat(a, [0, 2], out=o), (2, 4)),
+    "exact_dot": (lambda a, o: xs.exact_dot(a, a[::-1], axis=0, out=o), (4,)),
+    "exact_sum_ufunc": (lambda a, o: xs.exact_sum_ufunc(a, axis=0, out=o), (4,)),
+    "exact_mean_ufunc": (lambda a, o: xs.exact_mean_ufunc(a, axis=0, out=o), (4,)),
+    "exact_cumsum_ufunc": (lambda a, o: xs.exact_cumsum_ufunc(a, axes=[(0,), (0,)], out=o),
+                           (3, 4)),
+    "exact_dot_ufunc": (lambda a, o: xs.exact_dot_ufunc(a, a[::-1], axes=[(0,), (0,), ()],
+                                                        out=o), (4,)),
+}
+
+
+def _expected(name):
+    """The right result for A, computed into a fresh out."""
+    call, shape = OUT_CALLS[name]
+    with _quiet():
+        out = np.zeros(shape)
+        call(A.copy(), out)
+    return out
+
+
+def test_out_expectations_are_exact():
+    assert_same(_expected("exact_sum"), oracle_reduce(A, axis=0))
+    assert_same(_expected("exact_mean"), oracle_mean_reduce(A, axis=0))
+    assert_same(_expected("exact_add.accumulate"), oracle_accumulate(A))
+    assert_same(_expected("exact_dot"), oracle_dot(A, A[::-1], axis=0))
+    assert_same(_expected("exact_cumsum_ufunc"), oracle_accumulate(A))
+
+
+@pytest.mark.parametrize("name", list(OUT_CALLS))
+def test_read_only_out(name):
+    call, shape = OUT_CALLS[name]
+    out = np.full(shape, 9.5)
+    out.flags.writeable = False
+    check_out_untouched(lambda o: call(A, o), out)
+    view = np.broadcast_to(np.full(shape[-1:], 9.5), shape)     # never writeable
+    check_out_untouched(lambda o: call(A, o), view)
+
+
+@pytest.mark.parametrize("out_dtype", [np.int64, np.int8, np.uint16, np.bool_, "M8[s]"],
+                         ids=str)
+@pytest.mark.parametrize("name", list(OUT_CALLS))
+def test_integer_and_other_out_dtypes(name, out_dtype):
+    call, shape = OUT_CALLS[name]
+    out = np.ones(shape, out_dtype)
+    before = out.tobytes()
+    with pytest.raises(TypeError):
+        call(A, out)
+    assert out.tobytes() == before
+
+
+@pytest.mark.parametrize("name", list(OUT_CALLS))
+def test_out_that_is_not_an_array(name):
+    call, shape = OUT_CALLS[name]
+    with pytest.raises((TypeError, ValueError)):
+        call(A, np.zeros(shape).tolist())
+    two = (np.full(shape, 9.5), np.full(shape, 9.5))
+    with pytest.raises((TypeError, ValueError)):
+        call(A, two)
+    assert_same(two[0], np.full(shape, 9.5))
+
+
+@pytest.mark.parametrize("name", list(OUT_CALLS))
+def test_out_as_a_one_tuple(name):
+    call, shape = OUT_CALLS[name]
+    out = np.zeros(shape)
+    with _quiet():
+        call(A, (out,))
+    assert_same(out, _expected(name))
+
+
+@pytest.mark.parametrize("layout", ["reversed", "step3", "byteswapped", "unaligned"])
+@pytest.mark.parametrize("name", list(OUT_CALLS))
+def test_out_in_odd_memory(name, layout):
+    call, shape = OUT_CALLS[name]
+    flat = LAYOUTS[layout](np.zeros(int(np.prod(shape))))
+    out = flat.reshape(shape) if flat.flags.c_contiguous or len(shape) == 1 else None
+    if out is None:                                 # a strided 2-D view of the same kind
+        out = LAYOUTS[layout](np.zeros(shape[0] * shape[1])).reshape(shape[0], shape[1])
+    with _quiet():
+        call(A, out)
+    assert_same(out.astype(np.float64), _expected(name))
+
+
+@pytest.mark.parametrize("name", list(OUT_CALLS))
+def test_out_overlapping_the_input(name):
+    """out is (part of) the input's memory: the result is that of the
+    input as it was, as NumPy's ufuncs guarantee."""
+    call, shape = OUT_CALLS[name]
+    a = A.copy()
+    out = a if shape == a.shape else (a[0] if shape == (4,) else a[:2])
+    with _quiet():
+        call(a, out)
+    assert_same(out, _expected(name))
+    # A shifted overlap: out starts one row into the input.
+    buf = np.vstack([A, np.zeros((3, 4))])
+    a, out = buf[:3], buf[1:1 + shape[0]] if len(shape) == 2 else buf[1]
+    with _quiet():
+        call(a, out)
+    assert_same(out, _expected(name))
+
+
+def test_complex_out_overlapping_the_input():
+    z = (A + 1j * A[::-1]).astype(np.complex128)
+    expected = oracle_reduce(z, axis=0)
+    acc_expected = oracle_accumulate(z)
+    w = z.copy()
+    with _quiet():
+        xs.exact_sum(w, axis=0, out=w[0])
+        assert_same(w[0], expected)
+        w = z.copy()
+        xs.exact_add.accumulate(w, out=w)
+    assert_same(w, acc_expected)
+
+
+@pytest.mark.parametrize("name", ["exact_sum", "exact_nansum", "exact_add.reduce"])
+def test_errors_late_in_the_call_leave_out_untouched(name):
+    call = FUNCTIONS[name][0]
+    a = np.arange(12.0).reshape(3, 4)
+    for kwargs, error in (({"initial": np.ones(2)}, ValueError),
+                          ({"initial": "x"}, TypeError),
+                          ({"initial": 1j}, TypeError),
+                          ({"dtype": np.int32}, TypeError)):
+        out = np.full(4, 9.5)
+        with pytest.raises(error):
+            call(a, axis=0, out=out, **kwargs)
+        assert_same(out, np.full(4, 9.5))
+
+
+def test_dot_errors_leave_out_untouched():
+    out = np.full(2, 9.5)
+    big = np.array([[2**62 + 1, 1], [1, 1]], dtype=np.int64)
+    with pytest.raises(ValueError, match="cannot hold exactly"):
+        xs.exact_dot(big, big, out=out)
+    with pytest.raises(ValueError, match="different lengths"):
+        xs.exact_dot(np.ones((2, 3)), np.ones((2, 4)), out=out)
+    zc = np.ones((2, 2), np.complex128)
+    with pytest.raises(ValueError, match="cannot hold exactly"):
+        xs.exact_dot(zc, big, out=out.astype(np.complex128))
+    assert_same(out, np.full(2, 9.5))
+
+
+def test_reduceat_errors_leave_out_untouched():
+    a = np.arange(12.0).reshape(3, 4)
+    for indices, error in (([0, 3], IndexError), ([-1], IndexError), ([[0]], TypeError),
+                           ([0.5], TypeError)):
+        out = np.full((len(np.ravel(indices)), 4), 9.5)
+        with pytest.raises(error):
+            xs.exact_add.reduceat(a, indices, out=out)
+        assert_same(out, np.full(out.shape, 9.5))
+
+
+# ---------------------------------------------------------------------------
+# More than 2**32 terms through zero strides
+
+N_HUGE = 2**32 + 5
+
+
+def test_zero_stride_sum_and_mean_beyond_2_32():
+    value = np.float64(0.1)
+    a = np.broadcast_to(value, (N_HUGE,))
+    exact = Fraction(float(value)) * N_HUGE
+    assert_same(xs.exact_sum(a), round_fraction(exact, FLOAT64))
+    assert_same(xs.exact_nansum(a, dtype=np.float32), round_fraction(exact, FLOAT32))
+    assert_same(xs.exact_mean(a), value)
+    assert_same(xs.exact_mean(a, where=np.broadcast_to(True, a.shape)), value)
+    assert_same(xs.exact_sum_ufunc(a), round_fraction(exact, FLOAT64))
+
+
+def test_zero_stride_dot_beyond_2_32():
+    """exact_dot has no shortcut for stride 0 (each product is added), so
+    float32 keeps this to seconds."""
+    x = np.broadcast_to(np.float32(0.1), (N_HUGE,))
+    y = np.broadcast_to(np.float32(-3.0), (N_HUGE,))
+    exact = Fraction(float(np.float32(0.1))) * -3 * N_HUGE
+    assert_same(xs.exact_dot(x, y), round_fraction(exact, FLOAT32))
+
+
+# ---------------------------------------------------------------------------
+# Crafted exact states
+
+
+def _state(top=0, flags=0b11, digits=()):
+    s = np.zeros(xs.STATE_LENGTH, np.int64)
+    s[:len(digits)] = digits
+    s[-2] = top
+    s[-1] = flags
+    return s
+
+
+def test_garbage_states_are_nan_never_a_crash():
+    rng = np.random.default_rng(0)
+    garbage = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, (200, 69),
+                           dtype=np.int64, endpoint=True)
+    garbage[:50, -1] &= 0b11111            # valid flags, digits out of range
+    garbage[50:100, :-2] &= 0xffffffff     # valid digits, top out of range
+    for s in garbage:
+        with _quiet():
+            r = xs.exact_state_round_ufunc(s)
+            m = xs.exact_state_mean_ufunc(s, 3)
+            merged = xs.exact_state_merge_ufunc(np.stack([s, _state(1)]))
+        assert np.isnan(r) and np.isnan(m)
+        assert np.isnan(xs.exact_state_round_ufunc(merged))
+
+
+def test_state_edges():
+    with _quiet():
+        assert_same(xs.exact_state_round_ufunc(_state(flags=0)), np.float64(0.0))
+        assert_same(xs.exact_state_round_ufunc(_state(flags=0b01)), np.float64(-0.0))
+        assert np.isnan(xs.exact_state_round_ufunc(_state(flags=0b100000)))   # unknown flag
+        assert np.isnan(xs.exact_state_round_ufunc(_state(digits=[2**32])))
+        assert np.isnan(xs.exact_state_round_ufunc(_state(digits=[-1])))
+        assert np.isnan(xs.exact_state_mean_ufunc(_state(), 0))               # no terms
+        assert np.isnan(xs.exact_state_mean_ufunc(_state(1), -5))             # bad count
+        assert_same(xs.exact_state_round_ufunc(_state(top=2**40 - 1)), np.float64(np.inf))
+        assert np.isnan(xs.exact_state_round_ufunc(_state(top=2**40)))        # out of range
+
+
+def test_merging_huge_states_saturates_to_inf():
+    """Regression: exact_state_merge_ufunc added top chunks without bound,
+    so 2**23 merges of a state at the limit overflowed int64 (undefined
+    behaviour; UBSan: src/xs_small.c signed integer overflow) and the
+    merged state wrapped around or came back NaN.  Past the state range the
+    exact value rounds to +-Inf in every format; the merge now says so."""
+    top = 2**40 - 1
+    with _quiet():
+        for sign in (1, -1):
+            s = _state(sign * top)
+            merged = xs.exact_state_merge_ufunc(np.stack([s, s]))
+            assert_same(xs.exact_state_round_ufunc(merged), np.float64(sign * np.inf))
+            for dtype in (FLOAT32, FLOAT16, BFLOAT16):
+                r = xs.exact_state_round_ufunc(merged, signature=(INT64, dtype))
+                assert_same(r, np.array(sign * np.inf, np.float32).astype(dtype)[()])
+        # Below the limit the merge stays exact: top and -top cancel.
+        pair = xs.exact_state_merge_ufunc(np.stack([_state(top), _state(-top), _state(0, 0b11,
+                                                                                  [5])]))
+        assert_same(xs.exact_state_round_ufunc(pair), round_fraction(Fraction(5, 2**1075),
+                                                                     FLOAT64))
+        many = np.broadcast_to(_state(top), (2**23 + 1, xs.STATE_LENGTH))
+        assert_same(xs.exact_state_round_ufunc(xs.exact_state_merge_ufunc(many)),
+                    np.float64(np.inf))
