@@ -15,6 +15,23 @@ void xs_dot_merge(xs_dot *acc, xs_dot *part)
     xs_small_merge(&acc->huge, &part->huge);
 }
 
+void xs_dot_add_times(xs_dot *acc, const xs_dot *one, uint64_t count)
+{
+    /* count < 2^63 and |one| < 2^2048, so no part's top chunk gets near
+     * overflow: main stays below 2^1087, the scaled parts far lower. */
+    xs_dot power = *one;
+    while (count) {
+        if (count & 1u) {
+            xs_dot_merge(acc, &power);
+        }
+        count >>= 1;
+        if (count) {
+            xs_dot doubled = power;
+            xs_dot_merge(&power, &doubled);
+        }
+    }
+}
+
 void xs_dot_add_extreme(xs_dot *acc, uint64_t a_bits, uint64_t b_bits)
 {
     const uint64_t fraction_mask = ((uint64_t)1 << 52) - 1;

@@ -35,6 +35,8 @@ typedef struct {
 void xs_dot_init(xs_dot *acc);
 /* acc += part, exactly. */
 void xs_dot_merge(xs_dot *acc, xs_dot *part);
+/* acc += count * one, exactly (by doubling: O(log count) merges). */
+void xs_dot_add_times(xs_dot *acc, const xs_dot *one, uint64_t count);
 /* The exact product of two finite, non-zero doubles that the p + e split
  * cannot represent. */
 void xs_dot_add_extreme(xs_dot *acc, uint64_t a_bits, uint64_t b_bits);

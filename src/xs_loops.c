@@ -375,11 +375,21 @@ ATTRIBUTES static void xs_dot_row_##IN(xs_dot *acc, xs_large **large, const char
                                        const char *b, npy_intp n, npy_intp step_a, \
                                        npy_intp step_b) \
 { \
-    xs_large *row_large = n >= XS_LARGE_MIN_TERMS ? xs_large_for_row(large) : NULL; \
     /* a*b may overflow or underflow on the way (the exact product is \
      * kept all the same): such flags are not the result's, drop them. */ \
     fexcept_t flags_before; \
     fegetexceptflag(&flags_before, FE_ALL_EXCEPT); \
+    if (step_a == 0 && step_b == 0 && n > 1) { \
+        /* One product n times (broadcast rows): O(log n), not O(n). */ \
+        xs_dot one; \
+        xs_dot_init(&one); \
+        ADD_PRODUCT(&one, NULL, xs_bits_to_double(xs_load_##IN(a)), \
+                    xs_bits_to_double(xs_load_##IN(b))); \
+        xs_dot_add_times(acc, &one, (uint64_t)n); \
+        fesetexceptflag(&flags_before, FE_ALL_EXCEPT); \
+        return; \
+    } \
+    xs_large *row_large = n >= XS_LARGE_MIN_TERMS ? xs_large_for_row(large) : NULL; \
     npy_intp k = WINDOW(acc, row_large, a, b, n, step_a, step_b); \
     a += k * step_a; \
     b += k * step_b; \
@@ -412,7 +422,7 @@ static void xs_dot_compute_##IN(xs_dot *acc, xs_large **large, xs_dot_job *job, 
 { \
     xs_dot_init(acc); \
     int parts = 0; \
-    if (job != NULL) { \
+    if (job != NULL && (step_a != 0 || step_b != 0)) { \
         *job = (xs_dot_job){.a = a, .b = b, .step_a = step_a, .step_b = step_b}; \
         parts = xs_parallel_ranges(xs_dot_part_##IN, job, n, XS_DOT_WINDOW_BLOCK, n); \
     } \

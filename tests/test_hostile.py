@@ -469,12 +469,17 @@ def test_zero_stride_sum_and_mean_beyond_2_32():
 
 
 def test_zero_stride_dot_beyond_2_32():
-    """exact_dot has no shortcut for stride 0 (each product is added), so
-    float32 keeps this to seconds."""
-    x = np.broadcast_to(np.float32(0.1), (N_HUGE,))
-    y = np.broadcast_to(np.float32(-3.0), (N_HUGE,))
-    exact = Fraction(float(np.float32(0.1))) * -3 * N_HUGE
-    assert_same(xs.exact_dot(x, y), round_fraction(exact, FLOAT32))
+    """One product 2**32 + 5 times (a shortcut by doubling), every dtype,
+    including products that overflow and underflow float64 on their own."""
+    for value, other, dtype in [(0.1, -3.0, np.float32), (0.1, 3.0, np.float64),
+                                (1e300, 1e300, np.float64), (1e-300, -1e-300, np.float64),
+                                (1e-170, 3e-170, np.float64)]:
+        x = np.broadcast_to(dtype(value), (N_HUGE,))
+        y = np.broadcast_to(dtype(other), (N_HUGE,))
+        exact = Fraction(float(x[0])) * Fraction(float(y[0])) * N_HUGE
+        for result in (FLOAT64, FLOAT32):
+            with np.errstate(all="ignore"):
+                assert_same(xs.exact_dot(x, y, dtype=result), round_fraction(exact, result))
 
 
 # ---------------------------------------------------------------------------
