@@ -243,3 +243,10 @@ def test_on_a_local_cluster(client):
         assert_same(client.compute(xs.exact_add.accumulate(e[:6], axis=1)).result(),
                     oracle_accumulate(b[:6], axis=1))
     assert len(client.scheduler_info()["workers"]) == 2
+
+
+def test_dask_where_must_be_booleans():
+    with pytest.raises(TypeError, match="where must be booleans"):
+        xs.exact_sum(da.ones(3), where=None)
+    with pytest.raises(TypeError, match="where must be booleans"):
+        xs.exact_mean(da.ones(3), where=da.ones(3))

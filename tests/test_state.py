@@ -214,3 +214,12 @@ def test_importing_xsumufunc_imports_no_optional_library():
         assert not bad, bad
     """)
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_state_rejects_non_boolean_where_and_masked_arrays():
+    with pytest.raises(TypeError, match="where must be booleans"):
+        xs.exact_sum_state(np.ones(3), where="abc")
+    with pytest.raises(TypeError, match="masked arrays"):
+        xs.exact_sum_state(np.ma.array([1.0, 2.0], mask=[0, 1]))
+    with pytest.raises(TypeError, match="masked arrays"):
+        xs.exact_grouped_sum(np.ma.array([1.0, 2.0], mask=[0, 1]), np.array([0, 0]), 1)

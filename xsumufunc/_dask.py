@@ -122,8 +122,11 @@ def _where_mask(where, a, func_name):
     """None when every element is selected, else a dask bool array chunked as a."""
     if where is True or (isinstance(where, (bool, np.bool_)) and where):
         return None
+    where = da.asarray(where)
+    if where.dtype != bool:
+        raise TypeError(f"{func_name}: where must be booleans, not {where.dtype}")
     try:
-        mask = da.broadcast_to(da.asarray(where).astype(bool), a.shape)
+        mask = da.broadcast_to(where, a.shape)
     except ValueError:
         raise ValueError(
             f"{func_name}: where has shape {np.shape(where)}, which does not broadcast "

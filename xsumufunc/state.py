@@ -157,8 +157,11 @@ def _result_dtype(dtype, func_name):
 def _selection(a, where, func_name):
     if where is True or (isinstance(where, (bool, np.bool_)) and where):
         return None
+    mask = np.asarray(where)
+    if mask.dtype != bool:
+        raise TypeError(f"{func_name}: where must be booleans, not {mask.dtype}")
     try:
-        return np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
+        return np.broadcast_to(mask, a.shape)
     except ValueError:
         raise ValueError(
             f"{func_name}: where has shape {np.shape(where)}, which does not broadcast "
