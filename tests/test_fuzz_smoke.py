@@ -5,6 +5,7 @@ catch a reduction that rounds."""
 import warnings
 
 import numpy as np
+import pytest
 import xsumufunc as xs
 from fuzz import driver
 
@@ -81,3 +82,11 @@ def test_same_bits_is_strict():
     assert not driver.same_bits(np.float64(1.0), np.nextafter(1.0, 2.0))
     assert not driver.same_bits(np.float32(1.0), np.float64(1.0))
     assert driver.same_bits(np.float16(np.nan), -np.float16(np.nan))
+
+
+def test_the_driver_leaves_numpy_error_settings_alone():
+    before = np.geterr()
+    driver.main(["--cases", "3", "--seed", "5"])
+    assert np.geterr() == before
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        np.float64(1e308) * np.float64(10.0)

@@ -213,7 +213,7 @@ def test_importing_xsumufunc_imports_no_optional_library():
         bad = [m for m in ("pandas", "dask", "xarray", "distributed") if m in sys.modules]
         assert not bad, bad
     """)
-    subprocess.run([sys.executable, "-c", code], check=True)
+    subprocess.run([sys.executable, "-P", "-c", code], check=True)   # -P: not the source tree
 
 
 def test_state_rejects_non_boolean_where_and_masked_arrays():
