@@ -434,10 +434,11 @@ static void xs_dot_compute_##IN(xs_dot *acc, xs_large **large, xs_dot_job *job, 
     } \
 } \
 \
-/* (n),(n)->(): rounded once into the target (result). */ \
-void xs_dot_##IN(char **args, const npy_intp *dimensions, const npy_intp *steps, void *data) \
+/* Every row's exact dot product: rounded into the target, or (target NULL) \
+ * stored as a state. */ \
+static void xs_dot_rows_##IN(char **args, const npy_intp *dimensions, const npy_intp *steps, \
+                             const xs_target *target) \
 { \
-    const xs_target *target = data; \
     npy_intp outer = dimensions[0], n = dimensions[1]; \
     PyThreadState *gil = xs_release_gil_for(outer, n); \
     xs_large *large = NULL; \
@@ -446,11 +447,22 @@ void xs_dot_##IN(char **args, const npy_intp *dimensions, const npy_intp *steps,
         xs_dot acc; \
         xs_dot_compute_##IN(&acc, &large, job, args[0] + i * steps[0], \
                             args[1] + i * steps[1], n, steps[3], steps[4]); \
-        target->store(args[2] + i * steps[2], xs_dot_round(&acc, target->format)); \
+        if (target) { \
+            target->store(args[2] + i * steps[2], xs_dot_round(&acc, target->format)); \
+        } \
+        else { \
+            xs_store_dot_state(&acc, args[2] + i * steps[2], steps[5]); \
+        } \
     } \
     free(job); \
     xs_large_free(large); \
     xs_restore_gil(gil); \
+} \
+\
+/* (n),(n)->(): rounded once into the target (data). */ \
+void xs_dot_##IN(char **args, const npy_intp *dimensions, const npy_intp *steps, void *data) \
+{ \
+    xs_dot_rows_##IN(args, dimensions, steps, data); \
 } \
 \
 /* (n),(n)->(3*69): the exact dot product as three states (see xs_loops.h). */ \
@@ -458,19 +470,7 @@ void xs_dot_state_##IN(char **args, const npy_intp *dimensions, const npy_intp *
                        void *data) \
 { \
     (void)data; \
-    npy_intp outer = dimensions[0], n = dimensions[1]; \
-    PyThreadState *gil = xs_release_gil_for(outer, n); \
-    xs_large *large = NULL; \
-    xs_dot_job *job = n >= XS_PARALLEL_MIN_TERMS ? malloc(sizeof *job) : NULL; \
-    for (npy_intp i = 0; i < outer; i++) { \
-        xs_dot acc; \
-        xs_dot_compute_##IN(&acc, &large, job, args[0] + i * steps[0], \
-                            args[1] + i * steps[1], n, steps[3], steps[4]); \
-        xs_store_dot_state(&acc, args[2] + i * steps[2], steps[5]); \
-    } \
-    free(job); \
-    xs_large_free(large); \
-    xs_restore_gil(gil); \
+    xs_dot_rows_##IN(args, dimensions, steps, NULL); \
 }
 
 XS_DOT_LOOP(float64, xs_dot_add_float64, XS_DOT_WINDOW_FLOAT64, XS_FMA_CLONES)
