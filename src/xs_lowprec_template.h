@@ -17,8 +17,10 @@
 
 #if XS_LP_EMIT_PAIR
 /* w, c, u -> w + (u - c), the new compensation: Algorithm 1 of Zamirai et
- * al., every operation rounded to nearest in S.  All inputs of an element
- * are read before its outputs are written, so out= may alias the inputs. */
+ * al., every operation rounded to nearest in S (see XS_LP_BLOCK for the
+ * blocks).  All inputs of a block are read before its outputs are written,
+ * so out= may alias the inputs. */
+XS_LP_CLONES
 void XS_LP_FN(xs_lp_kahan_add)(char **args, const npy_intp *dimensions,
                                 const npy_intp *steps, void *data)
 {
@@ -30,22 +32,47 @@ void XS_LP_FN(xs_lp_kahan_add)(char **args, const npy_intp *dimensions,
     xs_lp_begin_flags(&saved_flags);
     PyThreadState *gil = xs_lp_release_gil_for(n, 1);
     char *pw = args[0], *pc = args[1], *pu = args[2], *ow = args[3], *oc = args[4];
-    for (npy_intp i = 0; i < n; i++) {
-        double w = XS_LP_LOAD_S(pw), c = XS_LP_LOAD_S(pc), u = XS_LP_LOAD_U(pu);
-        double y = xs_lp_add(u, -c, f, &flags);              /* compensate the update */
-        double s = xs_lp_add(w, y, f, &flags);               /* accumulate */
-        double c_new = xs_lp_add(xs_lp_add(s, -w, f, &flags), -y, f, &flags);   /* measure the error */
-        XS_LP_STORE_S(ow, s);
-        XS_LP_STORE_S(oc, c_new);
-        pw += steps[0]; pc += steps[1]; pu += steps[2]; ow += steps[3]; oc += steps[4];
+    double w[XS_LP_BLOCK], c[XS_LP_BLOCK], u[XS_LP_BLOCK], y[XS_LP_BLOCK];
+    double s[XS_LP_BLOCK], c_new[XS_LP_BLOCK];
+    for (npy_intp start = 0; start < n; start += XS_LP_BLOCK) {
+        int m = n - start < XS_LP_BLOCK ? (int)(n - start) : XS_LP_BLOCK;
+        for (int i = 0; i < m; i++) {
+            w[i] = XS_LP_LOAD_S(pw); c[i] = XS_LP_LOAD_S(pc); u[i] = XS_LP_LOAD_U(pu);
+            pw += steps[0]; pc += steps[1]; pu += steps[2];
+        }
+        unsigned ok = 1;
+        for (int i = 0; i < m; i++) {
+            y[i] = xs_lp_fast_add_hw(u[i], -c[i], f, &ok);         /* compensate */
+        }
+        for (int i = 0; i < m; i++) {
+            s[i] = xs_lp_fast_add_hw(w[i], y[i], f, &ok);          /* accumulate */
+        }
+        for (int i = 0; i < m; i++) {
+            c_new[i] = xs_lp_fast_add_hw(s[i], -w[i], f, &ok);     /* the error... */
+        }
+        for (int i = 0; i < m; i++) {
+            c_new[i] = xs_lp_fast_add_hw(c_new[i], -y[i], f, &ok); /* ...of this step */
+        }
+        if (XS_LP_UNLIKELY(!ok)) {      /* a special element: redo each one */
+            for (int i = 0; i < m; i++) {
+                xs_lp_kahan_state next = xs_lp_kahan_step(w[i], c[i], u[i], f, &flags);
+                s[i] = next.s;
+                c_new[i] = next.c;
+            }
+        }
+        /* every input of the block was read above: out= may alias them */
+        for (int i = 0; i < m; i++) {
+            XS_LP_STORE_S(ow, s[i]); XS_LP_STORE_S(oc, c_new[i]);
+            ow += steps[3]; oc += steps[4];
+        }
     }
     xs_lp_restore_gil(gil);
     xs_lp_end_flags(&saved_flags, flags);
 }
 
 /* w, u, bits -> w + u (exact, by two-sum) rounded stochastically into S. */
-static inline void XS_LP_FN(stochastic_add_)(char **args, const npy_intp *dimensions,
-                                             const npy_intp *steps, int kbits)
+XS_LP_BODY void XS_LP_FN(stochastic_add_)(char **args, const npy_intp *dimensions,
+                                          const npy_intp *steps, int kbits)
 {
     const xs_lp_format *f = XS_LP_FMT;
     npy_intp n = dimensions[0];
@@ -54,20 +81,46 @@ static inline void XS_LP_FN(stochastic_add_)(char **args, const npy_intp *dimens
     xs_lp_begin_flags(&saved_flags);
     PyThreadState *gil = xs_lp_release_gil_for(n, 1);
     char *pw = args[0], *pu = args[1], *pb = args[2], *out = args[3];
-    for (npy_intp i = 0; i < n; i++) {
-        double w = XS_LP_LOAD_S(pw), u = XS_LP_LOAD_U(pu);
-        uint32_t r = xs_lp_load_bits(pb, kbits);
-        xs_lp_pair z = xs_lp_two_sum(w, u);
-        if (isinf(z.hi) && isfinite(w) && isfinite(u)) {
-            flags |= XS_LP_OVERFLOW;    /* beyond even float64 */
+    double w[XS_LP_BLOCK], u[XS_LP_BLOCK], v[XS_LP_BLOCK];
+    uint32_t r[XS_LP_BLOCK];
+    for (npy_intp start = 0; start < n; start += XS_LP_BLOCK) {
+        int m = n - start < XS_LP_BLOCK ? (int)(n - start) : XS_LP_BLOCK;
+        for (int i = 0; i < m; i++) {
+            w[i] = XS_LP_LOAD_S(pw); u[i] = XS_LP_LOAD_U(pu); r[i] = xs_lp_load_bits(pb, kbits);
+            pw += steps[0]; pu += steps[1]; pb += steps[2];
         }
-        XS_LP_STORE_S(out, xs_lp_round_stochastic(z.hi, z.lo, r, kbits, f, &flags));
-        pw += steps[0]; pu += steps[1]; pb += steps[2]; out += steps[3];
+        unsigned ok = 1;
+        for (int i = 0; i < m; i++) {
+            xs_lp_pair z = xs_lp_two_sum(w[i], u[i]);
+            v[i] = xs_lp_stochastic_by_addition(z.hi, z.lo, r[i], kbits, f, &ok);
+        }
+        if (XS_LP_UNLIKELY(!ok)) {      /* a special element: redo each one */
+            for (int i = 0; i < m; i++) {
+                xs_lp_pair z = xs_lp_two_sum(w[i], u[i]);
+                unsigned ok_i = 1;
+                v[i] = xs_lp_stochastic_by_addition(z.hi, z.lo, r[i], kbits, f, &ok_i);
+                if (ok_i) {
+                    continue;
+                }
+                if (isinf(z.hi) && isfinite(w[i]) && isfinite(u[i])) {
+                    flags |= XS_LP_OVERFLOW;    /* beyond even float64 */
+                }
+                else if (isnan(z.hi) && !isnan(w[i]) && !isnan(u[i])) {
+                    flags |= XS_LP_INVALID;     /* inf - inf, as np.add warns */
+                }
+                v[i] = xs_lp_round_stochastic(z.hi, z.lo, r[i], kbits, f, &flags);
+            }
+        }
+        for (int i = 0; i < m; i++) {
+            XS_LP_STORE_S(out, v[i]);
+            out += steps[3];
+        }
     }
     xs_lp_restore_gil(gil);
     xs_lp_end_flags(&saved_flags, flags);
 }
 
+XS_LP_CLONES
 void XS_LP_CAT(XS_LP_FN(xs_lp_stochastic_add), u16)(char **args, const npy_intp *dimensions,
                                                     const npy_intp *steps, void *data)
 {
@@ -75,6 +128,7 @@ void XS_LP_CAT(XS_LP_FN(xs_lp_stochastic_add), u16)(char **args, const npy_intp 
     XS_LP_FN(stochastic_add_)(args, dimensions, steps, 16);
 }
 
+XS_LP_CLONES
 void XS_LP_CAT(XS_LP_FN(xs_lp_stochastic_add), u32)(char **args, const npy_intp *dimensions,
                                                     const npy_intp *steps, void *data)
 {
@@ -83,8 +137,8 @@ void XS_LP_CAT(XS_LP_FN(xs_lp_stochastic_add), u32)(char **args, const npy_intp 
 }
 
 /* x (U), bits -> x rounded stochastically into S. */
-static inline void XS_LP_FN(stochastic_round_)(char **args, const npy_intp *dimensions,
-                                               const npy_intp *steps, int kbits)
+XS_LP_BODY void XS_LP_FN(stochastic_round_)(char **args, const npy_intp *dimensions,
+                                            const npy_intp *steps, int kbits)
 {
     const xs_lp_format *f = XS_LP_FMT;
     npy_intp n = dimensions[0];
@@ -93,16 +147,37 @@ static inline void XS_LP_FN(stochastic_round_)(char **args, const npy_intp *dime
     xs_lp_begin_flags(&saved_flags);
     PyThreadState *gil = xs_lp_release_gil_for(n, 1);
     char *px = args[0], *pb = args[1], *out = args[2];
-    for (npy_intp i = 0; i < n; i++) {
-        double x = XS_LP_LOAD_U(px);
-        uint32_t r = xs_lp_load_bits(pb, kbits);
-        XS_LP_STORE_S(out, xs_lp_round_stochastic(x, 0.0, r, kbits, f, &flags));
-        px += steps[0]; pb += steps[1]; out += steps[2];
+    double x[XS_LP_BLOCK], v[XS_LP_BLOCK];
+    uint32_t r[XS_LP_BLOCK];
+    for (npy_intp start = 0; start < n; start += XS_LP_BLOCK) {
+        int m = n - start < XS_LP_BLOCK ? (int)(n - start) : XS_LP_BLOCK;
+        for (int i = 0; i < m; i++) {
+            x[i] = XS_LP_LOAD_U(px); r[i] = xs_lp_load_bits(pb, kbits);
+            px += steps[0]; pb += steps[1];
+        }
+        unsigned ok = 1;
+        for (int i = 0; i < m; i++) {
+            v[i] = xs_lp_stochastic_by_addition(x[i], 0.0, r[i], kbits, f, &ok);
+        }
+        if (XS_LP_UNLIKELY(!ok)) {      /* a special element: redo each one */
+            for (int i = 0; i < m; i++) {
+                unsigned ok_i = 1;
+                v[i] = xs_lp_stochastic_by_addition(x[i], 0.0, r[i], kbits, f, &ok_i);
+                if (!ok_i) {
+                    v[i] = xs_lp_round_stochastic(x[i], 0.0, r[i], kbits, f, &flags);
+                }
+            }
+        }
+        for (int i = 0; i < m; i++) {
+            XS_LP_STORE_S(out, v[i]);
+            out += steps[2];
+        }
     }
     xs_lp_restore_gil(gil);
     xs_lp_end_flags(&saved_flags, flags);
 }
 
+XS_LP_CLONES
 void XS_LP_CAT(XS_LP_FN(xs_lp_stochastic_round), u16)(char **args, const npy_intp *dimensions,
                                                       const npy_intp *steps, void *data)
 {
@@ -110,6 +185,7 @@ void XS_LP_CAT(XS_LP_FN(xs_lp_stochastic_round), u16)(char **args, const npy_int
     XS_LP_FN(stochastic_round_)(args, dimensions, steps, 16);
 }
 
+XS_LP_CLONES
 void XS_LP_CAT(XS_LP_FN(xs_lp_stochastic_round), u32)(char **args, const npy_intp *dimensions,
                                                       const npy_intp *steps, void *data)
 {
@@ -119,11 +195,6 @@ void XS_LP_CAT(XS_LP_FN(xs_lp_stochastic_round), u32)(char **args, const npy_int
 #endif
 
 #if XS_LP_EMIT_SUM
-#if XS_LP_NATIVE_ADD
-#define XS_LP_ADD(a, b) ((a) + (b))
-#else
-#define XS_LP_ADD(a, b) xs_lp_add((a), (b), f, &flags)
-#endif
 /* (n)->(): the classic compensated sum, every operation rounded to nearest
  * in S (so it equals folding kahan_add over the row from w = -0.0, c = 0).
  * Not exact: a cheap reference for exact_sum.  An empty row sums to +0.0. */
@@ -144,9 +215,16 @@ void XS_LP_FN_S(xs_lp_kahan_sum)(char **args, const npy_intp *dimensions,
         /* -0.0 is the identity of addition: a row of -0.0 sums to -0.0. */
         double sum = n > 0 ? -0.0 : 0.0, c = 0.0;
         for (npy_intp k = 0; k < n; k++, p += steps[2]) {
-            double y = XS_LP_ADD(XS_LP_LOAD_S(p), -c);
-            double t = XS_LP_ADD(sum, y);
-            c = XS_LP_ADD(XS_LP_ADD(t, -sum), -y);
+            double x = XS_LP_LOAD_S(p);
+#if XS_LP_NATIVE_ADD
+            double y = x + -c;          /* as in the narrow loops, in double */
+            double t = sum + y;
+            c = (t + -sum) + -y;
+#else
+            xs_lp_kahan_state next = xs_lp_kahan_step_chained(sum, c, x, f, &flags);
+            double t = next.s;
+            c = next.c;
+#endif
             sum = t;
         }
         XS_LP_STORE_S(args[1] + i * steps[1], sum);
@@ -156,7 +234,6 @@ void XS_LP_FN_S(xs_lp_kahan_sum)(char **args, const npy_intp *dimensions,
     xs_lp_end_flags(&saved_flags, flags);
 #endif
 }
-#undef XS_LP_ADD
 #endif
 
 #undef XS_LP_FN_S
