@@ -43,74 +43,6 @@ void xs_set_num_threads(int n)
 
 #ifdef XS_HAVE_PTHREADS
 typedef struct {
-    xs_serial_sum serial;
-    const char *p;
-    ptrdiff_t n, stride;
-    xs_small result;
-    xs_large *large;
-} xs_part;
-
-static void sum_part(xs_part *part)
-{
-    xs_small_init(&part->result);
-    part->serial(&part->result, &part->large, part->p, part->n, part->stride);
-    xs_large_free(part->large);
-    part->large = NULL;
-}
-
-static void *sum_part_thread(void *arg)
-{
-    sum_part(arg);
-    return NULL;
-}
-#endif
-
-int xs_parallel_sum(xs_serial_sum serial, xs_small *acc, const char *p, ptrdiff_t n,
-                    ptrdiff_t stride)
-{
-#ifdef XS_HAVE_PTHREADS
-    if (n < XS_PARALLEL_MIN_TERMS) {
-        return 0;
-    }
-    ptrdiff_t threads = xs_get_num_threads();
-    if (threads > n / XS_PARALLEL_MIN_PART) {
-        threads = n / XS_PARALLEL_MIN_PART;
-    }
-    if (threads < 2) {
-        return 0;
-    }
-    xs_part parts[XS_MAX_THREADS];
-    pthread_t ids[XS_MAX_THREADS];
-    int started[XS_MAX_THREADS] = {0};
-    for (ptrdiff_t t = 0; t < threads; t++) {
-        ptrdiff_t begin = n / threads * t, end = t + 1 == threads ? n : n / threads * (t + 1);
-        parts[t] = (xs_part){serial, p + begin * stride, end - begin, stride, {{0}, 0, 0}, NULL};
-    }
-    /* Parts 1.. on new threads (or here, if a thread cannot start), part 0 here. */
-    for (ptrdiff_t t = 1; t < threads; t++) {
-        started[t] = pthread_create(&ids[t], NULL, sum_part_thread, &parts[t]) == 0;
-    }
-    sum_part(&parts[0]);
-    for (ptrdiff_t t = 1; t < threads; t++) {
-        if (started[t]) {
-            pthread_join(ids[t], NULL);
-        }
-        else {
-            sum_part(&parts[t]);
-        }
-    }
-    for (ptrdiff_t t = 0; t < threads; t++) {
-        xs_small_merge(acc, &parts[t].result);
-    }
-    return 1;
-#else
-    (void)serial; (void)acc; (void)p; (void)n; (void)stride;
-    return 0;
-#endif
-}
-
-#ifdef XS_HAVE_PTHREADS
-typedef struct {
     xs_range_task task;
     void *ctx;
     int part;
@@ -190,4 +122,43 @@ int xs_parallel_ranges(xs_range_task task, void *ctx, ptrdiff_t n, ptrdiff_t ali
     (void)task; (void)ctx; (void)n; (void)align; (void)terms;
     return 0;
 #endif
+}
+
+/* One long row split between threads: each part's exact sum in its slot. */
+typedef struct {
+    xs_serial_sum serial;
+    const char *p;
+    ptrdiff_t stride;
+    xs_small results[XS_MAX_THREADS];
+} xs_sum_job;
+
+static void sum_range(void *job_ptr, int part, ptrdiff_t begin, ptrdiff_t end)
+{
+    xs_sum_job *job = job_ptr;
+    xs_large *large = NULL;
+    xs_small_init(&job->results[part]);
+    job->serial(&job->results[part], &large, job->p + begin * job->stride, end - begin,
+                job->stride);
+    xs_large_free(large);
+}
+
+int xs_parallel_sum(xs_serial_sum serial, xs_small *acc, const char *p, ptrdiff_t n,
+                    ptrdiff_t stride)
+{
+    if (n < XS_PARALLEL_MIN_TERMS) {
+        return 0;
+    }
+    xs_sum_job *job = malloc(sizeof *job);      /* 36 KiB: not on a thread's stack */
+    if (job == NULL) {
+        return 0;
+    }
+    job->serial = serial;
+    job->p = p;
+    job->stride = stride;
+    int parts = xs_parallel_ranges(sum_range, job, n, 1, n);
+    for (int t = 0; t < parts; t++) {
+        xs_small_merge(acc, &job->results[t]);
+    }
+    free(job);
+    return parts > 0;
 }

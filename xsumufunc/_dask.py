@@ -29,7 +29,7 @@ import dask.array as da
 import numpy as np
 
 from . import _dtypes, state as _state
-from ._reduce import NO_VALUE, _initial_state, normalize_axes
+from ._reduce import NO_VALUE, _initial_state, normalize_axes, selects_all, where_mask
 from ._ufuncs import (
     DOT_STATE_LENGTH,
     STATE_LENGTH,
@@ -120,18 +120,9 @@ def _aggregate(rec, axis=None, keepdims=False, computing_meta=False, *, kind, re
 
 def _where_mask(where, a, func_name):
     """None when every element is selected, else a dask bool array chunked as a."""
-    if where is True or (isinstance(where, (bool, np.bool_)) and where):
+    if selects_all(where):
         return None
-    where = da.asarray(where)
-    if where.dtype != bool:
-        raise TypeError(f"{func_name}: where must be booleans, not {where.dtype}")
-    try:
-        mask = da.broadcast_to(where, a.shape)
-    except ValueError:
-        raise ValueError(
-            f"{func_name}: where has shape {np.shape(where)}, which does not broadcast "
-            f"to the input shape {a.shape}") from None
-    return mask.rechunk(a.chunks)
+    return where_mask(where, a.shape, func_name, xp=da).rechunk(a.chunks)
 
 
 def reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_nan, mean):
@@ -447,25 +438,8 @@ def dot(a, b, axis, dtype, out, keepdims):
         raise NotImplementedError(
             f"{name}: out= is not supported for dask arrays; use the returned dask array")
     a, b = da.asarray(a), da.asarray(b)
-    dta, ka = _dot._check_operand(a, "a")
-    dtb, kb = _dot._check_operand(b, "b")
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"{name}: a and b must have at least one dimension")
-    try:
-        axis_a = np.lib.array_utils.normalize_axis_index(axis, a.ndim, f"{name}: a")
-        axis_b = np.lib.array_utils.normalize_axis_index(axis, b.ndim, f"{name}: b")
-    except TypeError:
-        raise TypeError(f"{name}: axis must be an integer, not {axis!r}") from None
-    if a.shape[axis_a] != b.shape[axis_b]:
-        raise ValueError(
-            f"{name}: a and b have different lengths along axis {axis}: "
-            f"{a.shape[axis_a]} and {b.shape[axis_b]}")
+    (dta, ka), (dtb, kb), (axis_a, axis_b), shape, kept_at = _dot.vector_layout(a, b, axis)
     am, bm = da.moveaxis(a, axis_a, -1), da.moveaxis(b, axis_b, -1)
-    try:
-        shape = np.broadcast_shapes(am.shape[:-1], bm.shape[:-1])
-    except ValueError:
-        raise ValueError(f"{name}: shapes {a.shape} and {b.shape} do not broadcast "
-                         f"(outside axis {axis})") from None
     kind = "complex" if "complex" in (ka, kb) else "real"
     if dtype is not None:
         result = _dtypes.as_result_dtype(dtype, kind, name, "dtype")
@@ -473,7 +447,6 @@ def dot(a, b, axis, dtype, out, keepdims):
         result = _dot._default_result(dta, dtb)
     else:
         result = np.result_type(dta, dtb)
-    kept_at = len(shape) - (a.ndim - 1 - axis_a)
 
     def narrow(dt):
         return dt in _dot._NARROW or (dt.kind in "biu" and dt.itemsize <= 2)

@@ -54,6 +54,34 @@ def _as_exact(x, dtype, name):
     return x.astype(dtype, copy=False)
 
 
+def vector_layout(a, b, axis, func_name="exact_dot"):
+    """Checks of exact_dot's operands (NumPy or dask arrays): their (dtype,
+    kind), the vector axis of each, the broadcast shape of the other axes,
+    and where keepdims puts the length-1 axis (counted from the end, where
+    a's axis was)."""
+    kinds = (_check_operand(a, "a"), _check_operand(b, "b"))
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"{func_name}: a and b must have at least one dimension")
+    try:
+        axis_a = np.lib.array_utils.normalize_axis_index(axis, a.ndim, f"{func_name}: a")
+        axis_b = np.lib.array_utils.normalize_axis_index(axis, b.ndim, f"{func_name}: b")
+    except TypeError:
+        raise TypeError(f"{func_name}: axis must be an integer, not {axis!r}") from None
+    if a.shape[axis_a] != b.shape[axis_b]:
+        raise ValueError(
+            f"{func_name}: a and b have different lengths along axis {axis}: "
+            f"{a.shape[axis_a]} and {b.shape[axis_b]}")
+    loop_a = a.shape[:axis_a] + a.shape[axis_a + 1:]
+    loop_b = b.shape[:axis_b] + b.shape[axis_b + 1:]
+    try:
+        shape = np.broadcast_shapes(loop_a, loop_b)
+    except ValueError:
+        raise ValueError(f"{func_name}: shapes {a.shape} and {b.shape} do not broadcast "
+                         f"(outside axis {axis})") from None
+    kept_at = len(shape) - (a.ndim - 1 - axis_a)
+    return kinds[0], kinds[1], (axis_a, axis_b), shape, kept_at
+
+
 def exact_dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
     """Dot product of vectors along `axis`, exact and rounded once.
 
@@ -99,28 +127,7 @@ def exact_dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
     _dtypes.reject_masked(b, "exact_dot")
     a = np.asarray(a)
     b = np.asarray(b)
-    da, ka = _check_operand(a, "a")
-    db, kb = _check_operand(b, "b")
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError("exact_dot: a and b must have at least one dimension")
-    try:
-        axis_a = np.lib.array_utils.normalize_axis_index(axis, a.ndim, "exact_dot: a")
-        axis_b = np.lib.array_utils.normalize_axis_index(axis, b.ndim, "exact_dot: b")
-    except TypeError:
-        raise TypeError(f"exact_dot: axis must be an integer, not {axis!r}") from None
-    if a.shape[axis_a] != b.shape[axis_b]:
-        raise ValueError(
-            f"exact_dot: a and b have different lengths along axis {axis}: "
-            f"{a.shape[axis_a]} and {b.shape[axis_b]}")
-    loop_a = a.shape[:axis_a] + a.shape[axis_a + 1:]
-    loop_b = b.shape[:axis_b] + b.shape[axis_b + 1:]
-    try:
-        shape = np.broadcast_shapes(loop_a, loop_b)
-    except ValueError:
-        raise ValueError(f"exact_dot: shapes {a.shape} and {b.shape} do not broadcast "
-                         f"(outside axis {axis})") from None
-    # keepdims puts a length-1 axis where a's axis was, counted from the end.
-    kept_at = len(shape) - (a.ndim - 1 - axis_a)
+    (da, ka), (db, kb), (axis_a, axis_b), shape, kept_at = vector_layout(a, b, axis)
     out_shape = shape[:kept_at] + (1,) + shape[kept_at:] if keepdims else shape
 
     kind = "complex" if "complex" in (ka, kb) else "real"

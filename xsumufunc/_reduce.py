@@ -78,6 +78,26 @@ def check_out(out, shape, func_name):
     return out
 
 
+def selects_all(where):
+    """Is `where` the plain True of 'every element'?"""
+    return where is True or (isinstance(where, (bool, np.bool_)) and bool(where))
+
+
+def where_mask(where, shape, func_name, xp=np):
+    """`where` broadcast to `shape`, as booleans of the array module xp
+    (numpy, or dask.array for the Dask backend).  As NumPy: only booleans
+    select (a cast would make None or 'abc' a mask)."""
+    mask = xp.asarray(where)
+    if mask.dtype != bool:
+        raise TypeError(f"{func_name}: where must be booleans, not {mask.dtype}")
+    try:
+        return xp.broadcast_to(mask, shape)
+    except ValueError:
+        raise ValueError(
+            f"{func_name}: where has shape {np.shape(where)}, which does not "
+            f"broadcast to the input shape {shape}") from None
+
+
 def as_input(a, func_name):
     """a as an ndarray, and 'real' or 'complex' (TypeError for other dtypes)."""
     _dtypes.reject_masked(a, func_name)
@@ -262,18 +282,8 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
     # out by the masked loop, which also counts the terms of each row.
     selection = None
     skip_nan = skip_nan and a.dtype.kind not in "biu"
-    if skip_nan or not (where is True or (isinstance(where, (bool, np.bool_)) and where)):
-        mask = np.asarray(where)
-        if mask.dtype != bool:
-            # As NumPy: only booleans select (a cast would make 'abc' or
-            # None a mask).
-            raise TypeError(f"{func_name}: where must be booleans, not {mask.dtype}")
-        try:
-            mask = np.broadcast_to(mask, a.shape)
-        except ValueError:
-            raise ValueError(
-                f"{func_name}: where has shape {np.shape(where)}, which does not "
-                f"broadcast to the input shape {a.shape}") from None
+    if skip_nan or not selects_all(where):
+        mask = where_mask(where, a.shape, func_name)
         if skip_nan and kind == "complex":
             # A complex term is NaN when either part is: decide on whole terms.
             mask, skip_nan = mask & ~np.isnan(a), False

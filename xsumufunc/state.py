@@ -31,6 +31,8 @@ from ._reduce import (
     _states_axis_by_axis,
     as_input,
     normalize_axes,
+    selects_all,
+    where_mask,
 )
 from ._ufuncs import (
     STATE_LENGTH,
@@ -155,17 +157,7 @@ def _result_dtype(dtype, func_name):
 
 
 def _selection(a, where, func_name):
-    if where is True or (isinstance(where, (bool, np.bool_)) and where):
-        return None
-    mask = np.asarray(where)
-    if mask.dtype != bool:
-        raise TypeError(f"{func_name}: where must be booleans, not {mask.dtype}")
-    try:
-        return np.broadcast_to(mask, a.shape)
-    except ValueError:
-        raise ValueError(
-            f"{func_name}: where has shape {np.shape(where)}, which does not broadcast "
-            f"to the input shape {a.shape}") from None
+    return None if selects_all(where) else where_mask(where, a.shape, func_name)
 
 
 def _keep(result, a_shape, axes, keepdims, trailing):
