@@ -14,6 +14,21 @@
 #define XS_LP_CAT(a, b) XS_LP_CAT_(a, b)
 #define XS_LP_FN(prefix) XS_LP_CAT(XS_LP_CAT(prefix, XS_LP_S), XS_LP_U)
 #define XS_LP_FN_S(prefix) XS_LP_CAT(prefix, XS_LP_S)
+/* The registered loops of a stochastic operation: one for uint16 random
+ * bits, one for uint32 (k = 16 or 32 in the documented rule). */
+#define XS_LP_BITS_LOOPS(op) \
+    XS_LP_CLONES void XS_LP_CAT(XS_LP_FN(xs_lp_##op), u16)( \
+        char **args, const npy_intp *dimensions, const npy_intp *steps, void *data) \
+    { \
+        (void)data; \
+        XS_LP_FN(op##_)(args, dimensions, steps, 16); \
+    } \
+    XS_LP_CLONES void XS_LP_CAT(XS_LP_FN(xs_lp_##op), u32)( \
+        char **args, const npy_intp *dimensions, const npy_intp *steps, void *data) \
+    { \
+        (void)data; \
+        XS_LP_FN(op##_)(args, dimensions, steps, 32); \
+    }
 
 #if XS_LP_EMIT_PAIR
 /* w, c, u -> w + (u - c), the new compensation: Algorithm 1 of Zamirai et
@@ -120,21 +135,7 @@ XS_LP_BODY void XS_LP_FN(stochastic_add_)(char **args, const npy_intp *dimension
     xs_lp_end_flags(&saved_flags, flags);
 }
 
-XS_LP_CLONES
-void XS_LP_CAT(XS_LP_FN(xs_lp_stochastic_add), u16)(char **args, const npy_intp *dimensions,
-                                                    const npy_intp *steps, void *data)
-{
-    (void)data;
-    XS_LP_FN(stochastic_add_)(args, dimensions, steps, 16);
-}
-
-XS_LP_CLONES
-void XS_LP_CAT(XS_LP_FN(xs_lp_stochastic_add), u32)(char **args, const npy_intp *dimensions,
-                                                    const npy_intp *steps, void *data)
-{
-    (void)data;
-    XS_LP_FN(stochastic_add_)(args, dimensions, steps, 32);
-}
+XS_LP_BITS_LOOPS(stochastic_add)
 
 /* x (U), bits -> x rounded stochastically into S. */
 XS_LP_BODY void XS_LP_FN(stochastic_round_)(char **args, const npy_intp *dimensions,
@@ -177,21 +178,7 @@ XS_LP_BODY void XS_LP_FN(stochastic_round_)(char **args, const npy_intp *dimensi
     xs_lp_end_flags(&saved_flags, flags);
 }
 
-XS_LP_CLONES
-void XS_LP_CAT(XS_LP_FN(xs_lp_stochastic_round), u16)(char **args, const npy_intp *dimensions,
-                                                      const npy_intp *steps, void *data)
-{
-    (void)data;
-    XS_LP_FN(stochastic_round_)(args, dimensions, steps, 16);
-}
-
-XS_LP_CLONES
-void XS_LP_CAT(XS_LP_FN(xs_lp_stochastic_round), u32)(char **args, const npy_intp *dimensions,
-                                                      const npy_intp *steps, void *data)
-{
-    (void)data;
-    XS_LP_FN(stochastic_round_)(args, dimensions, steps, 32);
-}
+XS_LP_BITS_LOOPS(stochastic_round)
 #endif
 
 #if XS_LP_EMIT_SUM
@@ -236,6 +223,7 @@ void XS_LP_FN_S(xs_lp_kahan_sum)(char **args, const npy_intp *dimensions,
 }
 #endif
 
+#undef XS_LP_BITS_LOOPS
 #undef XS_LP_FN_S
 #undef XS_LP_FN
 #undef XS_LP_CAT
