@@ -53,6 +53,9 @@ def _calls_for(func):
 
 def measure(methods, rounds):
     """Median seconds per call of each method, timed round-robin."""
+    for f in methods.values():      # first calls pay one-time costs (lazy imports, ...)
+        f()
+        f()
     calls = {name: _calls_for(f) for name, f in methods.items()}
     samples = {name: [] for name in methods}
     for _ in range(rounds):

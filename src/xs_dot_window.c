@@ -57,7 +57,7 @@ static inline int biased_exponent(double x)
 
 typedef struct {
     int (*range)(const char *a, const char *b, int *smin, int *smax);
-    void (*sum)(const char *a, const char *b, const xs_dot_cuts *cuts, double *lanes);
+    int (*sum)(const char *a, const char *b, const xs_dot_cuts *cuts, double *lanes);
 } xs_dot_kernel;
 
 /* The kernel for this CPU (NULL: none), chosen once; XSUMUFUNC_KERNEL as for
@@ -157,9 +157,15 @@ ptrdiff_t xs_dot_window_add(xs_dot *acc, xs_large *large, const char *a, const c
             top = top > lowest ? top : lowest;
             cuts = cuts_for(top);
         }
-        kernel->sum(block_a, block_b, &cuts, lanes);
         in_lanes += XS_DOT_WINDOW_BLOCK;
-        large->small.flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;    /* a non-zero product */
+        if (kernel->sum(block_a, block_b, &cuts, lanes)) {
+            large->small.flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;    /* a non-zero product */
+        }
+        else {
+            /* Only zero products (they added nothing): their signs decide a
+             * zero result, so they go the scalar way too. */
+            add_scalar(acc, large, block_a, block_b, XS_DOT_WINDOW_BLOCK);
+        }
     }
     flush_lanes(&large->small, lanes);
     return i;

@@ -58,6 +58,9 @@ def _cases():
     sparse[rng.random(N) < 0.5] = 0.0
     sparse[:512] = 0.0                                          # all-zero blocks
     cases["sparse"] = (sparse, normal())
+    # Non-zero a[i] and b[j], but every product a zero of sign -: -0.0.
+    only_zero_products = (np.where(np.arange(N) % 2, -0.0, 1.0), np.where(np.arange(N) % 2, 1.0, -0.0))
+    cases["only_negative_zero_products"] = only_zero_products
     neg_zero = np.full(N, -0.0)
     cases["neg_zero_products"] = (neg_zero, np.ones(N))
     subnormal = normal()
