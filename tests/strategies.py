@@ -367,3 +367,9 @@ def where_masks(draw, shape):
 
 REAL_INPUTS = list(FLOAT_DTYPES)
 ALL_INPUTS = REAL_INPUTS + [COMPLEX64, COMPLEX128] + INT_DTYPES + [BOOL_DTYPE]
+
+
+def block_shifts(rng, n, most):
+    """n exponent shifts in 0..most, constant over blocks of 256 elements (the
+    block size of the windowed kernels): they move the exponent window."""
+    return np.repeat(rng.integers(0, most + 1, n // 256 + 1), 256)[:n]

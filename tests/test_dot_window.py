@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 import xsumufunc as xs
 from helpers import assert_same
 from oracle_products import exact_dot_oracle
+from strategies import block_shifts
 
 FLOAT64 = np.dtype(np.float64)
 N = 5000
@@ -158,7 +159,7 @@ def test_random_block_structures(seed, n, spread, center, block_shift):
     # block of 256, and some exact negatives of earlier products.
     rng = np.random.default_rng(seed)
     half = center // 2
-    shifts = np.repeat(rng.integers(0, block_shift + 1, n // 256 + 1), 256)[:n]
+    shifts = block_shifts(rng, n, block_shift)
     exps_a = np.clip(half + rng.integers(0, spread + 1, n) + shifts, -1074, 1023)
     exps_b = np.clip(center - half + rng.integers(0, spread + 1, n), -1074, 1023)
     a = rng.choice([-1.0, 1.0], n) * (1 + rng.random(n)) * np.ldexp(1.0, exps_a - 1)

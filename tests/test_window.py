@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import xsumufunc as xs
 from helpers import assert_same
 from oracle import BFLOAT16, exact_sum_oracle
+from strategies import block_shifts
 
 FLOAT64 = np.dtype(np.float64)
 N = 9000
@@ -136,8 +137,7 @@ def test_random_block_structures(seed, n, spread, center, block_shift):
     # Values over `spread` binades around 2^center, with a per-256-block
     # shift that moves the window, and some exact negatives of earlier terms.
     rng = np.random.default_rng(seed)
-    exps = center + rng.integers(0, spread + 1, n) + np.repeat(
-        rng.integers(0, block_shift + 1, n // 256 + 1), 256)[:n]
+    exps = center + rng.integers(0, spread + 1, n) + block_shifts(rng, n, block_shift)
     exps = np.clip(exps, -1074, 1010)
     x = rng.choice([-1.0, 1.0], n) * (1 + rng.random(n)) * np.ldexp(1.0, exps)
     k = rng.integers(0, n // 2)
