@@ -119,3 +119,15 @@ def check_out_untouched(call, out):
     with pytest.raises(ValueError):
         call(out)
     assert out.tobytes() == before
+
+
+def quiet(func, *args, **kwargs):
+    """func(*args, **kwargs) with RuntimeWarnings and NumPy floating-point
+    warnings silenced (overflow and empty means warn by contract; the tests
+    that check those warnings do so on purpose, outside this)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with np.errstate(all="ignore"):
+            return func(*args, **kwargs)

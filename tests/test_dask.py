@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import xsumufunc as xs
-from helpers import assert_same
+from helpers import assert_same, quiet
 from oracle import (
     BFLOAT16, COMPLEX128, COMPLEX64, FLOAT16, FLOAT32, FLOAT64, oracle_accumulate, oracle_reduce,
 )
@@ -24,12 +24,6 @@ FUNCS = {
     "exact_mean": (xs.exact_mean, True, False),
     "exact_nanmean": (xs.exact_nanmean, True, True),
 }
-
-
-def _quiet(f, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return f(*args, **kwargs)
 
 
 @st.composite
@@ -67,10 +61,10 @@ def test_every_chunking_gives_the_numpy_result(data, dtype, name):
     d = da.from_array(a, chunks=data.draw(chunkings(a.shape)))
     lazy = func(d, axis=axis, keepdims=keepdims, where=where)
     assert isinstance(lazy, da.Array)
-    got = _quiet(lazy.compute)
+    got = quiet(lazy.compute)
     expected = _oracle(name, a, axis, keepdims, where)
     assert_same(got, expected)
-    assert_same(got, _quiet(func, a, axis=axis, keepdims=keepdims, where=where))
+    assert_same(got, quiet(func, a, axis=axis, keepdims=keepdims, where=where))
     assert lazy.dtype == np.asarray(expected).dtype and lazy.shape == np.shape(expected)
 
 
@@ -79,7 +73,7 @@ def test_result_dtype_is_rounded_once(data, result):
     a = data.draw(nd_arrays(FLOAT64))
     axis = data.draw(axis_args(a.ndim))
     d = da.from_array(a, chunks=data.draw(chunkings(a.shape)))
-    got = _quiet(xs.exact_sum(d, axis=axis, dtype=result).compute)
+    got = quiet(xs.exact_sum(d, axis=axis, dtype=result).compute)
     assert_same(got, oracle_reduce(a, axis, dtype=result))
 
 
@@ -131,35 +125,35 @@ def test_accumulate_across_chunks(data, dtype):
     axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
     d = da.from_array(a, chunks=data.draw(chunkings(a.shape)))
     try:
-        got = _quiet(xs.exact_add.accumulate(d, axis=axis).compute)
+        got = quiet(xs.exact_add.accumulate(d, axis=axis).compute)
     except NotImplementedError as exc:
         # Only when a running sum beyond 64 * 2**1023 crosses a chunk boundary.
         assert "rechunk the axis into one chunk" in str(exc)
-        assert np.isinf(_quiet(xs.exact_add.accumulate, a, axis=axis)).any()
+        assert np.isinf(quiet(xs.exact_add.accumulate, a, axis=axis)).any()
         return
     assert_same(got, oracle_accumulate(a, axis))
-    assert_same(got, _quiet(xs.exact_add.accumulate, a, axis=axis))
+    assert_same(got, quiet(xs.exact_add.accumulate, a, axis=axis))
 
 
 def test_accumulate_signed_zeros_specials_and_dtype():
     y = np.array([-0.0, -0.0, 0.0, 1e300, -1e300, 2.0**-1074, np.inf, 1.0, -np.inf, 2.0])
     for n in (1, 2, 3):
         d = da.from_array(y, chunks=n)
-        assert_same(_quiet(xs.exact_add.accumulate(d).compute), oracle_accumulate(y))
-        assert_same(_quiet(xs.exact_add.accumulate(d, dtype=np.float32).compute),
+        assert_same(quiet(xs.exact_add.accumulate(d).compute), oracle_accumulate(y))
+        assert_same(quiet(xs.exact_add.accumulate(d, dtype=np.float32).compute),
                     oracle_accumulate(y, dtype=FLOAT32))
     # Running sums past the float64 range cross chunk boundaries, then come back.
     back = np.array([1.7e308] * 5 + [-1.7e308] * 5 + [1.0, -2.0**-1074, 3e307])
     for n in (1, 2, 4):
-        got = _quiet(xs.exact_add.accumulate(da.from_array(back, chunks=n)).compute)
+        got = quiet(xs.exact_add.accumulate(da.from_array(back, chunks=n)).compute)
         assert_same(got, oracle_accumulate(back))
-        assert_same(_quiet(xs.exact_add.accumulate(da.from_array(-back, chunks=n)).compute),
+        assert_same(quiet(xs.exact_add.accumulate(da.from_array(-back, chunks=n)).compute),
                     oracle_accumulate(-back))
     with pytest.warns(RuntimeWarning, match="overflow"):
         xs.exact_add.accumulate(da.from_array(back, chunks=2)).compute()
     big = da.from_array(np.full(100, 1.7e308), chunks=50)        # 94 times 2**1023
     with pytest.raises(NotImplementedError, match="rechunk"):
-        _quiet(xs.exact_add.accumulate(big).compute)
+        quiet(xs.exact_add.accumulate(big).compute)
     with pytest.raises(NotImplementedError, match="out="):
         xs.exact_add.accumulate(d, out=np.empty(10))
 
@@ -175,12 +169,12 @@ def test_dot_every_chunking(data, dtypes):
     axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
     da_ = da.from_array(a, chunks=data.draw(chunkings(a.shape)))
     db_ = da.from_array(b, chunks=data.draw(chunkings(b.shape)))
-    got = _quiet(xs.exact_dot(da_, db_, axis=axis).compute)
-    assert_same(got, _quiet(xs.exact_dot, a, b, axis=axis))
+    got = quiet(xs.exact_dot(da_, db_, axis=axis).compute)
+    assert_same(got, quiet(xs.exact_dot, a, b, axis=axis))
     # (the oracle's default dtype for integer-with-float32 pairs is not exact_dot's)
     assert_same(got, oracle_dot(a, b, axis, dtype=np.asarray(got).dtype))
-    kept = _quiet(xs.exact_dot(da_, db_, axis=axis, keepdims=True).compute)
-    assert_same(kept, _quiet(xs.exact_dot, a, b, axis=axis, keepdims=True))
+    kept = quiet(xs.exact_dot(da_, db_, axis=axis, keepdims=True).compute)
+    assert_same(kept, quiet(xs.exact_dot, a, b, axis=axis, keepdims=True))
 
 
 def test_float64_dot_state_keeps_extreme_products_across_chunks():
@@ -192,7 +186,7 @@ def test_float64_dot_state_keeps_extreme_products_across_chunks():
     a[:4], b[:4] = [1e300, -1e300, 1e-300, 3.0], [1e300, 1e300, 1e-300, 2.0**-1074]
     expected = oracle_dot(a, b)
     for chunks in (1, 7, 128, 600):
-        got = _quiet(xs.exact_dot(da.from_array(a, chunks=chunks),
+        got = quiet(xs.exact_dot(da.from_array(a, chunks=chunks),
                                   da.from_array(b, chunks=chunks)).compute)
         assert_same(got, expected)
 

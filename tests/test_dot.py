@@ -9,7 +9,6 @@ Results are compared bit for bit (helpers.assert_same).
 
 import math
 import pickle
-import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -19,7 +18,7 @@ from hypothesis import strategies as st
 from numpy.exceptions import AxisError
 
 import xsumufunc as xs
-from helpers import array, assert_same, check_out_untouched, dtype_names, scalar
+from helpers import array, assert_same, check_out_untouched, dtype_names, quiet, scalar
 from oracle import (
     BFLOAT16, BOOL_DTYPE, COMPLEX64, COMPLEX128, COMPONENT_DTYPE, FLOAT16, FLOAT32,
     FLOAT64, FLOAT_DTYPES, FORMATS, round_fraction,
@@ -40,13 +39,6 @@ def two(e):
 
 def _id(x):
     return "default" if x is None else str(np.dtype(x))
-
-
-def quiet(func, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        with np.errstate(all="ignore"):
-            return func(*args, **kwargs)
 
 
 def dot(*args, **kwargs):

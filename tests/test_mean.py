@@ -14,7 +14,6 @@ import pickle
 import subprocess
 import sys
 import textwrap
-import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -24,7 +23,9 @@ from hypothesis import strategies as st
 from numpy.exceptions import AxisError
 
 import xsumufunc as xs
-from helpers import array, assert_same, check_out_untouched, dtype_names, scalar, skip_under_asan
+from helpers import (
+    array, assert_same, check_out_untouched, dtype_names, quiet, scalar, skip_under_asan,
+)
 from oracle import (
     BFLOAT16, BOOL_DTYPE, COMPLEX64, COMPLEX128, COMPONENT_DTYPE, FLOAT16, FLOAT32,
     FLOAT64, FLOAT_DTYPES, FORMATS, INT_DTYPES, default_result_dtype, round_fraction,
@@ -45,15 +46,6 @@ def two(e):
 
 def _id(x):
     return "default" if x is None else str(np.dtype(x))
-
-
-def quiet(func, *args, **kwargs):
-    """Call func with NumPy floating-point warnings and RuntimeWarnings
-    silenced (empty rows warn by contract; overflow may warn)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        with np.errstate(all="ignore"):
-            return func(*args, **kwargs)
 
 
 def mean(*args, **kwargs):

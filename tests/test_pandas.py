@@ -2,7 +2,6 @@
 by name, dtypes kept, nan-variants matching pandas' skipna; every value
 checked against the exact oracle."""
 
-import warnings
 
 import numpy as np
 import pytest
@@ -10,18 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import xsumufunc as xs
-from helpers import assert_same
+from helpers import assert_same, quiet
 from oracle import FLOAT32, FLOAT64, exact_sum_oracle, terms_of
 from oracle_products import exact_mean_oracle
 from strategies import arrays_1d
 
 pd = pytest.importorskip("pandas")
-
-
-def _quiet(f, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return f(*args, **kwargs)
 
 
 def _frame(data, n=None):
@@ -36,10 +29,10 @@ def _frame(data, n=None):
 @given(data=st.data())
 def test_dataframe_agg_alone_and_in_lists(data):
     df, a, b = _frame(data)
-    alone = _quiet(df.agg, xs.exact_sum)
+    alone = quiet(df.agg, xs.exact_sum)
     assert list(alone.index) == ["a", "b"]
     assert_same(np.float64(alone["a"]), exact_sum_oracle(terms_of(a), FLOAT64))
-    table = _quiet(df.agg, [xs.exact_sum, "mean", xs.exact_nansum, xs.exact_nanmean,
+    table = quiet(df.agg, [xs.exact_sum, "mean", xs.exact_nansum, xs.exact_nanmean,
                             xs.exact_mean])
     assert list(table.index) == ["exact_sum", "mean", "exact_nansum", "exact_nanmean",
                                  "exact_mean"]
@@ -56,10 +49,10 @@ def test_dataframe_agg_alone_and_in_lists(data):
 def test_series_agg_keeps_float32(data):
     b = data.draw(arrays_1d(FLOAT32))
     s = pd.Series(b)
-    got = _quiet(s.agg, xs.exact_sum)
+    got = quiet(s.agg, xs.exact_sum)
     assert isinstance(got, np.float32)
     assert_same(got, exact_sum_oracle(terms_of(b), FLOAT32))
-    named = _quiet(s.agg, [xs.exact_sum, xs.exact_mean])
+    named = quiet(s.agg, [xs.exact_sum, xs.exact_mean])
     assert list(named.index) == ["exact_sum", "exact_mean"] and named.dtype == np.float32
 
 
@@ -70,9 +63,9 @@ def test_groupby_agg(data, ngroups):
                                        max_size=a.size)))
     df["k"] = keys
     grouped = df.groupby("k")
-    sums = _quiet(grouped.agg, xs.exact_sum)
-    means = _quiet(grouped.agg, xs.exact_nanmean)
-    both = _quiet(grouped.agg, [xs.exact_sum, xs.exact_nansum])
+    sums = quiet(grouped.agg, xs.exact_sum)
+    means = quiet(grouped.agg, xs.exact_nanmean)
+    both = quiet(grouped.agg, [xs.exact_sum, xs.exact_nansum])
     assert sums["b"].dtype == np.float32 and means["b"].dtype == np.float32
     assert list(both.columns) == [("a", "exact_sum"), ("a", "exact_nansum"),
                                   ("b", "exact_sum"), ("b", "exact_nansum")]
@@ -90,7 +83,7 @@ def test_resample_and_rolling():
     values = (rng.standard_normal(48) * 10.0 ** rng.integers(-20, 20, 48)).astype(np.float32)
     values[5] = np.nan
     s = pd.Series(values, index=pd.date_range("2024-01-01", periods=48, freq="h"))
-    daily = _quiet(s.resample("D").agg, [xs.exact_nansum, xs.exact_nanmean])
+    daily = quiet(s.resample("D").agg, [xs.exact_nansum, xs.exact_nanmean])
     assert list(daily.columns) == ["exact_nansum", "exact_nanmean"]
     assert daily["exact_nansum"].dtype == np.float32
     for i, day in enumerate(daily.index):
@@ -152,8 +145,8 @@ def test_grouped_sum_and_mean_against_the_oracle(tiny, dtype, data):
     result = np.dtype(np.float64) if dtype.kind == "i" else dtype
     sizes = {name: getattr(_grouped, name) for name in TINY} | SIZES[tiny]
     with mock.patch.multiple(_grouped, **sizes):
-        sums = _quiet(xs.exact_grouped_sum, values, codes, ngroups, skip_nan=skip_nan)
-        means = _quiet(xs.exact_grouped_mean, values, codes, ngroups, skip_nan=skip_nan)
+        sums = quiet(xs.exact_grouped_sum, values, codes, ngroups, skip_nan=skip_nan)
+        means = quiet(xs.exact_grouped_mean, values, codes, ngroups, skip_nan=skip_nan)
     assert sums.shape == means.shape == (ngroups,) and sums.dtype == result
     for g in range(ngroups):
         terms = terms_of(values[codes == g])
@@ -171,7 +164,7 @@ def test_grouped_sum_matches_groupby_agg_on_large_groups():
     for key in uniques:
         assert_same(ours[key], theirs[key])
         assert_same(ours[key], exact_sum_oracle(terms_of(values[keys == key]), FLOAT64))
-    assert_same(_quiet(xs.exact_grouped_sum, values, codes, len(uniques), dtype=np.float32)[0],
+    assert_same(quiet(xs.exact_grouped_sum, values, codes, len(uniques), dtype=np.float32)[0],
                 exact_sum_oracle(terms_of(values[codes == 0]), FLOAT32))
 
 

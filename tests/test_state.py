@@ -5,7 +5,6 @@ import pickle
 import subprocess
 import sys
 import textwrap
-import warnings
 
 import numpy as np
 import pytest
@@ -13,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import xsumufunc as xs
-from helpers import assert_same
+from helpers import assert_same, quiet
 from oracle import COMPLEX128, FLOAT16, FLOAT32, FLOAT64, BFLOAT16, exact_sum_oracle, terms_of
 from oracle_products import exact_mean_oracle, oracle_mean_reduce
 from oracle import oracle_reduce
@@ -22,12 +21,6 @@ from strategies import arrays_1d, axis_args, nd_arrays, where_masks
 L = xs.STATE_LENGTH
 STATE_INPUTS = [FLOAT64, FLOAT32, FLOAT16, BFLOAT16, COMPLEX128, np.dtype(np.int64),
                 np.dtype(np.uint8), np.dtype(bool)]
-
-
-def _quiet(f, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return f(*args, **kwargs)
 
 
 @st.composite
@@ -63,10 +56,10 @@ def test_any_split_and_merge_order_gives_the_same_bytes(data, dtype):
     result = np.dtype(np.complex128) if is_complex else (
         FLOAT64 if dtype.kind in "biu" else dtype)
     expected = exact_sum_oracle(terms_of(a), result)
-    assert_same(_quiet(xs.round_state, merged, result), expected)
+    assert_same(quiet(xs.round_state, merged, result), expected)
     count = sum(int(xs.exact_count(a[lo:hi])) for lo, hi in zip(cuts, cuts[1:]))
     assert count == a.size
-    assert_same(_quiet(xs.state_mean, merged, count, result),
+    assert_same(quiet(xs.state_mean, merged, count, result),
                 exact_mean_oracle(terms_of(a), result))
 
 
@@ -81,8 +74,8 @@ def test_axes_where_and_skip_nan_agree_with_the_oracle(data, dtype):
     counts = xs.exact_count(a, axis, keepdims=keepdims, where=where, skip_nan=skip_nan)
     expected = oracle_reduce(a, axis, keepdims=keepdims, where=where, skip_nan=skip_nan)
     assert states.shape[:counts.ndim] == counts.shape == np.shape(expected)
-    assert_same(_quiet(xs.round_state, states, dtype), expected)
-    assert_same(_quiet(xs.state_mean, states, counts, dtype),
+    assert_same(quiet(xs.round_state, states, dtype), expected)
+    assert_same(quiet(xs.state_mean, states, counts, dtype),
                 oracle_mean_reduce(a, axis, keepdims=keepdims, where=where, skip_nan=skip_nan))
 
 

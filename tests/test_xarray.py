@@ -1,7 +1,6 @@
 """xarray: DataArray.reduce with our functions and apply_ufunc with the raw
 gufuncs, numpy- and dask-backed; every value checked against the oracle."""
 
-import warnings
 
 import numpy as np
 import pytest
@@ -9,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import xsumufunc as xs
-from helpers import assert_same
+from helpers import assert_same, quiet
 from oracle import COMPLEX128, FLOAT32, FLOAT64, oracle_reduce
 from oracle_products import oracle_mean_reduce
 from strategies import nd_arrays
@@ -18,12 +17,6 @@ xr = pytest.importorskip("xarray")
 da = pytest.importorskip("dask.array")
 
 DIMS = ("t", "y", "x")
-
-
-def _quiet(f, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return f(*args, **kwargs)
 
 
 def _array(a, chunked, data):
@@ -43,10 +36,10 @@ def test_reduce_over_one_or_several_dims(data, dtype, chunked, mean):
                                            max_size=a.ndim, unique=True))))
     dims = [DIMS[i] for i in axes]
     func, oracle = (xs.exact_mean, oracle_mean_reduce) if mean else (xs.exact_sum, oracle_reduce)
-    result = _quiet(arr.reduce, func, dim=dims if len(dims) > 1 else dims[0])
+    result = quiet(arr.reduce, func, dim=dims if len(dims) > 1 else dims[0])
     assert isinstance(result.data, da.Array) == chunked
     assert result.dims == tuple(d for d in arr.dims if d not in dims)
-    assert_same(_quiet(lambda: result.values), oracle(a, axes))
+    assert_same(quiet(lambda: result.values), oracle(a, axes))
 
 
 @pytest.mark.parametrize("dask_mode", [None, "parallelized", "allowed"])
