@@ -85,11 +85,44 @@ void XS_LP_FN(xs_lp_kahan_add)(char **args, const npy_intp *dimensions,
     xs_lp_end_flags(&saved_flags, flags);
 }
 
+/* v[i] = w[i] + u[i] (exact, by two-sum; u NULL: w[i] alone) rounded
+ * stochastically into S with the bits r[i]: the fast path for the block,
+ * and element by element through the general routine if it holds a special
+ * value.  IEEE flags as np.add would raise them go to *flags. */
+XS_LP_BODY void XS_LP_FN(stochastic_block_)(const double *w, const double *u,
+                                          const uint32_t *r, int m, int kbits,
+                                          double *v, unsigned *flags)
+{
+    const xs_lp_format *f = XS_LP_FMT;
+    unsigned ok = 1;
+    for (int i = 0; i < m; i++) {
+        xs_lp_pair z = u ? xs_lp_two_sum(w[i], u[i]) : (xs_lp_pair){w[i], 0.0};
+        v[i] = xs_lp_stochastic_by_addition(z.hi, z.lo, r[i], kbits, f, &ok);
+    }
+    if (!XS_LP_UNLIKELY(!ok)) {
+        return;
+    }
+    for (int i = 0; i < m; i++) {       /* a special element: redo each one */
+        xs_lp_pair z = u ? xs_lp_two_sum(w[i], u[i]) : (xs_lp_pair){w[i], 0.0};
+        unsigned ok_i = 1;
+        v[i] = xs_lp_stochastic_by_addition(z.hi, z.lo, r[i], kbits, f, &ok_i);
+        if (ok_i) {
+            continue;
+        }
+        if (u && isinf(z.hi) && isfinite(w[i]) && isfinite(u[i])) {
+            *flags |= XS_LP_OVERFLOW;    /* beyond even float64 */
+        }
+        else if (u && isnan(z.hi) && !isnan(w[i]) && !isnan(u[i])) {
+            *flags |= XS_LP_INVALID;     /* inf - inf, as np.add warns */
+        }
+        v[i] = xs_lp_round_stochastic(z.hi, z.lo, r[i], kbits, f, flags);
+    }
+}
+
 /* w, u, bits -> w + u (exact, by two-sum) rounded stochastically into S. */
 XS_LP_BODY void XS_LP_FN(stochastic_add_)(char **args, const npy_intp *dimensions,
                                           const npy_intp *steps, int kbits)
 {
-    const xs_lp_format *f = XS_LP_FMT;
     npy_intp n = dimensions[0];
     unsigned flags = 0;
     fexcept_t saved_flags;
@@ -104,28 +137,7 @@ XS_LP_BODY void XS_LP_FN(stochastic_add_)(char **args, const npy_intp *dimension
             w[i] = XS_LP_LOAD_S(pw); u[i] = XS_LP_LOAD_U(pu); r[i] = xs_lp_load_bits(pb, kbits);
             pw += steps[0]; pu += steps[1]; pb += steps[2];
         }
-        unsigned ok = 1;
-        for (int i = 0; i < m; i++) {
-            xs_lp_pair z = xs_lp_two_sum(w[i], u[i]);
-            v[i] = xs_lp_stochastic_by_addition(z.hi, z.lo, r[i], kbits, f, &ok);
-        }
-        if (XS_LP_UNLIKELY(!ok)) {      /* a special element: redo each one */
-            for (int i = 0; i < m; i++) {
-                xs_lp_pair z = xs_lp_two_sum(w[i], u[i]);
-                unsigned ok_i = 1;
-                v[i] = xs_lp_stochastic_by_addition(z.hi, z.lo, r[i], kbits, f, &ok_i);
-                if (ok_i) {
-                    continue;
-                }
-                if (isinf(z.hi) && isfinite(w[i]) && isfinite(u[i])) {
-                    flags |= XS_LP_OVERFLOW;    /* beyond even float64 */
-                }
-                else if (isnan(z.hi) && !isnan(w[i]) && !isnan(u[i])) {
-                    flags |= XS_LP_INVALID;     /* inf - inf, as np.add warns */
-                }
-                v[i] = xs_lp_round_stochastic(z.hi, z.lo, r[i], kbits, f, &flags);
-            }
-        }
+        XS_LP_FN(stochastic_block_)(w, u, r, m, kbits, v, &flags);
         for (int i = 0; i < m; i++) {
             XS_LP_STORE_S(out, v[i]);
             out += steps[3];
@@ -141,7 +153,6 @@ XS_LP_BITS_LOOPS(stochastic_add)
 XS_LP_BODY void XS_LP_FN(stochastic_round_)(char **args, const npy_intp *dimensions,
                                             const npy_intp *steps, int kbits)
 {
-    const xs_lp_format *f = XS_LP_FMT;
     npy_intp n = dimensions[0];
     unsigned flags = 0;
     fexcept_t saved_flags;
@@ -156,19 +167,7 @@ XS_LP_BODY void XS_LP_FN(stochastic_round_)(char **args, const npy_intp *dimensi
             x[i] = XS_LP_LOAD_U(px); r[i] = xs_lp_load_bits(pb, kbits);
             px += steps[0]; pb += steps[1];
         }
-        unsigned ok = 1;
-        for (int i = 0; i < m; i++) {
-            v[i] = xs_lp_stochastic_by_addition(x[i], 0.0, r[i], kbits, f, &ok);
-        }
-        if (XS_LP_UNLIKELY(!ok)) {      /* a special element: redo each one */
-            for (int i = 0; i < m; i++) {
-                unsigned ok_i = 1;
-                v[i] = xs_lp_stochastic_by_addition(x[i], 0.0, r[i], kbits, f, &ok_i);
-                if (!ok_i) {
-                    v[i] = xs_lp_round_stochastic(x[i], 0.0, r[i], kbits, f, &flags);
-                }
-            }
-        }
+        XS_LP_FN(stochastic_block_)(x, NULL, r, m, kbits, v, &flags);
         for (int i = 0; i < m; i++) {
             XS_LP_STORE_S(out, v[i]);
             out += steps[2];
