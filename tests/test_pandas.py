@@ -26,23 +26,54 @@ def _frame(data, n=None):
     return pd.DataFrame({"a": a, "b": b}), a, b
 
 
+_OURS = (xs.exact_sum, xs.exact_nansum, xs.exact_nanmean, xs.exact_mean)
+
+
+def _expected_rows(values, dtype):
+    terms = terms_of(values)
+    return {"exact_sum": exact_sum_oracle(terms, dtype),
+            "exact_nansum": exact_sum_oracle(terms, dtype, skip_nan=True),
+            "exact_mean": exact_mean_oracle(terms, dtype),
+            "exact_nanmean": exact_mean_oracle(terms, dtype, skip_nan=True)}
+
+
 @given(data=st.data())
 def test_dataframe_agg_alone_and_in_lists(data):
+    """Our functions keep each column's dtype, alone and in a list of our own."""
     df, a, b = _frame(data)
     alone = quiet(df.agg, xs.exact_sum)
     assert list(alone.index) == ["a", "b"]
     assert_same(np.float64(alone["a"]), exact_sum_oracle(terms_of(a), FLOAT64))
+    table = quiet(df.agg, list(_OURS))
+    assert list(table.index) == [f.__name__ for f in _OURS]
+    assert table["a"].dtype == np.float64 and table["b"].dtype == np.float32
+    for col, values, dtype in (("a", a, FLOAT64), ("b", b, FLOAT32)):
+        for name, expected in _expected_rows(values, dtype).items():
+            assert_same(table[col][name], expected, name)
+
+
+@given(data=st.data())
+def test_dataframe_agg_mixed_with_pandas_names(data):
+    """Beside a pandas aggregation our rows keep their exact values.
+
+    The column's dtype is then pandas' choice, not ours: pandas gives a float64
+    NaN for the "mean" of an all-NaN float32 column, and the whole column
+    becomes float64.  A float32 value widens to float64 exactly, so the check
+    narrows each of our rows back to its input dtype and compares bits.
+    """
+    df, a, b = _frame(data)
     table = quiet(df.agg, [xs.exact_sum, "mean", xs.exact_nansum, xs.exact_nanmean,
                             xs.exact_mean])
     assert list(table.index) == ["exact_sum", "mean", "exact_nansum", "exact_nanmean",
                                  "exact_mean"]
-    assert table["a"].dtype == np.float64 and table["b"].dtype == np.float32
     for col, values, dtype in (("a", a, FLOAT64), ("b", b, FLOAT32)):
-        terms = terms_of(values)
-        assert_same(table[col]["exact_sum"], exact_sum_oracle(terms, dtype))
-        assert_same(table[col]["exact_nansum"], exact_sum_oracle(terms, dtype, skip_nan=True))
-        assert_same(table[col]["exact_mean"], exact_mean_oracle(terms, dtype))
-        assert_same(table[col]["exact_nanmean"], exact_mean_oracle(terms, dtype, skip_nan=True))
+        assert table[col].dtype in (np.float32, np.float64)
+        for name, expected in _expected_rows(values, dtype).items():
+            got = np.asarray(table[col][name])
+            narrowed = got.astype(dtype)
+            assert np.isnan(got) == np.isnan(narrowed) and (
+                np.isnan(got) or float(got) == float(narrowed)), name
+            assert_same(narrowed, expected, name)
 
 
 @given(data=st.data())
