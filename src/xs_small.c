@@ -140,9 +140,6 @@ void xs_small_to_state(xs_small *acc, int64_t *state)
     state[XS_NCHUNKS] = (int64_t)acc->flags;
 }
 
-/* The top chunk of any state we make stays far below this. */
-#define XS_STATE_TOP_LIMIT ((int64_t)1 << 40)
-
 int xs_small_from_state(xs_small *acc, const int64_t *state)
 {
     for (int j = 0; j < XS_TOP; j++) {

@@ -42,6 +42,9 @@ _Static_assert((-1 >> 1) == -1, "xsumufunc needs arithmetic right shifts");
  * Identical bytes for identical exact values on every machine (the Python
  * layer stores it as little-endian int64). */
 #define XS_STATE_LEN (XS_NCHUNKS + 1)
+/* The top chunk of any state we make stays far below this (2^63 terms give
+ * less than 2^18 there); states read back may not reach it. */
+#define XS_STATE_TOP_LIMIT ((int64_t)1 << 40)
 
 typedef struct {
     int64_t chunk[XS_NCHUNKS];

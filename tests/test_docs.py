@@ -7,10 +7,10 @@ import pathlib
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-MODULES = ["xsumufunc._sum", "xsumufunc._mean", "xsumufunc._dot", "xsumufunc._add",
-           "xsumufunc._ufuncs", "xsumufunc.lowprec", "xsumufunc._lowprec_ufuncs",
-           "xsumufunc.array_api", "xsumufunc.array_api._functions", "xsumufunc.array_api.linalg",
-           "xsumufunc.state", "xsumufunc._grouped"]
+MODULES = ["xsumufunc._api.sums", "xsumufunc._api.dot", "xsumufunc._api.add",
+           "xsumufunc._api.grouped", "xsumufunc._ufuncs", "xsumufunc.lowprec",
+           "xsumufunc.lowprec._updates", "xsumufunc._lowprec_ufuncs", "xsumufunc.array_api",
+           "xsumufunc.array_api._functions", "xsumufunc.array_api.linalg", "xsumufunc.state"]
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 

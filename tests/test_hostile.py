@@ -265,7 +265,8 @@ def test_masked_array_recipe_from_the_message():
 
 
 @pytest.mark.parametrize("where", ["abc", None, object(), np.array([1, 0, 1, 0]),
-                                   np.array([0.5, 1, 1, 1])], ids=repr)
+                                   np.array([0.5, 1, 1, 1])],
+                         ids=["str", "None", "object", "int-array", "float-array"])
 @pytest.mark.parametrize("name", ["exact_sum", "exact_nansum", "exact_mean", "exact_nanmean",
                                   "exact_add.reduce"])
 def test_where_must_be_booleans(name, where):

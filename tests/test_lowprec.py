@@ -545,7 +545,7 @@ def test_bad_input_is_refused_clearly():
         xs.stochastic_add(w, 1.0, rng=np.random.RandomState(0))
     with pytest.raises(TypeError, match="a has dtype"):
         xs.kahan_sum(np.arange(3))
-    with pytest.raises(ValueError, match="axis 3 is out of range"):
+    with pytest.raises(ValueError, match="axis 3 is out of bounds"):
         xs.kahan_sum(np.ones((2, 2)), axis=3)
     with pytest.raises(TypeError, match="axis must be an int"):
         xs.kahan_sum(np.ones((2, 2)), axis=(0, 1))

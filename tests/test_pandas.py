@@ -154,7 +154,7 @@ def test_exact_where_pandas_is_not():
 
 from unittest import mock  # noqa: E402
 
-from xsumufunc import _grouped  # noqa: E402
+from xsumufunc._core import grouped as _grouped  # noqa: E402
 
 
 # Tiny sizes force batches, several merge levels and the large-group path on

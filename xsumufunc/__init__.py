@@ -20,14 +20,14 @@ Exact states to merge across threads, processes or machines:
 :func:`round_state`, :func:`state_mean` (module :mod:`xsumufunc.state`).
 Grouped sums without a Python call per group: :func:`exact_grouped_sum`,
 :func:`exact_grouped_mean`.  The public functions also take dask arrays
-(lazy, exact for every chunking; see docs/contract.md).
+(lazy, exact for every chunking; see docs/contract.md).  The layers
+behind them: docs/architecture.md.
 """
 
-from ._add import exact_add
-from ._dot import exact_dot
-from ._grouped import exact_grouped_mean, exact_grouped_sum
-from ._mean import exact_mean, exact_nanmean
-from ._sum import exact_nansum, exact_sum
+from ._api.add import exact_add
+from ._api.dot import exact_dot
+from ._api.grouped import exact_grouped_mean, exact_grouped_sum
+from ._api.sums import exact_mean, exact_nanmean, exact_nansum, exact_sum
 from .lowprec import kahan_add, kahan_sum, stochastic_add, stochastic_round
 from .state import exact_count, exact_sum_state, merge_states, round_state, state_mean
 from ._ufuncs import (

@@ -1,44 +1,119 @@
-"""Routing of non-NumPy inputs to the module that handles them.
+"""Which backend computes a call: a lazy registry and one decorator.
 
-The public functions (exact_sum, exact_nansum, exact_mean, exact_nanmean,
-exact_add.reduce, exact_add.accumulate, exact_dot) call :func:`backend_for`
-on their array arguments first.  ``None`` means "NumPy, lists or scalars":
-the normal path.  Otherwise the returned module computes the result and must
-provide
+Every public function is its NumPy implementation (from ``_core``) wrapped by
+:func:`dispatching`.  The wrapper looks at the function's array arguments:
+NumPy arrays, lists and scalars go straight to the NumPy implementation;
+the first argument that a registered backend claims sends the whole call to
+that backend instead.  A backend is a module providing
 
-    reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_nan, mean)
-    accumulate(a, axis, dtype, out)
-    dot(a, b, axis, dtype, out, keepdims)
+    call(function, args, kwargs)
 
-func_name is the public name ("exact_sum", "exact_nanmean",
-"exact_add.reduce", ...); the other arguments are those of exact_reduce.
+where ``function`` is the :class:`Function` below (its name, NumPy
+implementation, array arguments and signature).  Backends are registered by
+module name and imported only when one of their arrays is seen (in the style
+of ``dask.utils.Dispatch.register_lazy``), so importing xsumufunc never
+imports dask or any array library.
 
-Backends (imported only when such an input is seen, so importing xsumufunc
-never imports dask or any array library):
+Registered here:
 
-- ``_dask``: dask arrays, reduced through exact states (bit-identical to
-  the NumPy result for every chunking).
-- ``_foreign``: other arrays that speak DLPack or the array API (torch CPU
-  tensors, array-api-strict, JAX CPU arrays): computed on a NumPy view and
-  returned in the caller's namespace.
+- ``dask``: dask arrays, computed lazily through exact states
+  (``_backends/dask.py``);
+- ``foreign``: arrays of other libraries that speak DLPack or the array API
+  (``_backends/foreign.py``), computed on a NumPy view and returned in the
+  caller's namespace.
 """
+
+import functools
+import importlib
+import inspect
+from dataclasses import dataclass
 
 import numpy as np
 
-# Types that are never foreign: checked first, so the common call stays cheap.
-_NATIVE_TYPES = (np.ndarray, np.generic, list, tuple, int, float, complex, bool)
+# Types that never go to a backend: checked first, so the common call stays cheap.
+_NATIVE_TYPES = frozenset([np.ndarray, list, tuple, int, float, complex, bool, str,
+                           type(None)])
 
 
-def backend_for(*arrays):
-    """The backend module for these arguments, or None for the NumPy path."""
-    for x in arrays:
-        if isinstance(x, _NATIVE_TYPES):
-            continue
-        module = type(x).__module__
-        if module.startswith("dask."):
-            from . import _dask
-            return _dask
-        if hasattr(x, "__dlpack__") or hasattr(x, "__array_namespace__"):
-            from . import _foreign
-            return _foreign
-    return None
+def _is_dask(x):
+    return type(x).__module__.startswith("dask.")
+
+
+def _speaks_dlpack_or_array_api(x):
+    return hasattr(x, "__dlpack__") or hasattr(x, "__array_namespace__")
+
+
+class Dispatch:
+    """Backends in order of priority, each imported on first use."""
+
+    def __init__(self):
+        self._entries = []          # (name, claims(x) -> bool, module name)
+        self._modules = {}
+
+    def register_lazy(self, name, module, claims):
+        """Register backend `name`, implemented by `module` (imported when
+        first needed), for the arguments for which `claims(x)` is true."""
+        self._entries.append((name, claims, module))
+
+    def backend_for(self, values, allowed=None):
+        """The backend module for the first value a backend claims, or None."""
+        for x in values:
+            if type(x) in _NATIVE_TYPES or isinstance(x, np.generic):
+                continue
+            for name, claims, module in self._entries:
+                if (allowed is None or name in allowed) and claims(x):
+                    if name not in self._modules:
+                        self._modules[name] = importlib.import_module(module)
+                    return self._modules[name]
+        return None
+
+
+BACKENDS = Dispatch()
+BACKENDS.register_lazy("dask", "xsumufunc._backends.dask", _is_dask)
+BACKENDS.register_lazy("foreign", "xsumufunc._backends.foreign", _speaks_dlpack_or_array_api)
+
+
+@dataclass(frozen=True)
+class Function:
+    """What a backend needs to know about a public function."""
+
+    name: str           # the public name, as error messages give it
+    core: object        # the NumPy implementation
+    arrays: tuple       # the names of its array arguments
+    signature: inspect.Signature
+
+    def bind(self, args, kwargs):
+        """The arguments by name, defaults included (TypeError as Python's)."""
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return bound
+
+
+def dispatching(name, arrays, backends=None):
+    """Decorate the NumPy implementation of public function `name`, whose
+    array arguments are named in `arrays`, so that the arrays of other
+    libraries go to their backend (only those in `backends`, if given)."""
+
+    def decorate(core):
+        function = Function(name, core, tuple(arrays), inspect.signature(core))
+        params = list(function.signature.parameters)
+        positions = tuple(params.index(a) for a in arrays)
+        allowed = None if backends is None else frozenset(backends)
+
+        @functools.wraps(core)
+        def public(*args, **kwargs):
+            values = [args[p] for p in positions if p < len(args)]
+            if kwargs:
+                values += [kwargs[a] for a in arrays if a in kwargs]
+            for x in values:
+                if type(x) is not np.ndarray:
+                    backend = BACKENDS.backend_for(values, allowed)
+                    if backend is not None:
+                        return backend.call(function, args, kwargs)
+                    break
+            return core(*args, **kwargs)
+
+        public.dispatched = function
+        return public
+
+    return decorate

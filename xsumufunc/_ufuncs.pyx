@@ -54,6 +54,20 @@ cdef extern from "xs_loops.h":
     int XS_STATE_LEN
     void *xs_keep_registration_array(void *p)
 
+cdef extern from "xs_small.h":
+    int XS_NCHUNKS
+    int XS_CHUNK_BITS
+    int XS_UNIT_SHIFT
+    long long XS_STATE_TOP_LIMIT
+
+cdef extern from "xs_round.h":
+    unsigned XS_HAS_TERM
+    unsigned XS_NOT_NEG_ZERO
+    unsigned XS_POS_INF
+    unsigned XS_NEG_INF
+    unsigned XS_NAN
+    unsigned XS_FLAG_BITS
+
 cdef extern from "xs_threads.h":
     int xs_get_num_threads() nogil
     void xs_set_num_threads(int n) nogil
@@ -93,6 +107,21 @@ STATE_LENGTH = XS_STATE_LEN
 #: Length of an exact dot product's state: three states (ordinary products,
 #: products finer than 2**-1074 scaled up, overflowing ones scaled down).
 DOT_STATE_LENGTH = 3 * XS_STATE_LEN
+
+#: The state format, as the C side defines it (src/xs_small.h, src/xs_round.h);
+#: xsumufunc._core.stateformat reads it from here and nowhere else.
+STATE_FORMAT = {
+    "digits": XS_NCHUNKS,               # fixed-point digits; the last is the signed top
+    "digit_bits": XS_CHUNK_BITS,        # digits below the top are in [0, 2**digit_bits)
+    "unit_exponent": -XS_UNIT_SHIFT,    # digit j weighs 2**(digit_bits*j + unit_exponent)
+    "top_limit": XS_STATE_TOP_LIMIT,    # |top digit| the C loops read back
+    "has_term": XS_HAS_TERM,
+    "not_neg_zero": XS_NOT_NEG_ZERO,
+    "pos_inf": XS_POS_INF,
+    "neg_inf": XS_NEG_INF,
+    "nan": XS_NAN,
+    "flag_bits": XS_FLAG_BITS,
+}
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 cdef int BF16_NUM = BFLOAT16.num

@@ -9,7 +9,7 @@ NumPy does; integer arithmetic is exact, so those are NumPy's own.  The
 
 Arrays of other libraries (array-api-strict, torch CPU tensors, ...) are
 read through DLPack and the results returned in their namespace; see
-:mod:`xsumufunc._foreign`.
+:mod:`xsumufunc._backends.foreign`.
 
 Examples
 --------
@@ -22,37 +22,28 @@ array(1.)
 array([0.e+000, 1.e+100, 1.e+100, 1.e+000])
 """
 
-import functools
 import math
 import operator
 
 import numpy as np
 
-from .. import _dtypes, _foreign, _norm
-from .._add import exact_add
-from .._dispatch import backend_for
-from .._dot import exact_dot
-from .._mean import exact_mean
-from .._reduce import normalize_axes
-from .._sum import exact_sum
+from .._api.add import exact_add
+from .._api.dot import exact_dot
+from .._api.sums import exact_mean, exact_sum
+from .._core import dtypes as _dtypes, norm as _norm
+from .._core.spec import normalize_axes
+from .._dispatch import dispatching
 
 _INT64 = np.dtype(np.int64)
 _UINT64 = np.dtype(np.uint64)
 
 
-def _accepting_foreign(func):
-    """Let `func` (written for NumPy arrays) take the arrays of other
-    libraries too: they are viewed as NumPy arrays and the result is
-    returned in their namespace."""
-
-    @functools.wraps(func)
-    def wrapper(*arrays, **kwargs):
-        if any(type(a) is not np.ndarray for a in arrays) and \
-                backend_for(*arrays) is _foreign:
-            return _foreign.call_with_numpy(func, arrays, kwargs)
-        return func(*arrays, **kwargs)
-
-    return wrapper
+def _accepting_foreign(*arrays):
+    """Let the decorated function (written for NumPy arrays) take the arrays
+    of other libraries too: they are viewed as NumPy arrays and the result is
+    returned in their namespace.  Dask arrays reach the public functions
+    called inside, which are lazy for them."""
+    return lambda func: dispatching(func.__name__, arrays, backends=("foreign",))(func)
 
 
 def _as_array(x):
@@ -101,7 +92,7 @@ def _exact_into(x, result, compute, func_name):
     return compute(x, result)
 
 
-@_accepting_foreign
+@_accepting_foreign("x")
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):
     """Sum of the elements of x over `axis`: exact, rounded once.
 
@@ -147,7 +138,7 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False):
         x, result, lambda v, d: exact_sum(v, axis=axis, dtype=d, keepdims=keepdims), "sum"))
 
 
-@_accepting_foreign
+@_accepting_foreign("x")
 def mean(x, /, *, axis=None, keepdims=False):
     """Arithmetic mean over `axis`: the exact sum divided by the count,
     rounded once into the input dtype (float64 for bool and integers).
@@ -166,7 +157,7 @@ def mean(x, /, *, axis=None, keepdims=False):
     return _as_array(exact_mean(x, axis=axis, keepdims=keepdims))
 
 
-@_accepting_foreign
+@_accepting_foreign("x")
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     """Cumulative sums along `axis`, each exact and rounded once.
 
@@ -247,7 +238,7 @@ def _vecdot(x1, x2, axis, func_name):
     return _as_array(exact_dot(x1, x2, axis=axis))
 
 
-@_accepting_foreign
+@_accepting_foreign("x1", "x2")
 def vecdot(x1, x2, /, *, axis=-1):
     """Vector dot product ``sum(conj(x1) * x2)`` along `axis`, exact and rounded
     once; the other axes broadcast.
@@ -270,7 +261,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     return _vecdot(x1, x2, axis, "vecdot")
 
 
-@_accepting_foreign
+@_accepting_foreign("x1", "x2")
 def linalg_vecdot(x1, x2, /, *, axis=-1):
     """``linalg.vecdot``: the same as :func:`vecdot`.
 
@@ -296,7 +287,7 @@ def _norm_rows(x, axis, keepdims, func_name):
     return rows, out_shape
 
 
-@_accepting_foreign
+@_accepting_foreign("x")
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """Vector norm over `axis`.
 

@@ -28,19 +28,15 @@ import math
 
 import numpy as np
 
-from . import _dtypes
-from ._ufuncs import (
-    STATE_LENGTH,
+from . import dtypes, stateformat
+from .._ufuncs import (
     exact_state_merge_ufunc,
     exact_state_round_ufunc,
     exact_sum_state_ufunc,
 )
 
 _F64 = np.dtype(np.float64)
-_STATE = np.dtype(np.int64)
-_DIGITS = STATE_LENGTH - 1          # fixed-point digits; the last word is flags
-_DIGIT_BITS = 32
-_STATE_LOW_EXPONENT = -1075         # weight of digit 0 is 2**-1075
+_STATE = stateformat.NATIVE
 
 # (lower bound of |x|, upper bound (excluded), s): the group's values are
 # multiplied by 2**-s, which maps every nonzero float64 of the group exactly
@@ -53,7 +49,7 @@ _FORMATS = {
     np.dtype(np.float64): (53, -1022, 1023),
     np.dtype(np.float32): (24, -126, 127),
     np.dtype(np.float16): (11, -14, 15),
-    _dtypes.BFLOAT16: (8, -126, 127),
+    dtypes.BFLOAT16: (8, -126, 127),
 }
 
 
@@ -61,7 +57,7 @@ def _square_sum_state(y):
     """The exact state of the sum of y*y over the last axis, for |y| < 2**511
     whose bits are all at or above 2**-250."""
     terms = _split_square(y)
-    if 3 * y.shape[-1] <= STATE_LENGTH:
+    if 3 * y.shape[-1] <= stateformat.LENGTH:
         # Short rows: one state of the terms side by side is cheaper than
         # three states (69 words each) and a merge.
         return exact_sum_state_ufunc(np.concatenate(terms, axis=-1), signature=(_F64, _STATE))
@@ -71,9 +67,9 @@ def _square_sum_state(y):
 
 def _state_integer(state):
     """The exact value of one state as an integer count of 2**-1075."""
-    digits = state[:_DIGITS]
-    low = digits[:-1].astype("<u4").tobytes()       # digits in [0, 2**32)
-    return int.from_bytes(low, "little") + (int(digits[-1]) << (_DIGIT_BITS * (_DIGITS - 1)))
+    digits = state[:stateformat.DIGITS]
+    low = digits[:-1].astype(f"<u{stateformat.DIGIT_BITS // 8}").tobytes()
+    return int.from_bytes(low, "little") + (int(digits[-1]) << (stateformat.DIGIT_BITS * stateformat.TOP))
 
 
 def _round_dyadic(m, exponent, fmt):
@@ -225,7 +221,7 @@ def norm2_rows(rows, result_dtype, func_name="vector_norm"):
     outer = rows.shape[:-1]
     result = np.empty(outer, result_dtype)
     flat_result = result.reshape(-1)
-    flat_states = [s.reshape(-1, STATE_LENGTH) for s in states]
+    flat_states = [s.reshape(-1, stateformat.LENGTH) for s in states]
     flat_nan, flat_inf = has_nan.reshape(-1), has_inf.reshape(-1)
     todo = np.ones(flat_result.size, bool)
     # Rows whose values are all in one group: the vectorized check first.
@@ -244,14 +240,14 @@ def norm2_rows(rows, result_dtype, func_name="vector_norm"):
         else:
             total = sum(_state_integer(st[i]) << (2 * (g[2] - lowest))
                         for st, g in zip(flat_states, used))
-            flat_result[i] = _sqrt_rounded(total, _STATE_LOW_EXPONENT + 2 * lowest, fmt)
+            flat_result[i] = _sqrt_rounded(total, stateformat.UNIT_EXPONENT + 2 * lowest, fmt)
     return result
 
 
 def result_dtype(dtype):
     """The real dtype of the norm of values of `dtype` (float64 for bool and
     integers, the component dtype for complex)."""
-    dtype = _dtypes.native(dtype)
+    dtype = dtypes.native(dtype)
     if dtype.kind in "biu":
         return _F64
-    return _dtypes.component(dtype)
+    return dtypes.component(dtype)

@@ -1,4 +1,4 @@
-"""Arrays of other libraries: the DLPack / array-API backend of _dispatch.
+"""Arrays of other libraries: the DLPack / array-API backend of ``_dispatch``.
 
 An array that is not NumPy's but speaks DLPack (``__dlpack__``: torch CPU
 tensors, JAX CPU arrays, array-api-strict arrays, ...) or the array API
@@ -93,21 +93,29 @@ def to_caller(result, like):
     if xp is None or xp is np:
         return result
     device = getattr(like, "device", None)
+    where = {} if device is None else {"device": device}
     try:
-        return xp.asarray(result) if device is None else xp.asarray(result, device=device)
+        return xp.asarray(result, **where)
     except (TypeError, ValueError, RuntimeError, BufferError):
-        return xp.from_dlpack(result) if device is None else xp.from_dlpack(result,
-                                                                            device=device)
+        pass
+    try:
+        return xp.from_dlpack(result, **where)
+    except (TypeError, ValueError, RuntimeError, BufferError):
+        raise TypeError(
+            f"the result ({result.dtype.name}) cannot be returned as an array of "
+            f"{_type_name(like)}'s namespace, which has no such dtype; pass NumPy "
+            "arrays to get it as a NumPy array") from None
 
 
 def _check_out(out, func_name):
     if out is None:
         return None
-    checked = out[0] if isinstance(out, tuple) and len(out) == 1 else out
-    if not isinstance(checked, np.ndarray):
-        raise TypeError(
-            f"{func_name}: out must be a numpy.ndarray, not {_type_name(checked)}: results "
-            "for other array libraries are returned as new arrays of their namespace")
+    for checked in out if isinstance(out, tuple) else (out,):
+        if not isinstance(checked, np.ndarray):
+            raise TypeError(
+                f"{func_name}: out must be a numpy.ndarray, not {_type_name(checked)}: "
+                "results for other array libraries are returned as new arrays of their "
+                "namespace")
     return out
 
 
@@ -127,48 +135,27 @@ def _numpy_dtype(dtype, func_name):
         raise TypeError(f"{func_name}: dtype {dtype!r} is not a data type NumPy has") from None
 
 
-def _first_foreign(*arrays):
-    return next(x for x in arrays if is_foreign(x))
-
-
-def reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_nan, mean):
-    """exact_sum, exact_mean, their nan-variants and exact_add.reduce."""
-    from ._reduce import exact_reduce
-    out = _check_out(out, func_name)
-    result = exact_reduce(func_name, to_numpy(a, func_name), axis,
-                          _numpy_dtype(dtype, func_name), out, keepdims,
-                          to_numpy(initial, func_name, "initial"), to_numpy(where, func_name,
-                                                                            "where"),
-                          skip_nan, mean)
-    return result if out is not None else to_caller(result, a)
-
-
-def accumulate(a, axis, dtype, out):
-    """exact_add.accumulate."""
-    from ._add import exact_add
-    out = _check_out(out, "exact_add.accumulate")
-    result = exact_add.accumulate(to_numpy(a, "exact_add.accumulate"), axis,
-                                  _numpy_dtype(dtype, "exact_add.accumulate"), out)
-    return result if out is not None else to_caller(result, a)
-
-
-def dot(a, b, axis, dtype, out, keepdims):
-    """exact_dot."""
-    from ._dot import exact_dot
-    out = _check_out(out, "exact_dot")
-    result = exact_dot(to_numpy(a, "exact_dot", "a"), to_numpy(b, "exact_dot", "b"), axis,
-                       _numpy_dtype(dtype, "exact_dot"), out, keepdims)
-    return result if out is not None else to_caller(result, _first_foreign(a, b))
-
-
-def call_with_numpy(func, arrays, kwargs):
-    """func(*arrays, **kwargs) for a function written for NumPy arrays, with
-    the foreign arrays viewed as NumPy arrays and the result returned in the
-    namespace of the first of them (used by xsumufunc.array_api)."""
-    name = getattr(func, "__name__", "function")
-    like = _first_foreign(*arrays)
-    names = ["x"] if len(arrays) == 1 else [f"x{i + 1}" for i in range(len(arrays))]
-    converted = [to_numpy(x, name, n) for x, n in zip(arrays, names)]
-    if "dtype" in kwargs:
-        kwargs = dict(kwargs, dtype=_numpy_dtype(kwargs["dtype"], name))
-    return to_caller(func(*converted, **kwargs), like)
+def call(function, args, kwargs):
+    """A public function (see ``_dispatch.Function``) on foreign arrays: its
+    array arguments viewed as NumPy arrays, its NumPy implementation, and the
+    result (each result of a tuple) in the namespace of the first foreign
+    array; with ``out=``, the NumPy ``out`` itself."""
+    name = function.name
+    bound = function.bind(args, kwargs)
+    like = None
+    for argname in function.arrays:
+        value = bound.arguments.get(argname)
+        if is_foreign(value):
+            like = value if like is None else like
+            bound.arguments[argname] = to_numpy(value, name, argname)
+    if bound.arguments.get("dtype") is not None:
+        bound.arguments["dtype"] = _numpy_dtype(bound.arguments["dtype"], name)
+    out = bound.arguments.get("out")
+    if out is not None:
+        _check_out(out, name)
+    result = function.core(*bound.args, **bound.kwargs)
+    if out is not None:
+        return result
+    if isinstance(result, tuple):
+        return tuple(to_caller(r, like) for r in result)
+    return to_caller(result, like)

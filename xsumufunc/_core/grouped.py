@@ -10,16 +10,15 @@ rounded once.  Python loops only over batches of groups (to bound memory)
 and over the merge levels.
 """
 
-import warnings
-
 import numpy as np
 
-from . import _dtypes
-from ._reduce import _masked_states_rows, as_input
-from ._ufuncs import STATE_LENGTH, exact_state_merge_ufunc, exact_sum_state_ufunc
-from .state import _round
+from . import dtypes, stateformat as fmt
+from .rows import masked_states_rows
+from .spec import as_input, warn_empty_mean
+from .states import round_states
+from .._ufuncs import exact_state_merge_ufunc, exact_sum_state_ufunc
 
-_INT64 = np.dtype(np.int64)
+_INT64 = fmt.NATIVE
 # A batch holds at most this many values and groups (bounded temporaries).
 _BATCH_VALUES = 1 << 20
 _BATCH_GROUPS = 1 << 14
@@ -49,7 +48,7 @@ def _layout(counts, length):
 
 def _merge_pieces(states, pieces, first_piece):
     """One state per group from each group's consecutive piece states."""
-    out = np.zeros((pieces.size, STATE_LENGTH), _INT64)      # empty groups: empty state
+    out = np.zeros((pieces.size, fmt.LENGTH), _INT64)      # empty groups: empty state
     single = pieces == 1
     out[single] = states[first_piece[single]]
     multi = np.flatnonzero(pieces > 1)
@@ -59,7 +58,7 @@ def _merge_pieces(states, pieces, first_piece):
         taken = np.repeat(first_piece[multi] - starts, counts) + np.arange(counts.sum())
         length = _piece_length(counts)
         row, col, new_pieces, new_first = _layout(counts, length)
-        padded = np.zeros((int(new_pieces.sum()), length, STATE_LENGTH), _INT64)
+        padded = np.zeros((int(new_pieces.sum()), length, fmt.LENGTH), _INT64)
         padded[row, col] = states[taken]     # the padding: empty states, merged as nothing
         out[multi] = _merge_pieces(exact_state_merge_ufunc(padded), new_pieces, new_first)
     return out
@@ -79,9 +78,9 @@ def _batch_states(values, counts):
     mask = np.zeros(padded.shape, bool)
     padded[row, col] = small_values
     mask[row, col] = True
-    states, _ = _masked_states_rows(padded, mask, False)
+    states, _ = masked_states_rows(padded, mask, False)
     out = _merge_pieces(states, pieces, first_piece)
-    native = _dtypes.native(values.dtype)
+    native = dtypes.native(values.dtype)
     for g in np.flatnonzero(large):
         out[g] = exact_sum_state_ufunc(values[starts[g]:starts[g] + counts[g]],
                                        signature=(native, _INT64))
@@ -100,7 +99,10 @@ def _batches(counts):
         g0 = g1
 
 
-def _grouped(func_name, values, codes, ngroups, dtype, skip_nan, mean):
+def _checked(func_name, values, codes, ngroups, skip_nan):
+    """Checked arguments: values (1-D ndarray), its kind, codes, ngroups, and
+    the stable order of the kept values (by group; codes < 0 and, with
+    skip_nan, NaNs left out) with each group's count."""
     values, kind = as_input(values, func_name)
     codes = np.asarray(codes)
     if values.ndim != 1:
@@ -118,8 +120,6 @@ def _grouped(func_name, values, codes, ngroups, dtype, skip_nan, mean):
     if codes.size and codes.max() >= ngroups:
         raise ValueError(f"{func_name}: codes must be below ngroups ({ngroups}); "
                          f"found {codes.max()}")
-    result = _dtypes.resolve_result(values.dtype, kind, dtype, None, func_name)
-
     keep = codes >= 0                      # -1: no group (pandas' missing keys)
     if skip_nan and values.dtype.kind not in "biu":
         keep &= ~np.isnan(values)
@@ -127,69 +127,42 @@ def _grouped(func_name, values, codes, ngroups, dtype, skip_nan, mean):
     # Codes of 16 bits or less sort by radix sort, in linear time.
     narrow = np.uint16 if ngroups <= 1 << 16 else codes.dtype
     order = order[np.argsort(codes[order].astype(narrow), kind="stable")]
-    sorted_values = values[order]
     counts = np.bincount(codes[order], minlength=ngroups).astype(_INT64)
+    return values, kind, ngroups, order, counts
 
+
+def _states_by_batch(values, kind, order, counts):
+    """(g0, g1, states of groups g0..g1-1) in bounded batches."""
+    sorted_values = values[order]
     comps = (sorted_values,) if kind == "real" else (sorted_values.real, sorted_values.imag)
+    for g0, g1, e0, e1 in _batches(counts):
+        parts = [_batch_states(comp[e0:e1], counts[g0:g1]) for comp in comps]
+        yield g0, g1, parts[0] if kind == "real" else np.stack(parts, axis=-2)
+
+
+def grouped(func_name, values, codes, ngroups, dtype, skip_nan, mean):
+    """Exact sums (means) of each group, rounded once into the result dtype."""
+    values, kind, ngroups, order, counts = _checked(func_name, values, codes, ngroups,
+                                                    skip_nan)
+    result = dtypes.resolve_result(values.dtype, kind, dtype, None, func_name)
     if mean and np.any(counts == 0):
-        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
+        warn_empty_mean(stacklevel=4)
     out = np.empty(ngroups, result)
     # Each batch is rounded as soon as its states are known: the states of
     # all groups at once would take 552 bytes per group.
-    for g0, g1, e0, e1 in _batches(counts):
-        parts = [_batch_states(comp[e0:e1], counts[g0:g1]) for comp in comps]
-        states = parts[0] if kind == "real" else np.stack(parts, axis=-2)
-        out[g0:g1] = _round(states, counts[g0:g1] if mean else None, result,
-                            kind == "complex")
+    for g0, g1, states in _states_by_batch(values, kind, order, counts):
+        out[g0:g1] = round_states(states, counts[g0:g1] if mean else None, result,
+                                  kind == "complex")
     return out
 
 
-def exact_grouped_sum(values, codes, ngroups, *, dtype=None, skip_nan=False):
-    """Exact sum of the values of each group, without a Python call per group.
-
-    Parameters
-    ----------
-    values : array_like, 1-D
-        The terms (dtypes as for :func:`xsumufunc.exact_sum`).
-    codes : array_like of int, same shape
-        The group of each value, in ``[0, ngroups)``; a negative code (as
-        ``pandas.factorize`` gives missing keys) leaves the value out.
-    ngroups : int
-        The number of groups; groups without values sum to +0.0.
-    dtype : dtype, optional
-        Result dtype, as for :func:`xsumufunc.exact_sum`.
-    skip_nan : bool, optional
-        Leave NaNs out (as :func:`xsumufunc.exact_nansum`).
-
-    Returns
-    -------
-    ndarray of shape ``(ngroups,)``: element g is ``exact_sum(values[codes == g])``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from xsumufunc import exact_grouped_sum
-    >>> exact_grouped_sum([1e100, 5.0, 1.0, -1e100, np.nan], [0, 1, 0, 0, 1], 3, skip_nan=True)
-    array([1., 5., 0.])
-
-    With pandas, for example::
-
-        codes, keys = pd.factorize(df["key"])
-        pd.Series(exact_grouped_sum(df["x"].to_numpy(), codes, len(keys)), index=keys)
-    """
-    return _grouped("exact_grouped_sum", values, codes, ngroups, dtype, skip_nan, False)
-
-
-def exact_grouped_mean(values, codes, ngroups, *, dtype=None, skip_nan=False):
-    """Exact mean of the values of each group (see :func:`exact_grouped_sum`).
-
-    A group without values gets NaN with a RuntimeWarning, as
-    :func:`xsumufunc.exact_mean` of an empty slice.
-
-    Examples
-    --------
-    >>> from xsumufunc import exact_grouped_mean
-    >>> exact_grouped_mean([0.1, 0.2, 0.3, 7.0], [0, 0, 0, 1], 2)
-    array([0.2, 7. ])
-    """
-    return _grouped("exact_grouped_mean", values, codes, ngroups, dtype, skip_nan, True)
+def grouped_states(func_name, values, codes, ngroups, skip_nan):
+    """The exact state ((ngroups, [2,] LENGTH), native int64) and the count
+    of each group: what the Dask backend merges across chunks."""
+    values, kind, ngroups, order, counts = _checked(func_name, values, codes, ngroups,
+                                                    skip_nan)
+    trailing = (fmt.LENGTH,) if kind == "real" else (2, fmt.LENGTH)
+    states = np.zeros((ngroups,) + trailing, _INT64)
+    for g0, g1, part in _states_by_batch(values, kind, order, counts):
+        states[g0:g1] = part
+    return states, counts

@@ -1,38 +1,13 @@
-"""Low-precision updates: Kahan-compensated and stochastically rounded.
-
-Training in bfloat16 stalls because rounding to nearest drops every update
-smaller than half an ulp of the weight.  Two remedies recover float32-like
-accuracy (Zamirai et al., "Revisiting BFloat16 Training"):
-
-* :func:`kahan_add` keeps a compensation buffer ``c`` of the storage dtype
-  that collects what each rounded update lost (Algorithm 1 of the paper,
-  every operation rounded to nearest in the storage dtype);
-* :func:`stochastic_add` computes ``w + u`` exactly and rounds it up or down
-  with probabilities given by the distance (:func:`stochastic_round` does the
-  same for a single value).
-
-:func:`kahan_sum` is the classic compensated (not exact) sum, for comparing
-with :func:`xsumufunc.exact_sum`.  Conventions (sign of ``c``, how the random
-bits decide, NaN and overflow) are in ``docs/lowprec.md``.
-
->>> import numpy as np, ml_dtypes
->>> import xsumufunc as xs
->>> w = np.ones(3, dtype=ml_dtypes.bfloat16)
->>> (w + np.float32(1e-3).astype(ml_dtypes.bfloat16)).astype(float)   # the update is lost
-array([1., 1., 1.])
->>> c = np.zeros_like(w)
->>> for _ in range(100):
-...     w, c = xs.kahan_add(w, c, np.float32(1e-3))
->>> w.astype(float)                                 # exact: 1.1 rounds to 1.1015625
-array([1.1015625, 1.1015625, 1.1015625])
-"""
+"""The NumPy bodies of the low-precision updates (public names and the
+overview: ``xsumufunc.lowprec``)."""
 
 import numbers
 
 import ml_dtypes
 import numpy as np
 
-from ._lowprec_ufuncs import (
+from .._core.spec import normalize_axes
+from .._lowprec_ufuncs import (
     _stochastic_round_to_bfloat16,
     _stochastic_round_to_float16,
     _stochastic_round_to_float32,
@@ -40,8 +15,6 @@ from ._lowprec_ufuncs import (
     kahan_sum_ufunc,
     stochastic_add_ufunc,
 )
-
-__all__ = ["kahan_add", "kahan_sum", "stochastic_add", "stochastic_round"]
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 FLOAT16 = np.dtype(np.float16)
@@ -380,6 +353,5 @@ def kahan_sum(a, axis=-1):
         raise TypeError(f"{func}: axis must be an int or None, not {axis!r}")
     if arr.ndim == 0:
         raise ValueError(f"{func}: a is 0-d; give axis=None to sum its one element")
-    if not -arr.ndim <= axis < arr.ndim:
-        raise ValueError(f"{func}: axis {axis} is out of range for {arr.ndim} dimensions")
-    return kahan_sum_ufunc(arr, axis=int(axis))
+    (axis,) = normalize_axes(int(axis), arr.ndim, func)
+    return kahan_sum_ufunc(arr, axis=axis)

@@ -1,6 +1,6 @@
 """The Dask backend: exact reductions of dask arrays through exact states.
 
-Each chunk is summed into exact states (``xsumufunc.state``), the states are
+Each chunk is summed into exact states (``_core/states.py``), the states are
 merged up Dask's reduction tree, and the final states are rounded once into
 the result dtype.  Exact states merge without error in any order, so the
 result is bit-identical to the NumPy result for every chunking, tree shape,
@@ -17,22 +17,29 @@ chunks before it, written as a few exact float64 terms in front of the chunk.
 dot: narrow dtypes multiply exactly in float64, so their dot is an exact sum
 of products; the others bring the vector axis into one chunk.
 
-Imported only when a dask array reaches a public function (see _dispatch).
+Imported only when a dask array reaches a public function (see ``_dispatch``).
 """
 
 import contextlib
 import functools
-import operator
 import warnings
 
 import dask.array as da
 import numpy as np
 
-from . import _dtypes, state as _state
-from ._reduce import NO_VALUE, _initial_state, normalize_axes, selects_all, where_mask
-from ._ufuncs import (
-    DOT_STATE_LENGTH,
-    STATE_LENGTH,
+from .._core import dot as _dot, dtypes as _dtypes, stateformat as fmt, states as _state
+from .._core.add import reduceat_segments
+from .._core.grouped import grouped_states
+from .._core.spec import (
+    NO_VALUE,
+    ReductionSpec,
+    normalize_axes,
+    single_axis,
+    warn_empty_mean,
+)
+from .._core.stateformat import DOT_LENGTH as DOT_STATE_LENGTH
+from .._core.stateformat import LENGTH as STATE_LENGTH
+from .._ufuncs import (
     exact_cumsum_ufunc,
     exact_dot_state_round_ufunc,
     exact_dot_state_ufunc,
@@ -42,7 +49,7 @@ from ._ufuncs import (
 
 def _record_dtype(kind):
     shape = (STATE_LENGTH,) if kind == "real" else (2, STATE_LENGTH)
-    return np.dtype([("state", _state.STATE_DTYPE, shape), ("count", _state.STATE_DTYPE)])
+    return np.dtype([("state", fmt.DTYPE, shape), ("count", fmt.DTYPE)])
 
 
 def _pack(states, counts, kind, shape):
@@ -111,18 +118,55 @@ def _aggregate(rec, axis=None, keepdims=False, computing_meta=False, *, kind, re
                                    states.ndim - counts.ndim, "dask reduction")
     if mean:
         if counts.size and np.any(counts == 0):
-            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
-        res = _state._round(states.astype(np.int64), counts, result, kind == "complex")
+            warn_empty_mean(stacklevel=1)
+        res = _state.round_states(states.astype(np.int64), counts, result, kind == "complex")
     else:
-        res = _state._round(states.astype(np.int64), None, result, kind == "complex")
+        res = _state.round_states(states.astype(np.int64), None, result, kind == "complex")
     return res          # a NumPy scalar for a 0-d result, as NumPy's reductions give
 
 
-def _where_mask(where, a, func_name):
-    """None when every element is selected, else a dask bool array chunked as a."""
-    if selects_all(where):
-        return None
-    return where_mask(where, a.shape, func_name, xp=da).rechunk(a.chunks)
+def _reduction(spec, a, mean, finish):
+    """da.reduction of `a` through exact states per chunk, merged up the
+    tree; `finish(rec, axes, keepdims)` makes the result from the last
+    records (see _aggregate)."""
+    kind, axes = spec.kind, spec.axes
+    combine = functools.partial(_combine, kind=kind)
+    if spec.mask is None:
+        source = a
+        chunk = functools.partial(_state_chunk, kind=kind, skip_nan=spec.skip_nan)
+    else:
+        # Masked states per block first (reduced axes become length 1 per
+        # block), then the same merge tree.
+        mask = spec.mask.rechunk(a.chunks)
+        out_chunks = tuple((1,) * len(c) if i in axes else c for i, c in enumerate(a.chunks))
+        source = da.map_blocks(
+            functools.partial(_masked_chunk, axes=axes, kind=kind, skip_nan=spec.skip_nan),
+            a, mask, chunks=out_chunks, dtype=_record_dtype(kind),
+            meta=np.empty((0,) * a.ndim, _record_dtype(kind)))
+        chunk = combine
+    meta_ndim = a.ndim if spec.keepdims else a.ndim - len(axes)
+    return da.reduction(
+        source, chunk=chunk, aggregate=finish, combine=combine, axis=axes,
+        # dtype= is that of the partials (Dask casts its probes to it); the
+        # result's dtype comes from meta=.
+        keepdims=spec.keepdims, dtype=_record_dtype(kind), concatenate=True,
+        name=spec.func_name.replace(".", "-"), meta=finish.meta(meta_ndim))
+
+
+class _Finish:
+    """An aggregate for da.reduction with the meta of its result."""
+
+    def __init__(self, func, dtype, trailing=()):
+        self.func, self.dtype, self.trailing = func, dtype, trailing
+
+    def __call__(self, rec, axis=None, keepdims=False, computing_meta=False):
+        if computing_meta or not isinstance(rec, np.ndarray) or rec.dtype.names is None:
+            ndim = getattr(rec, "ndim", 0)
+            return self.meta(max(ndim if keepdims else ndim - len(tuple(axis)), 0))
+        return self.func(rec, tuple(axis), keepdims)
+
+    def meta(self, ndim):
+        return np.empty((0,) * ndim + self.trailing, self.dtype)
 
 
 def reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_nan, mean):
@@ -131,38 +175,42 @@ def reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_nan, m
         raise NotImplementedError(
             f"{func_name}: out= is not supported for dask arrays; use the returned "
             "dask array (or da.store) instead")
-    kind = _dtypes.input_kind(a.dtype, func_name)
-    axes = normalize_axes(axis, a.ndim, func_name)
-    result = _dtypes.resolve_result(a.dtype, kind, dtype, None, func_name)
+    spec = ReductionSpec.parse(func_name, a, axis, dtype, None, keepdims, where, initial,
+                               skip_nan, xp=da)
     initial_state = None
-    if initial is not NO_VALUE:
-        parts = _initial_state(initial, kind, func_name)
-        initial_state = _state.canonical(parts[0] if kind == "real" else np.stack(parts))
-    skip_nan = bool(skip_nan) and a.dtype.kind not in "biu"
-    mask = _where_mask(where, a, func_name)
-
-    combine = functools.partial(_combine, kind=kind)
-    aggregate = functools.partial(_aggregate, kind=kind, result=result, mean=mean,
+    if spec.initial is not NO_VALUE:
+        parts = _state.initial_state(spec.initial, spec.kind)
+        initial_state = _state.canonical(parts[0] if spec.kind == "real" else np.stack(parts))
+    aggregate = functools.partial(_aggregate, kind=spec.kind, result=spec.result, mean=mean,
                                   initial_state=initial_state)
-    if mask is None:
-        source = a
-        chunk = functools.partial(_state_chunk, kind=kind, skip_nan=skip_nan)
-    else:
-        # Masked states per block first (reduced axes become length 1 per
-        # block), then the same merge tree.
-        out_chunks = tuple((1,) * len(c) if i in axes else c for i, c in enumerate(a.chunks))
-        source = da.map_blocks(
-            functools.partial(_masked_chunk, axes=axes, kind=kind, skip_nan=skip_nan),
-            a, mask, chunks=out_chunks, dtype=_record_dtype(kind),
-            meta=np.empty((0,) * a.ndim, _record_dtype(kind)))
-        chunk = combine
-    meta_ndim = a.ndim if keepdims else a.ndim - len(axes)
-    return da.reduction(
-        source, chunk=chunk, aggregate=aggregate, combine=combine, axis=axes,
-        # dtype= is that of the partials (Dask casts its probes to it); the
-        # result's dtype comes from meta=.
-        keepdims=keepdims, dtype=_record_dtype(kind), concatenate=True,
-        name=func_name.replace(".", "-"), meta=np.empty((0,) * meta_ndim, result))
+    finish = _Finish(lambda rec, axes, keep: aggregate(rec, axes, keep), spec.result)
+    return _reduction(spec, a, mean, finish)
+
+
+def _state_functions(func_name, a, axis, keepdims, where, skip_nan):
+    """exact_sum_state / exact_count of a dask array, lazily."""
+    spec = ReductionSpec.parse(func_name, a, axis, keepdims=keepdims, where=where,
+                               skip_nan=skip_nan, rounds=False, xp=da)
+    trailing = 1 if spec.kind == "real" else 2
+
+    def records(rec, axes, keep):
+        merged, counts = _merged(rec, axes, spec.kind, keep)
+        return _pack(_state.canonical(merged), counts, spec.kind, counts.shape)
+
+    def counts(rec, axes, keep):
+        return np.asarray(_merged(rec, axes, spec.kind, keep)[1], fmt.DTYPE)
+
+    if func_name == "exact_count":
+        return _reduction(spec, a, False, _Finish(counts, fmt.DTYPE))
+    recs = _reduction(spec, a, False, _Finish(records, _record_dtype(spec.kind)))
+    # The states of the records, with the state axes as new trailing axes.
+    trailing = (STATE_LENGTH,) if spec.kind == "real" else (2, STATE_LENGTH)
+    ndim = recs.ndim
+    return recs.map_blocks(
+        lambda r: np.ascontiguousarray(r["state"]), dtype=fmt.DTYPE,
+        new_axis=list(range(ndim, ndim + len(trailing))),
+        chunks=recs.chunks + tuple((n,) for n in trailing),
+        meta=np.empty((0,) * (ndim + len(trailing)), fmt.DTYPE))
 
 
 # ---- exact prefix sums across chunks ------------------------------------
@@ -284,13 +332,7 @@ def accumulate(a, axis, dtype, out):
         raise NotImplementedError(
             f"{name}: out= is not supported for dask arrays; use the returned dask array")
     kind = _dtypes.input_kind(a.dtype, name)
-    if a.ndim == 0:
-        raise ValueError(f"{name}: cannot accumulate a 0-d array")
-    if axis is None:
-        if a.ndim != 1:
-            raise ValueError(f"{name}: axis=None needs a 1-D input, not {a.ndim}-D")
-        axis = 0
-    (axis,) = normalize_axes(operator.index(axis), a.ndim, name)
+    axis = single_axis(axis, a.ndim, name)
     result = _dtypes.resolve_result(a.dtype, kind, dtype, None, name)
     record = _record_dtype(kind)
     nblocks = a.numblocks[axis]
@@ -357,12 +399,10 @@ def _dot_state_blocks(a, b, *, compute, parts):
     the vector axis kept as length 1: (..., 1, len(parts), 207).  parts: the
     (x, y, negate x) component pairs whose dots are merged into one part
     each (one part for real inputs; real and imaginary for complex)."""
-    from . import _dot
-
     states = []
     for pairs in parts:
-        st = [exact_dot_state_ufunc(_dot._as_exact(-x(a) if neg else x(a), compute, "a"),
-                                    _dot._as_exact(y(b), compute, "b"),
+        st = [exact_dot_state_ufunc(_dot.as_exact(-x(a) if neg else x(a), compute, "a"),
+                                    _dot.as_exact(y(b), compute, "b"),
                                     signature=(compute, compute, _INT64))
               for x, y, neg in pairs]
         states.append(st[0] if len(st) == 1 else _merge_dot_states(np.stack(st, axis=-2)))
@@ -398,9 +438,7 @@ def _imag(x):
 def _dot_through_states(am, bm, kind, result):
     """exact_dot of dask arrays (vector axis last) through exact dot states:
     one state per block pair, merged over the vector axis, rounded once."""
-    from . import _dot
-
-    compute = _dot._compute_dtype(_dtypes.component(am.dtype), _dtypes.component(bm.dtype))
+    compute = _dot.compute_dtype(_dtypes.component(am.dtype), _dtypes.component(bm.dtype))
     if kind == "real":
         parts = [[(_real, _real, False)]]
     else:                       # conj(a).b: ar.br + ai.bi, ar.bi - ai.br
@@ -431,8 +469,6 @@ def dot(a, b, axis, dtype, out, keepdims):
     own state per block (exact_dot_state_ufunc), merged over the blocks of
     the vector axis and rounded once.
     """
-    from . import _dot
-
     name = "exact_dot"
     if out is not None:
         raise NotImplementedError(
@@ -444,12 +480,12 @@ def dot(a, b, axis, dtype, out, keepdims):
     if dtype is not None:
         result = _dtypes.as_result_dtype(dtype, kind, name, "dtype")
     elif kind == "real":
-        result = _dot._default_result(dta, dtb)
+        result = _dot.default_result(dta, dtb)
     else:
         result = np.result_type(dta, dtb)
 
     def narrow(dt):
-        return dt in _dot._NARROW or (dt.kind in "biu" and dt.itemsize <= 2)
+        return dt in _dot.NARROW or (dt.kind in "biu" and dt.itemsize <= 2)
 
     if narrow(_dtypes.component(dta)) and narrow(_dtypes.component(dtb)):
         if kind == "real":
@@ -463,3 +499,210 @@ def dot(a, b, axis, dtype, out, keepdims):
     if keepdims:
         res = da.expand_dims(res, kept_at)
     return res
+
+
+# ---- the other public functions ---------------------------------------------
+
+def _one_chunk_along(a, axis):
+    """a with `axis` in one chunk (reduceat, kahan_sum: order matters or
+    segments cross chunks)."""
+    return a.rechunk({axis: -1})
+
+
+def _reduceat(core, a, indices, axis, dtype, out):
+    name = "exact_add.reduceat"
+    if out is not None:
+        raise NotImplementedError(
+            f"{name}: out= is not supported for dask arrays; use the returned dask array")
+    kind = _dtypes.input_kind(a.dtype, name)
+    if isinstance(indices, da.Array):
+        indices = indices.compute()          # small: one per segment
+    axis, indices, _ = reduceat_segments(a.shape, indices, axis, name)
+    result = _dtypes.resolve_result(a.dtype, kind, dtype, None, name)
+    whole = _one_chunk_along(a, axis)
+    chunks = tuple((indices.size,) if i == axis else c for i, c in enumerate(whole.chunks))
+    return whole.map_blocks(core, indices, axis, result, dtype=result, chunks=chunks,
+                            meta=np.empty((0,) * a.ndim, result))
+
+
+def _grouped(core, values, codes, ngroups, dtype, skip_nan, mean):
+    """Grouped sums of dask values: per chunk, the exact state of every
+    group (ngroups states: bounded by the groups, not the values), merged
+    across the chunks and rounded once."""
+    name = "exact_grouped_mean" if mean else "exact_grouped_sum"
+    values = da.asarray(values)
+    if values.ndim != 1:
+        raise ValueError(f"{name}: values must be 1-D, not {values.ndim}-D")
+    kind = _dtypes.input_kind(values.dtype, name)
+    codes = da.asarray(codes)
+    if codes.shape != values.shape:
+        raise ValueError(f"{name}: codes must be integers of the same shape as values "
+                         f"({values.shape}), not {codes.dtype} of shape {codes.shape}")
+    result = _dtypes.resolve_result(values.dtype, kind, dtype, None, name)
+    try:
+        ngroups = int(ngroups)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: ngroups must be a non-negative integer") from None
+    if ngroups < 0:
+        raise ValueError(f"{name}: ngroups must be a non-negative integer")
+    codes = codes.rechunk(values.chunks)
+    record = _record_dtype(kind)
+
+    def chunk_records(v, c):
+        states, counts = grouped_states(name, v, c, ngroups, skip_nan)
+        return _pack(states, counts, kind, (1, ngroups))
+
+    recs = da.map_blocks(chunk_records, values, codes, dtype=record,
+                         chunks=((1,) * values.numblocks[0], (ngroups,)), new_axis=[1],
+                         meta=np.empty((0, 0), record))
+    aggregate = functools.partial(_aggregate, kind=kind, result=result, mean=mean,
+                                  initial_state=None)
+    finish = _Finish(lambda rec, axes, keep: aggregate(rec, axes, keep), result)
+    return da.reduction(recs, chunk=functools.partial(_combine, kind=kind),
+                        combine=functools.partial(_combine, kind=kind), aggregate=finish,
+                        axis=0, dtype=record, concatenate=True, name=name,
+                        meta=finish.meta(1))
+
+
+def _kahan_sum(core, a, axis):
+    core(np.zeros((1,) * max(a.ndim, 1), a.dtype), axis if a.ndim else None)   # checks
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    axis = single_axis(axis, a.ndim, "kahan_sum")
+    return _one_chunk_along(a, axis).map_blocks(
+        core, axis, drop_axis=axis, dtype=a.dtype, meta=np.empty((0,) * (a.ndim - 1), a.dtype))
+
+
+def _state_axes(states, trailing):
+    """Dask states with the state axes in one chunk."""
+    return states.rechunk({states.ndim - 1 - i: -1 for i in range(trailing)})
+
+
+def _merge_states(states, axis, complex_parts):
+    trailing = 2 if complex_parts else 1
+    states = _state_axes(da.asarray(states), trailing)
+    outer_ndim = states.ndim - trailing
+    if outer_ndim <= 0:
+        raise ValueError(f"merge_states: states has no axis to merge over "
+                         f"(shape {states.shape})")
+    axes = normalize_axes(axis, outer_ndim, "merge_states")
+    # Merge the blocks along the merged axes first, then across blocks.
+    merged = states.rechunk({ax: -1 for ax in axes})
+    chunks = tuple(c for i, c in enumerate(merged.chunks) if i not in axes)
+    def block(s):
+        checked = _state.check_states(s, "merge_states", "states", complex_parts)
+        return _state.merge_over(checked, axes, trailing, "merge_states")
+
+    return merged.map_blocks(block,
+                             drop_axis=list(axes), chunks=chunks, dtype=fmt.DTYPE,
+                             meta=np.empty((0,) * len(chunks), fmt.DTYPE))
+
+
+def _round_state(core, state, dtype):
+    result, is_complex = _state.state_result_dtype(dtype, "round_state")
+    trailing = 2 if is_complex else 1
+    state = _state_axes(da.asarray(state), trailing)
+    drop = list(range(state.ndim - trailing, state.ndim))
+    return state.map_blocks(lambda s: np.asarray(core(s, dtype)), drop_axis=drop,
+                            dtype=result, meta=np.empty((0,) * (state.ndim - trailing), result))
+
+
+def _state_mean(core, state, count, dtype):
+    result, is_complex = _state.state_result_dtype(dtype, "state_mean")
+    trailing = 2 if is_complex else 1
+    state = _state_axes(da.asarray(state), trailing)
+    outer = state.shape[:state.ndim - trailing]
+    count = da.broadcast_to(da.asarray(count), outer).rechunk(state.chunks[:len(outer)])
+    expand = (Ellipsis,) + (None,) * trailing      # counts beside the state axes
+
+    def block(s, c):
+        return np.asarray(core(s, c.reshape(c.shape[:len(outer)]), dtype))
+
+    return da.map_blocks(block, state, count[expand], drop_axis=list(range(len(outer),
+                                                                            state.ndim)),
+                         dtype=result, meta=np.empty((0,) * len(outer), result))
+
+
+def _elementwise(core, name, arrays, bound):
+    """An elementwise public function (the low-precision updates) block by
+    block; a tuple result becomes a tuple of dask arrays."""
+    if bound.arguments.get("out") is not None:
+        raise NotImplementedError(f"{name}: out= is not supported for dask arrays")
+    values = [bound.arguments[n] for n in arrays]
+    # Every array argument broadcast to one shape and chunked alike.
+    arrays_in = [v for v in values if isinstance(v, (da.Array, np.ndarray)) and np.ndim(v)]
+    shape = np.broadcast_shapes(*(v.shape for v in arrays_in))
+    first = next(v for v in arrays_in if isinstance(v, da.Array))
+    chunks = da.broadcast_to(first, shape).chunks
+    values = [da.broadcast_to(da.asarray(v), shape).rechunk(chunks)
+              if isinstance(v, (da.Array, np.ndarray)) and np.ndim(v) else v for v in values]
+    others = {k: v for k, v in bound.arguments.items() if k not in arrays and k != "out"}
+    # The dtypes of the results (and the argument checks) from one element.
+    probe = core(**dict(zip(arrays, [np.zeros((1,) * v.ndim, v.dtype)
+                                     if isinstance(v, da.Array) else v for v in values])),
+                 **others)
+
+    def block(*vs, part=None):
+        res = core(**dict(zip(arrays, vs)), **others)
+        return res if part is None else res[part]
+
+    if not isinstance(probe, tuple):
+        return da.map_blocks(block, *values, dtype=np.asarray(probe).dtype)
+    return tuple(da.map_blocks(block, *values, part=i, dtype=np.asarray(p).dtype)
+                 for i, p in enumerate(probe))
+
+
+def _stochastic(core, name, arrays, bound):
+    if not isinstance(bound.arguments.get("bits"), (da.Array, np.ndarray)):
+        raise TypeError(
+            f"{name}: with dask arrays, pass the random bits as bits= (an array of the "
+            "result's shape): a generator drawn chunk by chunk would not reproduce the "
+            "NumPy result")
+    return _elementwise(core, name, arrays, bound)
+
+
+_REDUCTIONS = {
+    "exact_sum": (False, False), "exact_nansum": (True, False),
+    "exact_mean": (False, True), "exact_nanmean": (True, True),
+    "exact_add.reduce": (False, False),
+}
+
+
+def call(function, args, kwargs):
+    """A public function (see ``_dispatch.Function``) on dask arrays: a lazy
+    dask result, exact and bit-identical to the NumPy result."""
+    name = function.name
+    arg = function.bind(args, kwargs).arguments
+    if name in _REDUCTIONS:
+        skip_nan, mean = _REDUCTIONS[name]
+        return reduce(name, da.asarray(arg["a"]), arg["axis"], arg["dtype"], arg["out"],
+                      arg["keepdims"], arg.get("initial", NO_VALUE), arg["where"], skip_nan,
+                      mean)
+    if name == "exact_add.accumulate":
+        return accumulate(da.asarray(arg["a"]), arg["axis"], arg["dtype"], arg["out"])
+    if name == "exact_add.reduceat":
+        return _reduceat(function.core, da.asarray(arg["a"]), arg["indices"], arg["axis"],
+                         arg["dtype"], arg["out"])
+    if name == "exact_dot":
+        return dot(arg["a"], arg["b"], arg["axis"], arg["dtype"], arg["out"], arg["keepdims"])
+    if name in ("exact_sum_state", "exact_count"):
+        return _state_functions(name, da.asarray(arg["a"]), arg["axis"], arg["keepdims"],
+                                arg["where"], arg["skip_nan"])
+    if name in ("exact_grouped_sum", "exact_grouped_mean"):
+        return _grouped(function.core, arg["values"], arg["codes"], arg["ngroups"],
+                        arg["dtype"], arg["skip_nan"], name == "exact_grouped_mean")
+    if name == "kahan_sum":
+        return _kahan_sum(function.core, da.asarray(arg["a"]), arg["axis"])
+    if name == "merge_states":
+        return _merge_states(arg["states"], arg["axis"], arg["complex_parts"])
+    if name == "round_state":
+        return _round_state(function.core, arg["state"], arg["dtype"])
+    if name == "state_mean":
+        return _state_mean(function.core, arg["state"], arg["count"], arg["dtype"])
+    if name == "kahan_add":
+        return _elementwise(function.core, name, function.arrays,
+                            function.bind(args, kwargs))
+    if name in ("stochastic_round", "stochastic_add"):
+        return _stochastic(function.core, name, function.arrays, function.bind(args, kwargs))
+    raise TypeError(f"{name}: dask arrays are not supported; pass a NumPy array "
+                    "(for example x.compute())")

@@ -1,0 +1,132 @@
+"""The NumPy body of exact_sum, exact_mean, their nan-variants and
+exact_add.reduce.
+
+The gufuncs reduce the last axis of an array and round once into the loop's
+output dtype.  Everything NumPy's gufunc machinery cannot do (axis=None and
+tuples, where=, initial=, out= of another dtype, complex) happens here, with
+one rule: never round an intermediate.  Several reduced axes become rows
+(:mod:`.rows`); `initial` is merged as an exact state; masked terms and, for
+the nan-variants, NaNs are left out by the masked loop, which also counts
+the terms for means; `out` of another dtype selects the loop that rounds
+straight into it.
+"""
+
+import math
+
+import numpy as np
+
+from . import dtypes, rows, stateformat as fmt, states as st
+from .spec import NO_VALUE, ReductionSpec, as_input, warn_empty_mean
+from .._ufuncs import (
+    exact_mean_ufunc,
+    exact_state_mean_ufunc,
+    exact_state_merge_ufunc,
+    exact_state_round_ufunc,
+    exact_sum_state_ufunc,
+    exact_sum_ufunc,
+)
+
+
+def _reduce_component(values, axes, result, target, initial_state, mean, selection):
+    """Exact sums (or means) of real `values` over `axes`, rounded once.
+
+    result: the dtype to round into.  target: an array of that dtype and the
+    output shape to write into, or None to allocate.  initial_state: the
+    state of one more term, or None.  selection: None (every term), or
+    (mask, skip_nan) for the masked loop.  Returns the result and, for
+    means, the term counts (None when every row counts all its terms).
+    """
+    in_dtype = dtypes.native(values.dtype)
+    counts = None
+    if selection is None:
+        merged = rows.rows(values, axes)
+        if merged is not None and initial_state is None:
+            ufunc = exact_mean_ufunc if mean else exact_sum_ufunc
+            return ufunc(merged, out=target, signature=(in_dtype, result)), None
+        if merged is not None:
+            states = exact_sum_state_ufunc(merged, signature=(in_dtype, fmt.NATIVE))
+        else:
+            states = rows.states_axis_by_axis(values, axes)
+        if mean:
+            counts = np.asarray(math.prod(values.shape[ax] for ax in axes), fmt.NATIVE)
+    else:
+        states, counts = rows.masked_states(values, selection[0], axes, selection[1])
+    if initial_state is not None:
+        pair = np.stack(np.broadcast_arrays(states, initial_state), axis=-2)
+        states = exact_state_merge_ufunc(pair)
+    if not mean:
+        return exact_state_round_ufunc(states, out=target,
+                                       signature=(fmt.NATIVE, result)), None
+    return exact_state_mean_ufunc(states, counts, out=target,
+                                  signature=(fmt.NATIVE, fmt.NATIVE, result)), counts
+
+
+# Native input dtypes whose first registered loop is also their default
+# result, so that a plain call needs no signature (see _ufuncs.pyx).
+_PLAIN_CALL_DTYPES = frozenset(
+    [np.dtype(c) for c in "?bBhHiIlLqQefd"] + [dtypes.BFLOAT16])
+
+
+def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_nan,
+                 mean=False):
+    """The exact sum (mean=True: divided by the number of terms) of the
+    selected terms of `a`, rounded once (NumPy arrays, lists and scalars)."""
+    dtypes.reject_masked(a, func_name)
+    a = np.asarray(a)
+    if (dtype is None and out is None and initial is NO_VALUE and where is True
+            and not keepdims and a.dtype in _PLAIN_CALL_DTYPES and not skip_nan
+            and a.size):
+        # The common call, with the least Python in front of the loop.
+        ufunc = exact_mean_ufunc if mean else exact_sum_ufunc
+        if axis is None and a.ndim == 1:
+            return ufunc(a)
+        if type(axis) is int and a.ndim > 1:
+            try:
+                return ufunc(a, axis=axis)
+            except np.exceptions.AxisError:
+                pass          # raised again below, with our message
+    a, _ = as_input(a, func_name)
+    spec = ReductionSpec.parse(func_name, a, axis, dtype, out, keepdims, where, initial,
+                               skip_nan)
+    axes, result_dtype, out = spec.axes, spec.result, spec.out
+    initial_state = (None if spec.initial is NO_VALUE
+                     else st.initial_state(spec.initial, spec.kind))
+
+    # Terms not selected (where=False; NaN for the nan-variants) are left
+    # out by the masked loop, which also counts the terms of each row.
+    selection = None
+    skip_nan = spec.skip_nan
+    if skip_nan or spec.mask is not None:
+        mask = spec.mask if spec.mask is not None else np.broadcast_to(np.True_, a.shape)
+        if skip_nan and spec.kind == "complex":
+            # A complex term is NaN when either part is: decide on whole terms.
+            mask, skip_nan = mask & ~np.isnan(a), False
+        selection = (mask, skip_nan)
+
+    # The exact work, rounding once into result_dtype.  With out of the
+    # result dtype, the loops write straight into it (seen without the
+    # reduced axes); otherwise into a temporary.
+    outer_shape = spec.outer_shape
+    target = None
+    if out is not None and out.dtype == result_dtype:
+        target = np.reshape(out, outer_shape, copy=False)
+    first = initial_state[0] if initial_state else None
+    if spec.kind == "real":
+        res, counts = _reduce_component(a, axes, result_dtype, target, first, mean, selection)
+    else:
+        part = dtypes.component(result_dtype)
+        res = np.empty(outer_shape, result_dtype) if target is None else target
+        _reduce_component(a.real, axes, part, res.real, first, mean, selection)
+        _, counts = _reduce_component(a.imag, axes, part, res.imag,
+                                      initial_state and initial_state[1], mean, selection)
+    res = np.asarray(res)
+    if mean and math.prod(outer_shape) and (
+            np.any(counts == 0) if counts is not None else spec.terms_per_result == 0):
+        warn_empty_mean(stacklevel=4)
+
+    if out is not None:
+        if target is None:
+            np.copyto(out, res.reshape(spec.out_shape), casting="same_kind")
+        return out
+    res = res.reshape(spec.out_shape)
+    return res[()] if res.ndim == 0 else res

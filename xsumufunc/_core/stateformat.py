@@ -1,0 +1,45 @@
+"""The exact state's layout, read from the compiled extension.
+
+The C side (``src/xs_small.h``, ``src/xs_round.h``) defines the format; this
+module names it for the Python side, and every other module reads it from
+here.  A state is ``LENGTH`` int64 words: ``DIGITS`` fixed-point digits
+(digit ``j`` weighs ``2**(DIGIT_BITS * j + UNIT_EXPONENT)``; digits below the
+top one are in ``[0, 2**DIGIT_BITS)``, the top one is signed), then a flags
+word.  Portable states are little-endian (``DTYPE``); the loops read native
+int64 (``NATIVE``).
+"""
+
+import numpy as np
+
+from .._ufuncs import DOT_STATE_LENGTH, STATE_FORMAT, STATE_LENGTH
+
+LENGTH = STATE_LENGTH
+#: An exact dot product's state: three states side by side.
+DOT_LENGTH = DOT_STATE_LENGTH
+DIGITS = STATE_FORMAT["digits"]
+DIGIT_BITS = STATE_FORMAT["digit_bits"]
+UNIT_EXPONENT = STATE_FORMAT["unit_exponent"]
+#: Index of the signed top digit and of the flags word.
+TOP = DIGITS - 1
+FLAGS = LENGTH - 1
+DIGIT_LIMIT = 1 << DIGIT_BITS
+
+HAS_TERM = STATE_FORMAT["has_term"]
+NOT_NEG_ZERO = STATE_FORMAT["not_neg_zero"]
+POS_INF = STATE_FORMAT["pos_inf"]
+NEG_INF = STATE_FORMAT["neg_inf"]
+NAN = STATE_FORMAT["nan"]
+FLAG_BITS = STATE_FORMAT["flag_bits"]
+SPECIALS = POS_INF | NEG_INF | NAN
+
+#: States given to us must have |top digit| below this.  Any sum of fewer
+#: than 2**63 finite float64 terms stays below 2**18 there; 2**24 leaves room
+#: to merge any number of states that fits in memory without reaching the
+#: range the C loops read back (C_TOP_LIMIT).
+TOP_LIMIT = 1 << 24
+C_TOP_LIMIT = STATE_FORMAT["top_limit"]
+
+#: Portable states and counts: little-endian int64 on every machine.
+DTYPE = np.dtype("<i8")
+#: What the loops read and write.
+NATIVE = np.dtype(np.int64)

@@ -1,0 +1,238 @@
+"""Exact states: compute, check, merge and round them (NumPy arrays only).
+
+An exact state holds the exact sum of some terms in the fixed-point format
+of :mod:`.stateformat`.  The public functions of :mod:`xsumufunc.state`, the
+Dask backend and the grouped sums all go through this module.
+"""
+
+import numpy as np
+
+from . import dtypes, rows, stateformat as fmt
+from .spec import ReductionSpec, as_input, normalize_axes, warn_empty_mean
+from .._ufuncs import (
+    exact_state_mean_ufunc,
+    exact_state_merge_ufunc,
+    exact_state_round_ufunc,
+    exact_sum_state_ufunc,
+)
+
+
+def _component_states(values, axes, mask, skip_nan):
+    """Native int64 states (outer shape + (LENGTH,)) and counts (int64, or
+    None when every term counts) of real `values` over `axes`."""
+    in_dtype = dtypes.native(values.dtype)
+    if mask is None and not skip_nan:
+        merged = rows.rows(values, axes)
+        if merged is not None:
+            states = exact_sum_state_ufunc(merged, signature=(in_dtype, fmt.NATIVE))
+        else:
+            states = rows.states_axis_by_axis(values, axes)
+        return states, None
+    if mask is None:
+        mask = np.broadcast_to(np.True_, values.shape)
+    return rows.masked_states(values, mask, axes, skip_nan)
+
+
+def states_and_counts(a, axes, mask=None, skip_nan=False):
+    """States (outer shape + ([2,] LENGTH), canonical, little-endian) and
+    int64 counts of the terms of ndarray `a` over the tuple `axes`.
+
+    mask: None or a bool array of a's shape (terms where it is False are left
+    out); skip_nan: NaNs are not terms (a complex term is NaN when either
+    part is).
+    """
+    kind = dtypes.input_kind(a.dtype, "exact_sum_state")
+    skip_nan = skip_nan and a.dtype.kind not in "biu"
+    outer_shape = tuple(n for i, n in enumerate(a.shape) if i not in axes)
+    if kind == "real":
+        states, counts = _component_states(a, axes, mask, skip_nan)
+    else:
+        if skip_nan:
+            keep = ~np.isnan(a)
+            mask = keep if mask is None else mask & keep
+        parts = [_component_states(part, axes, mask, False) for part in (a.real, a.imag)]
+        states = np.stack([parts[0][0], parts[1][0]], axis=-2)
+        counts = parts[0][1]
+    if counts is None:
+        total = 1
+        for ax in axes:
+            total *= a.shape[ax]
+        counts = np.full(outer_shape, total, fmt.NATIVE)
+    return canonical(states), np.asarray(counts, dtype=fmt.DTYPE).reshape(outer_shape)
+
+
+def canonical(states):
+    """Little-endian states in canonical form: a state with an Inf or NaN
+    keeps only its flags (its finite digits can no longer matter), so equal
+    results of equal terms have equal bytes.  Digits are already normalised
+    by the C side."""
+    states = np.array(states, dtype=fmt.DTYPE, copy=True)
+    special = (states[..., fmt.FLAGS] & fmt.SPECIALS) != 0
+    if np.any(special):
+        states[special, :fmt.FLAGS] = 0
+    return states
+
+
+def initial_state(value, kind):
+    """The exact state of the one term `value` (a checked 0-d array, see
+    spec.check_initial), per component: a tuple of one or two states."""
+    if kind == "real":
+        return (exact_sum_state_ufunc(value.reshape(1)),)
+    return tuple(exact_sum_state_ufunc(np.asarray(part).reshape(1))
+                 for part in (value.real, value.imag))
+
+
+def check_states(state, func_name, argname="state", complex_parts=False):
+    """`state` as a native int64 ndarray after checking it is a well-formed
+    state array (ValueError otherwise, naming the argument)."""
+    arr = np.asarray(state)
+    if arr.dtype.kind != "i" or arr.dtype.itemsize != 8:
+        raise ValueError(
+            f"{func_name}: {argname} must be an int64 array of exact states "
+            f"(see xsumufunc.state), not dtype {arr.dtype}")
+    trailing = (2, fmt.LENGTH) if complex_parts else (fmt.LENGTH,)
+    if arr.shape[arr.ndim - len(trailing):] != trailing or arr.ndim < len(trailing):
+        what = "complex states" if complex_parts else "states"
+        raise ValueError(
+            f"{func_name}: {argname} has shape {arr.shape}; {what} end with axes "
+            f"{trailing}")
+    arr = arr.astype(fmt.NATIVE, copy=False)
+    digits, top, flags = arr[..., :fmt.TOP], arr[..., fmt.TOP], arr[..., fmt.FLAGS]
+    problem = None
+    if np.any((digits < 0) | (digits >= fmt.DIGIT_LIMIT)):
+        problem = f"a digit below the top one is outside [0, 2**{fmt.DIGIT_BITS})"
+    elif np.any((top <= -fmt.TOP_LIMIT) | (top >= fmt.TOP_LIMIT)):
+        problem = f"the top digit is outside (-2**{fmt.TOP_LIMIT.bit_length() - 1}, " \
+                  f"2**{fmt.TOP_LIMIT.bit_length() - 1})"
+    elif np.any((flags < 0) | (flags > fmt.FLAG_BITS)):
+        problem = f"the flags word has bits other than 0..{fmt.FLAG_BITS.bit_length() - 1}"
+    else:
+        has_term = (flags & fmt.HAS_TERM) != 0
+        not_neg_zero = (flags & fmt.NOT_NEG_ZERO) != 0
+        nonzero = np.any(arr[..., :fmt.FLAGS] != 0, axis=-1)
+        if np.any((flags != 0) & ~has_term):
+            problem = "flags set without the 'had a term' bit"
+        elif np.any((((flags & fmt.SPECIALS) != 0) | nonzero) & ~not_neg_zero):
+            problem = "a non-zero value or Inf/NaN without the 'non -0.0 term' bit"
+    if problem is not None:
+        raise ValueError(f"{func_name}: {argname} is not a valid exact state: {problem}")
+    return arr
+
+
+def merge_over(arr, axes, trailing, func_name, keepdims=False):
+    """Merge native states `arr` over the outer `axes` (all checked)."""
+    k = len(axes)
+    outer_ndim = arr.ndim - trailing
+    moved = np.moveaxis(arr, axes, tuple(range(outer_ndim - k, outer_ndim)))
+    kept = moved.shape[:outer_ndim - k]
+    merged_rows = 1
+    for n in moved.shape[outer_ndim - k:outer_ndim]:
+        merged_rows *= n
+    grouped = moved.reshape(kept + (merged_rows,) + arr.shape[outer_ndim:])
+    # The merge gufunc reads (m, LENGTH): put a complex part axis before m.
+    if trailing == 2:
+        grouped = np.moveaxis(grouped, -2, -3)
+    merged = exact_state_merge_ufunc(grouped)
+    if np.any(np.abs(merged[..., fmt.TOP]) >= fmt.TOP_LIMIT):
+        raise ValueError(f"{func_name}: the merged exact value is out of the state's "
+                         "range (beyond 2**1093)")
+    merged = canonical(merged)
+    if keepdims:
+        shape = tuple(1 if i in axes else n for i, n in enumerate(arr.shape[:outer_ndim]))
+        merged = merged.reshape(shape + arr.shape[outer_ndim:])
+    return merged
+
+
+def round_states(arr, counts, result, is_complex):
+    """Round checked native states (divided by counts unless None) once
+    into `result`."""
+    part = dtypes.component(result)
+    comps = (arr[..., 0, :], arr[..., 1, :]) if is_complex else (arr,)
+    rounded = []
+    for comp in comps:
+        if counts is None:
+            rounded.append(exact_state_round_ufunc(comp, signature=(fmt.NATIVE, part)))
+        else:
+            rounded.append(exact_state_mean_ufunc(
+                comp, counts, signature=(fmt.NATIVE, fmt.NATIVE, part)))
+    if is_complex:
+        res = np.empty(np.shape(rounded[0]), result)
+        res.real, res.imag = rounded
+    else:
+        res = np.asarray(rounded[0])
+    return res[()] if res.ndim == 0 else res
+
+
+def state_result_dtype(dtype, func_name):
+    """The dtype a state is rounded into, and whether it is complex."""
+    try:
+        dt = dtypes.native(np.dtype(dtype))
+    except TypeError as exc:
+        raise TypeError(f"{func_name}: dtype {dtype!r} is not a NumPy dtype") from exc
+    kind = "complex" if dt.kind == "c" else "real"
+    return dtypes.as_result_dtype(dt, kind, func_name, "dtype"), kind == "complex"
+
+
+# ---- the NumPy bodies of xsumufunc.state's public functions ----------------
+
+def exact_sum_state(a, axis=None, *, keepdims=False, where=True, skip_nan=False):
+    a, _ = as_input(a, "exact_sum_state")
+    spec = ReductionSpec.parse("exact_sum_state", a, axis, keepdims=keepdims, where=where,
+                               skip_nan=skip_nan, rounds=False)
+    states, _ = states_and_counts(a, spec.axes, spec.mask, spec.skip_nan)
+    return spec.keep(states, states.ndim - len(spec.outer_shape))
+
+
+def exact_count(a, axis=None, *, keepdims=False, where=True, skip_nan=False):
+    a, _ = as_input(a, "exact_count")
+    spec = ReductionSpec.parse("exact_count", a, axis, keepdims=keepdims, where=where,
+                               skip_nan=skip_nan, rounds=False)
+    mask = spec.mask
+    if spec.skip_nan:
+        keep = ~np.isnan(a)
+        mask = keep if mask is None else mask & keep
+    if mask is None:
+        counts = np.full(spec.outer_shape, spec.terms_per_result, fmt.DTYPE)
+    else:
+        counts = np.sum(mask, axis=spec.axes, dtype=fmt.DTYPE)
+    return spec.keep(np.asarray(counts, fmt.DTYPE))
+
+
+def merge_states(states, axis=0, *, complex_parts=False):
+    name = "merge_states"
+    arr = check_states(states, name, "states", complex_parts)
+    trailing = 2 if complex_parts else 1
+    outer_ndim = arr.ndim - trailing
+    if outer_ndim == 0:
+        raise ValueError(f"{name}: states has no axis to merge over (shape {arr.shape})")
+    axes = normalize_axes(axis, outer_ndim, name)
+    return merge_over(arr, axes, trailing, name)
+
+
+def round_state(state, dtype=np.float64):
+    name = "round_state"
+    result, is_complex = state_result_dtype(dtype, name)
+    arr = check_states(state, name, "state", is_complex)
+    return round_states(arr, None, result, is_complex)
+
+
+def state_mean(state, count, dtype=np.float64):
+    name = "state_mean"
+    result, is_complex = state_result_dtype(dtype, name)
+    arr = check_states(state, name, "state", is_complex)
+    counts = np.asarray(count)
+    if counts.dtype.kind not in "biu":
+        raise TypeError(f"{name}: count must be integers, not dtype {counts.dtype}")
+    if np.any(counts < 0) or (counts.dtype.kind == "u" and np.any(counts > 2**63 - 1)):
+        raise ValueError(f"{name}: count must be non-negative int64 values")
+    counts = counts.astype(fmt.NATIVE)
+    outer = arr.shape[:arr.ndim - (2 if is_complex else 1)]
+    try:
+        counts = np.broadcast_to(counts, np.broadcast_shapes(outer, counts.shape))
+    except ValueError:
+        raise ValueError(f"{name}: count of shape {counts.shape} does not broadcast "
+                         f"against the states' shape {outer}") from None
+    if np.any(counts == 0) and counts.size:
+        warn_empty_mean(stacklevel=3)
+    return round_states(arr, counts, result, is_complex)
+
