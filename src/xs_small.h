@@ -10,7 +10,8 @@
  * carry propagation brings them back.  Inf and NaN never enter the chunks:
  * they are remembered in flags.
  *
- * Facts from Neal (2015), restated in ../shared/notes/superaccumulators.md.
+ * Facts from Neal (2015), "Fast exact summation using small and large
+ * superaccumulators", arXiv:1505.05571.
  */
 #ifndef XS_SMALL_H
 #define XS_SMALL_H

@@ -1,7 +1,6 @@
 /*
  * Exact sums of contiguous float64 (and float32, bfloat16) runs in plain
- * double lanes: a fast front end for the large superaccumulator (see
- * ../shared/notes/performance.md).
+ * double lanes: a fast front end for the large superaccumulator.
  *
  * Fix a window of XS_WINDOW_BINADES binades, [2^E, 2^(E+D)).  Split every
  * term x in it into hi = x with its 26 low fraction bits cleared and

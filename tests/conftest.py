@@ -7,7 +7,7 @@ import sys
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _ROOT]
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, settings  # noqa: E402 (after the sys.path fix)
 
 # Make the helper modules (oracle, strategies, helpers) importable whatever
 # pytest import mode is configured.

@@ -1,7 +1,6 @@
 """Bit-exact comparison helper shared by the test modules."""
 
 import numpy as np
-
 from oracle import BFLOAT16, COMPONENT_DTYPE
 
 _UINT_OF_SIZE = {2: np.uint16, 4: np.uint32, 8: np.uint64}

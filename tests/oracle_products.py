@@ -44,10 +44,18 @@ from fractions import Fraction
 
 import ml_dtypes
 import numpy as np
-
 from oracle import (
-    BFLOAT16, COMPONENT_DTYPE, FLOAT32, FLOAT64, FORMATS, _is_int_like, _to_scalar,
-    default_result_dtype, oracle_over_axes, round_fraction, terms_of,
+    BFLOAT16,
+    COMPONENT_DTYPE,
+    FLOAT32,
+    FLOAT64,
+    FORMATS,
+    _is_int_like,
+    _to_scalar,
+    default_result_dtype,
+    oracle_over_axes,
+    round_fraction,
+    terms_of,
 )
 
 NAN = math.nan

@@ -14,10 +14,15 @@ import math
 
 import numpy as np
 from hypothesis import strategies as st
-
 from oracle import (
-    BFLOAT16, BOOL_DTYPE, COMPLEX64, COMPLEX128, COMPONENT_DTYPE, FLOAT_DTYPES,
-    FORMATS, INT_DTYPES,
+    BFLOAT16,
+    BOOL_DTYPE,
+    COMPLEX64,
+    COMPLEX128,
+    COMPONENT_DTYPE,
+    FLOAT_DTYPES,
+    FORMATS,
+    INT_DTYPES,
 )
 
 MAX_TERMS = 60

@@ -11,14 +11,20 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 import pytest
-from numpy.exceptions import AxisError
-
-import xsumufunc as xs
 from helpers import assert_same, check_out_untouched, dtype_names, skip_under_asan
+from numpy.exceptions import AxisError
 from oracle import (
-    BFLOAT16, FLOAT16, FLOAT32, FLOAT64, FLOAT_DTYPES, exact_sum_oracle, oracle_reduce,
+    BFLOAT16,
+    FLOAT16,
+    FLOAT32,
+    FLOAT64,
+    FLOAT_DTYPES,
+    exact_sum_oracle,
+    oracle_reduce,
     round_fraction,
 )
+
+import xsumufunc as xs
 
 # ---------------------------------------------------------------------------
 # Unsupported input dtypes

@@ -22,18 +22,35 @@ array_api_compat = pytest.importorskip("array_api_compat")
 xps = pytest.importorskip("array_api_strict")
 
 import array_api_compat.numpy as cnp  # noqa: E402
-
-import xsumufunc  # noqa: E402
 from helpers import assert_same  # noqa: E402
 from oracle import (  # noqa: E402
-    BFLOAT16, COMPLEX64, COMPLEX128, FLOAT16, FLOAT32, FLOAT64, FORMATS, INT_DTYPES,
-    exact_sum_oracle, oracle_accumulate, oracle_reduce, terms_of,
+    BFLOAT16,
+    COMPLEX64,
+    COMPLEX128,
+    FLOAT16,
+    FLOAT32,
+    FLOAT64,
+    FORMATS,
+    INT_DTYPES,
+    exact_sum_oracle,
+    oracle_accumulate,
+    oracle_reduce,
+    terms_of,
 )
 from oracle_products import oracle_dot, oracle_mean_reduce  # noqa: E402
 from strategies import (  # noqa: E402
-    axis_args, float_lists, nd_arrays, representable, shapes, to_array, value_lists,
+    axis_args,
+    float_lists,
+    nd_arrays,
+    representable,
+    shapes,
+    to_array,
+    value_lists,
 )
+
+import xsumufunc  # noqa: E402
 from xsumufunc import array_api as xp  # noqa: E402
+
 
 P = inspect.Parameter
 POS, KW = P.POSITIONAL_ONLY, P.KEYWORD_ONLY

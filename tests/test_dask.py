@@ -5,16 +5,23 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import assert_same, quiet
 from hypothesis import given
 from hypothesis import strategies as st
-
-import xsumufunc as xs
-from helpers import assert_same, quiet
 from oracle import (
-    BFLOAT16, COMPLEX128, COMPLEX64, FLOAT16, FLOAT32, FLOAT64, oracle_accumulate, oracle_reduce,
+    BFLOAT16,
+    COMPLEX64,
+    COMPLEX128,
+    FLOAT16,
+    FLOAT32,
+    FLOAT64,
+    oracle_accumulate,
+    oracle_reduce,
 )
 from oracle_products import oracle_dot, oracle_mean_reduce
 from strategies import axis_args, nd_arrays, where_masks
+
+import xsumufunc as xs
 
 da = pytest.importorskip("dask.array")
 
@@ -205,7 +212,8 @@ def test_dot_broadcasts_and_rounds_into_dtype():
 
 # ---- on a cluster: the same bits for any worker count and scheduler ------
 
-@pytest.fixture(scope="module", params=[True, False], ids=["processes", "threads"])
+@pytest.fixture(scope="module", params=[pytest.param(True, marks=pytest.mark.slow), False],
+                ids=["processes", "threads"])
 def client(request):
     distributed = pytest.importorskip("distributed")
     with warnings.catch_warnings():

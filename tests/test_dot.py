@@ -13,20 +13,35 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers import array, assert_same, check_out_untouched, dtype_names, quiet, scalar
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from numpy.exceptions import AxisError
-
-import xsumufunc as xs
-from helpers import array, assert_same, check_out_untouched, dtype_names, quiet, scalar
 from oracle import (
-    BFLOAT16, BOOL_DTYPE, COMPLEX64, COMPLEX128, COMPONENT_DTYPE, FLOAT16, FLOAT32,
-    FLOAT64, FLOAT_DTYPES, FORMATS, round_fraction,
+    BFLOAT16,
+    BOOL_DTYPE,
+    COMPLEX64,
+    COMPLEX128,
+    COMPONENT_DTYPE,
+    FLOAT16,
+    FLOAT32,
+    FLOAT64,
+    FLOAT_DTYPES,
+    FORMATS,
+    round_fraction,
 )
 from oracle_products import dot_result_dtype, exact_dot_oracle, oracle_dot
 from strategies import (
-    MAX_TERMS, fmt_of, float_lists, mantissas, representable, split_dyadic, to_array,
+    MAX_TERMS,
+    float_lists,
+    fmt_of,
+    mantissas,
+    representable,
+    split_dyadic,
+    to_array,
 )
+
+import xsumufunc as xs
 
 inf, nan = math.inf, math.nan
 M64 = 1.7976931348623157e308
@@ -154,7 +169,7 @@ def test_float64_hand_cases(name, a, b, expected):
 
 
 def test_exact_dot_ufunc_float64_table():
-    for name, a, b, expected in F64_CASES:
+    for name, a, b, _ in F64_CASES:      # the oracle, not the table's column, is the truth
         exp = exact_dot_oracle(a, b, FLOAT64)
         A, B = np.array(a, dtype=np.float64), np.array(b, dtype=np.float64)
         assert_same(quiet(xs.exact_dot_ufunc, A, B), exp, name)
@@ -206,14 +221,14 @@ def format_cases(dtype):
     (A, B), (C, D) = FACTORS[dtype]
     assert A * B == 2**p - 1 and C * D == 2**(p + 1) - 1
     qmax, qmin = v["qmax"], v["qmin"]
-    # A * 2^i times B * 2^j = M (i + j = qmax); C * 2^k times D * 2^l is the
-    # overflow threshold (2 - 2^-p) * 2^emax (k + l = qmax - 1)
+    # A * 2^i times B * 2^j = M (i + j = qmax); C * 2^k times D * 2^m is the
+    # overflow threshold (2 - 2^-p) * 2^emax (k + m = qmax - 1)
     i = qmax // 2
     j = qmax - i
     k = (qmax - 1) // 2
-    l = qmax - 1 - k
+    m = qmax - 1 - k
     Ma, Mb = A * two(i), B * two(j)
-    Ta, Tb = C * two(k), D * two(l)
+    Ta, Tb = C * two(k), D * two(m)
     a1 = 1 + u
     rs = two((qmin + 1) // 2)          # rs * rs2 = 2^qmin (smallest subnormal)
     rs2 = two(qmin - (qmin + 1) // 2)
@@ -1091,9 +1106,9 @@ def test_long_complex_and_int(n):
     B = _wide(rng, n, FLOAT64, 300) + 1j * _wide(rng, n, FLOAT64, 300)
     assert_same(dot(A, B), exact_dot_oracle(A.tolist(), B.tolist(), COMPLEX128))
     assert_same(dot(A, B, dtype=np.complex64), exact_dot_oracle(A.tolist(), B.tolist(), COMPLEX64))
-    I = rng.integers(-(2**31), 2**31, n, dtype=np.int32)
-    J = rng.integers(-(2**31), 2**31, n, dtype=np.int32)
-    assert_same(dot(I, J), exact_dot_oracle(I.tolist(), J.tolist(), FLOAT64))
+    ints_i = rng.integers(-(2**31), 2**31, n, dtype=np.int32)
+    ints_j = rng.integers(-(2**31), 2**31, n, dtype=np.int32)
+    assert_same(dot(ints_i, ints_j), exact_dot_oracle(ints_i.tolist(), ints_j.tolist(), FLOAT64))
 
 
 @settings(max_examples=12)
@@ -1124,8 +1139,13 @@ def test_long_adversarial_vectors(data):
                                    np.dtype(np.float16), BFLOAT16], ids=str)
 def test_dot_states_merge_to_the_exact_result(dtype):
     # The raw dot state of parts, merged part by part, rounds like the whole.
-    from xsumufunc import (DOT_STATE_LENGTH, STATE_LENGTH, exact_dot_state_round_ufunc,
-                           exact_dot_state_ufunc, exact_state_merge_ufunc)
+    from xsumufunc import (
+        DOT_STATE_LENGTH,
+        STATE_LENGTH,
+        exact_dot_state_round_ufunc,
+        exact_dot_state_ufunc,
+        exact_state_merge_ufunc,
+    )
     rng = np.random.default_rng(5)
     limit = {8: 500, 4: 60, 2: 7}[dtype.itemsize] if dtype != BFLOAT16 else 60
     with np.errstate(all="ignore"):

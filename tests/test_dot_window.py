@@ -18,13 +18,13 @@ import textwrap
 
 import numpy as np
 import pytest
+from helpers import assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import xsumufunc as xs
-from helpers import assert_same
 from oracle_products import exact_dot_oracle
 from strategies import block_shifts
+
+import xsumufunc as xs
 
 FLOAT64 = np.dtype(np.float64)
 N = 5000

@@ -6,8 +6,9 @@ import warnings
 
 import numpy as np
 import pytest
-import xsumufunc as xs
 from fuzz import driver
+
+import xsumufunc as xs
 
 SEED = 8
 

@@ -13,14 +13,21 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
-import xsumufunc as xs
 from helpers import assert_same, check_out_untouched
 from oracle import (
-    BFLOAT16, FLOAT16, FLOAT32, FLOAT64, FORMATS, oracle_accumulate, oracle_reduce,
-    oracle_reduceat, round_fraction,
+    BFLOAT16,
+    FLOAT16,
+    FLOAT32,
+    FLOAT64,
+    FORMATS,
+    oracle_accumulate,
+    oracle_reduce,
+    oracle_reduceat,
+    round_fraction,
 )
 from oracle_products import oracle_dot, oracle_mean_reduce
+
+import xsumufunc as xs
 
 INT64 = np.dtype(np.int64)
 

@@ -9,12 +9,13 @@ product), and the exact state (round trip and merging).
 
 import numpy as np
 import pytest
+from helpers import assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracle import BFLOAT16, exact_sum_oracle, round_fraction
 
 import xsumufunc as xs
-from helpers import assert_same
-from oracle import BFLOAT16, exact_sum_oracle, round_fraction
+
 
 TARGETS = [np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16), BFLOAT16]
 FLOAT_INPUTS = TARGETS
@@ -171,6 +172,7 @@ def test_dot_long_rows_with_extreme_products(n, target):
     # long rows) mixed with products that overflow or fall below 2^-1074
     # (the scaled accumulators), all rounded together once.
     from fractions import Fraction
+
     from oracle import round_fraction
     rng = np.random.default_rng(n)
     a = rng.standard_normal(n) * np.ldexp(1.0, rng.integers(-40, 40, n))
@@ -207,6 +209,7 @@ def test_mean_divides_exactly(value, count, divisor_offset, target):
     # count copies of value plus divisor_offset zeros: the mean is
     # value * count / (count + divisor_offset), an arbitrary exact quotient.
     from fractions import Fraction
+
     from oracle import round_fraction
     copies = np.broadcast_to(np.float64(value), (count,))
     zeros = np.broadcast_to(np.float64(0.0), (divisor_offset,))
@@ -238,6 +241,7 @@ def test_bfloat16_input_uses_its_own_loop(ufunc, operands):
                                          (True, np.bool_), (-7, np.int8), (65535, np.uint16)])
 def test_integer_zero_stride_is_an_exact_product(value, dtype):
     from fractions import Fraction
+
     from oracle import round_fraction
     n = 2**32 + 1
     x = np.broadcast_to(np.array(value, dtype), (n,))

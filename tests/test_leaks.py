@@ -11,9 +11,9 @@ import warnings
 
 import numpy as np
 import pytest
+from leaks import exercise
 
 import xsumufunc as xs
-from leaks import exercise
 
 CALLS = exercise.calls()
 ROUNDS = 1000

@@ -12,14 +12,14 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers import assert_same, dtype_names
 from hypothesis import given
 from hypothesis import strategies as st
+from oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, FORMATS, _to_scalar, round_fraction
+from strategies import SPECIALS, representable, to_array
 
 import xsumufunc as xs
 from xsumufunc import _lowprec_ufuncs as raw
-from helpers import assert_same, dtype_names
-from oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, FORMATS, _to_scalar, round_fraction
-from strategies import SPECIALS, representable, to_array
 
 STORAGE = [BFLOAT16, FLOAT16, FLOAT32]
 UPDATES = {BFLOAT16: [BFLOAT16, FLOAT32, FLOAT64],

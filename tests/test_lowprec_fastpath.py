@@ -19,12 +19,12 @@ import math
 
 import numpy as np
 import pytest
-
-import xsumufunc as xs
-from xsumufunc import _lowprec_ufuncs as raw
 from helpers import assert_same
 from oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, FORMATS
 from test_lowprec import exact_or_special, is_neg_zero, neighbours, ref_add, ref_stochastic
+
+import xsumufunc as xs
+from xsumufunc import _lowprec_ufuncs as raw
 
 UINT_OF_SIZE = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -134,7 +134,7 @@ def add_ref(a, b, dtype_name):
     return _add_ref(a, math.copysign(1.0, a), b, math.copysign(1.0, b), dtype_name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _add_ref(a, sign_a, b, sign_b, dtype_name):
     del sign_a, sign_b                  # only part of the key
     return float(ref_add(a, b, BFLOAT16 if dtype_name == "bfloat16" else np.dtype(dtype_name)))

@@ -18,23 +18,47 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers import (
+    array,
+    assert_same,
+    check_out_untouched,
+    dtype_names,
+    quiet,
+    scalar,
+    skip_under_asan,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.exceptions import AxisError
-
-import xsumufunc as xs
-from helpers import (
-    array, assert_same, check_out_untouched, dtype_names, quiet, scalar, skip_under_asan,
-)
 from oracle import (
-    BFLOAT16, BOOL_DTYPE, COMPLEX64, COMPLEX128, COMPONENT_DTYPE, FLOAT16, FLOAT32,
-    FLOAT64, FLOAT_DTYPES, FORMATS, INT_DTYPES, default_result_dtype, round_fraction,
+    BFLOAT16,
+    BOOL_DTYPE,
+    COMPLEX64,
+    COMPLEX128,
+    COMPONENT_DTYPE,
+    FLOAT16,
+    FLOAT32,
+    FLOAT64,
+    FLOAT_DTYPES,
+    FORMATS,
+    INT_DTYPES,
+    default_result_dtype,
+    round_fraction,
 )
 from oracle_products import exact_mean_oracle, oracle_mean_reduce
 from strategies import (
-    axis_args, fmt_of, mantissas, nd_arrays, representable, split_dyadic,
-    to_array, value_lists, where_masks,
+    axis_args,
+    fmt_of,
+    mantissas,
+    nd_arrays,
+    representable,
+    split_dyadic,
+    to_array,
+    value_lists,
+    where_masks,
 )
+
+import xsumufunc as xs
 
 inf, nan = math.inf, math.nan
 M64 = 1.7976931348623157e308
@@ -791,8 +815,8 @@ def mean_tie_lists(draw, in_dtype, target):
     zq = Q - 1 - k
     if zm == 0:
         zm = 1
-    n = draw(st.integers(1, 40))
-    for n in range(n, n + 40):
+    first = draw(st.integers(1, 40))
+    for n in range(first, first + 40):
         pieces = split_dyadic(zm * n, zq, in_dtype)
         if pieces is None:
             return draw(value_lists(in_dtype, target))

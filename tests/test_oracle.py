@@ -7,13 +7,21 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, example
-from hypothesis import strategies as st
-
 from helpers import assert_same, same
+from hypothesis import example, given
+from hypothesis import strategies as st
 from oracle import (
-    BFLOAT16, FLOAT16, FLOAT32, FLOAT64, FORMATS, NoValue, exact_sum_oracle,
-    oracle_accumulate, oracle_reduce, oracle_reduceat, reduceat_segments,
+    BFLOAT16,
+    FLOAT16,
+    FLOAT32,
+    FLOAT64,
+    FORMATS,
+    NoValue,
+    exact_sum_oracle,
+    oracle_accumulate,
+    oracle_reduce,
+    oracle_reduceat,
+    reduceat_segments,
     round_fraction,
 )
 

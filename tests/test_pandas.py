@@ -5,14 +5,14 @@ checked against the exact oracle."""
 
 import numpy as np
 import pytest
+from helpers import assert_same, quiet
 from hypothesis import given
 from hypothesis import strategies as st
-
-import xsumufunc as xs
-from helpers import assert_same, quiet
 from oracle import FLOAT32, FLOAT64, exact_sum_oracle, terms_of
 from oracle_products import exact_mean_oracle
 from strategies import arrays_1d
+
+import xsumufunc as xs
 
 pd = pytest.importorskip("pandas")
 
@@ -155,7 +155,6 @@ def test_exact_where_pandas_is_not():
 from unittest import mock  # noqa: E402
 
 from xsumufunc._core import grouped as _grouped  # noqa: E402
-
 
 # Tiny sizes force batches, several merge levels and the large-group path on
 # small inputs.

@@ -8,15 +8,23 @@ import textwrap
 
 import numpy as np
 import pytest
+from helpers import assert_same, quiet
 from hypothesis import given
 from hypothesis import strategies as st
+from oracle import (
+    BFLOAT16,
+    COMPLEX128,
+    FLOAT16,
+    FLOAT32,
+    FLOAT64,
+    exact_sum_oracle,
+    oracle_reduce,
+    terms_of,
+)
+from oracle_products import exact_mean_oracle, oracle_mean_reduce
+from strategies import arrays_1d, axis_args, nd_arrays, where_masks
 
 import xsumufunc as xs
-from helpers import assert_same, quiet
-from oracle import COMPLEX128, FLOAT16, FLOAT32, FLOAT64, BFLOAT16, exact_sum_oracle, terms_of
-from oracle_products import exact_mean_oracle, oracle_mean_reduce
-from oracle import oracle_reduce
-from strategies import arrays_1d, axis_args, nd_arrays, where_masks
 
 L = xs.STATE_LENGTH
 STATE_INPUTS = [FLOAT64, FLOAT32, FLOAT16, BFLOAT16, COMPLEX128, np.dtype(np.int64),

@@ -3,18 +3,35 @@ oracle, for every input dtype x result dtype, axis, layout and entry point."""
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
-
-import xsumufunc as xs
 from helpers import assert_same
+from hypothesis import given
+from hypothesis import strategies as st
 from oracle import (
-    BFLOAT16, BOOL_DTYPE, COMPLEX64, COMPLEX128, COMPONENT_DTYPE, FLOAT16, FLOAT32,
-    FLOAT_DTYPES, INT_DTYPES, NoValue, default_result_dtype,
-    oracle_accumulate, oracle_reduce, oracle_reduceat,
+    BFLOAT16,
+    BOOL_DTYPE,
+    COMPLEX64,
+    COMPLEX128,
+    COMPONENT_DTYPE,
+    FLOAT16,
+    FLOAT32,
+    FLOAT_DTYPES,
+    INT_DTYPES,
+    NoValue,
+    default_result_dtype,
+    oracle_accumulate,
+    oracle_reduce,
+    oracle_reduceat,
 )
 from strategies import (
-    arrays_1d, axis_args, nd_arrays, shapes, where_masks,
+    arrays_1d,
+    axis_args,
+    nd_arrays,
+    shapes,
+    where_masks,
 )
+
+import xsumufunc as xs
+
 
 
 def _id(x):

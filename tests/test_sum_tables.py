@@ -7,15 +7,25 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
-import xsumufunc as xs
 from helpers import array, assert_same, scalar
 from oracle import (
-    BFLOAT16, COMPLEX64, COMPLEX128, FLOAT16, FLOAT32, FLOAT64,
-    FLOAT_DTYPES, FORMATS, exact_sum_oracle, oracle_accumulate, oracle_reduce,
+    BFLOAT16,
+    COMPLEX64,
+    COMPLEX128,
+    FLOAT16,
+    FLOAT32,
+    FLOAT64,
+    FLOAT_DTYPES,
+    FORMATS,
+    exact_sum_oracle,
+    oracle_accumulate,
+    oracle_reduce,
     oracle_reduceat,
 )
 from strategies import split_dyadic
+
+import xsumufunc as xs
+
 
 inf, nan = math.inf, math.nan
 

@@ -7,10 +7,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
-import xsumufunc as xs
 from helpers import assert_same
 from oracle import BFLOAT16, round_fraction
+
+import xsumufunc as xs
 
 N = (1 << 21) + 12345
 SCALE = 2.0**-20
@@ -191,7 +191,7 @@ def _run_concurrently(jobs, threads):
     def worker(k):
         try:
             barrier.wait()
-            for i, (name, call) in enumerate(jobs):
+            for i, (_, call) in enumerate(jobs):
                 if i % threads == k:
                     results[i] = call()
         except BaseException as exc:          # reported below, never lost

@@ -4,14 +4,14 @@ gufuncs, numpy- and dask-backed; every value checked against the oracle."""
 
 import numpy as np
 import pytest
+from helpers import assert_same, quiet
 from hypothesis import given
 from hypothesis import strategies as st
-
-import xsumufunc as xs
-from helpers import assert_same, quiet
 from oracle import COMPLEX128, FLOAT32, FLOAT64, oracle_reduce
 from oracle_products import oracle_mean_reduce
 from strategies import nd_arrays
+
+import xsumufunc as xs
 
 xr = pytest.importorskip("xarray")
 da = pytest.importorskip("dask.array")

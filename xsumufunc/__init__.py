@@ -24,12 +24,12 @@ Grouped sums without a Python call per group: :func:`exact_grouped_sum`,
 behind them: docs/architecture.md.
 """
 
+from importlib.metadata import version as _version
+
 from ._api.add import exact_add
 from ._api.dot import exact_dot
 from ._api.grouped import exact_grouped_mean, exact_grouped_sum
 from ._api.sums import exact_mean, exact_nanmean, exact_nansum, exact_sum
-from .lowprec import kahan_add, kahan_sum, stochastic_add, stochastic_round
-from .state import exact_count, exact_sum_state, merge_states, round_state, state_mean
 from ._ufuncs import (
     DOT_STATE_LENGTH,
     STATE_LENGTH,
@@ -46,8 +46,10 @@ from ._ufuncs import (
     get_num_threads,
     set_num_threads,
 )
+from .lowprec import kahan_add, kahan_sum, stochastic_add, stochastic_round
+from .state import exact_count, exact_sum_state, merge_states, round_state, state_mean
 
-__version__ = "0.1.0"
+__version__ = _version("xsumufunc")       # meson.build's project version, the only one
 
 __all__ = [
     "exact_add",

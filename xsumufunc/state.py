@@ -8,7 +8,8 @@ and round once at the end: the result is bit-identical to
 :func:`xsumufunc.exact_sum` (or :func:`xsumufunc.exact_mean` with the term
 counts) of all the data at once.
 
-Format (see docs/contract.md; defined once in ``_core/stateformat.py``): the last axis has :data:`STATE_LENGTH` (69)
+Format (see docs/contract.md; defined once, by the C side, and read through
+``_core/stateformat.py``): the last axis has :data:`STATE_LENGTH` (69)
 int64 values, 68 fixed-point digits (digit ``j`` has weight
 ``2**(32*j - 1075)``; digits 0..66 in ``[0, 2**32)``, digit 67 signed) and a
 flags word (bit 0: had a term, bit 1: had a term other than -0.0, bit 2: +Inf,

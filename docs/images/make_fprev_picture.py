@@ -37,7 +37,8 @@ def main():
         *cluster(numpy_tree, f"np.sum, float32, n = {N}: depth {numpy_tree.depth}", "a"),
         *cluster(exact_tree, f"xsumufunc.exact_sum, n = {N}: one {N}-way node, no order", "b"),
         # Stack the clusters: exact_sum's node sits below np.sum's summands.
-        f"  a_x{numpy_tree.leaves(numpy_tree.root)[N // 2]} -> b_s{exact_tree.root} [style=invis];",
+        f"  a_x{numpy_tree.leaves(numpy_tree.root)[N // 2]} -> b_s{exact_tree.root} "
+        "[style=invis];",
         "}",
     ]
     subprocess.run(["dot", "-Tpng", "-Gdpi=80", "-o", str(OUT)], input="\n".join(lines),

@@ -41,13 +41,20 @@ import warnings
 from fractions import Fraction
 
 import numpy as np
-
-import xsumufunc as xs
 from oracle import (
-    BFLOAT16, FLOAT16, FLOAT32, FLOAT64, FORMATS, exact_sum_oracle, oracle_accumulate,
-    round_fraction, terms_of,
+    BFLOAT16,
+    FLOAT16,
+    FLOAT32,
+    FLOAT64,
+    FORMATS,
+    exact_sum_oracle,
+    oracle_accumulate,
+    round_fraction,
+    terms_of,
 )
 from oracle_products import exact_dot_oracle, exact_mean_oracle
+
+import xsumufunc as xs
 
 INPUT_DTYPES = (FLOAT64, FLOAT64, FLOAT32, FLOAT16, BFLOAT16)
 TARGETS = (FLOAT64, FLOAT32, FLOAT16, BFLOAT16)

@@ -27,12 +27,16 @@ import warnings
 import dask.array as da
 import numpy as np
 
-from .._core import dot as _dot, dtypes as _dtypes, stateformat as fmt, states as _state
+from .._core import dot as _dot
+from .._core import dtypes as _dtypes
+from .._core import stateformat as fmt
+from .._core import states as _state
 from .._core.add import reduceat_segments
 from .._core.grouped import grouped_states
 from .._core.spec import (
     NO_VALUE,
     ReductionSpec,
+    kept_shape,
     normalize_axes,
     single_axis,
     warn_empty_mean,
@@ -61,9 +65,6 @@ def _pack(states, counts, kind, shape):
     return rec
 
 
-def _kept_shape(shape, axes):
-    return tuple(1 if i in axes else n for i, n in enumerate(shape))
-
 
 def _placeholder(x, kind, keepdims, axes):
     """What the reduction functions return for Dask's meta probes."""
@@ -78,13 +79,13 @@ def _state_chunk(x, axis=None, keepdims=True, computing_meta=False, *, kind, ski
     if computing_meta or not isinstance(x, np.ndarray):
         return _placeholder(x, kind, True, axes)
     states, counts = _state.states_and_counts(x, axes, None, skip_nan)
-    return _pack(states, counts, kind, _kept_shape(x.shape, axes))
+    return _pack(states, counts, kind, kept_shape(x.shape, axes))
 
 
 def _masked_chunk(x, mask, *, axes, kind, skip_nan):
     """As _state_chunk, leaving out the terms where `mask` is False."""
     states, counts = _state.states_and_counts(x, axes, np.asarray(mask, bool), skip_nan)
-    return _pack(states, counts, kind, _kept_shape(x.shape, axes))
+    return _pack(states, counts, kind, kept_shape(x.shape, axes))
 
 
 def _merged(rec, axes, kind, keepdims):
@@ -101,7 +102,7 @@ def _combine(rec, axis=None, keepdims=True, computing_meta=False, *, kind):
     if computing_meta or not isinstance(rec, np.ndarray) or rec.dtype != _record_dtype(kind):
         return _placeholder(rec, kind, keepdims, axes)
     states, counts = _merged(rec, axes, kind, True)
-    return _pack(states, counts, kind, _kept_shape(rec.shape, axes))
+    return _pack(states, counts, kind, kept_shape(rec.shape, axes))
 
 
 def _aggregate(rec, axis=None, keepdims=False, computing_meta=False, *, kind, result,
@@ -285,7 +286,7 @@ def _as_float64_terms(x):
 
 def _block_totals(x, *, axis, kind):
     states, counts = _state.states_and_counts(x, (axis,))
-    return _pack(states, counts, kind, _kept_shape(x.shape, (axis,)))
+    return _pack(states, counts, kind, kept_shape(x.shape, (axis,)))
 
 
 def _add_records(left, right, *, axis, kind):

@@ -76,7 +76,7 @@ def _namespace(x):
     if hasattr(x, "__array_namespace__"):
         return x.__array_namespace__()
     try:
-        import array_api_compat          # torch, for one, has no __array_namespace__
+        import array_api_compat  # torch, for one, has no __array_namespace__
     except ImportError:
         return None
     try:

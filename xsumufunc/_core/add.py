@@ -2,10 +2,10 @@
 
 import numpy as np
 
+from .._ufuncs import exact_cumsum_ufunc
 from . import dtypes
 from .grouped import grouped
 from .spec import as_input, check_out, single_axis
-from .._ufuncs import exact_cumsum_ufunc
 
 
 def accumulate(a, axis=0, dtype=None, out=None):
@@ -13,9 +13,9 @@ def accumulate(a, axis=0, dtype=None, out=None):
     name = "exact_add.accumulate"
     a, kind = as_input(a, name)
     axis = single_axis(axis, a.ndim, name)
-    result = dtypes.resolve_result(a.dtype, kind, dtype, out, name)
     if out is not None:
         out = check_out(out, a.shape, name)
+    result = dtypes.resolve_result(a.dtype, kind, dtype, out, name)
     target = out if out is not None and out.dtype == result else None
     res = np.empty(a.shape, result) if target is None else target
     parts = ((a, res),) if kind == "real" else ((a.real, res.real), (a.imag, res.imag))
@@ -60,11 +60,11 @@ def reduceat(a, indices, axis=0, dtype=None, out=None):
     name = "exact_add.reduceat"
     a, kind = as_input(a, name)
     axis, indices, lengths = reduceat_segments(a.shape, indices, axis, name)
-    result = dtypes.resolve_result(a.dtype, kind, dtype, out, name)
     k = indices.size
     shape = a.shape[:axis] + (k,) + a.shape[axis + 1:]
     if out is not None:
         out = check_out(out, shape, name)
+    result = dtypes.resolve_result(a.dtype, kind, dtype, out, name)
     moved = np.moveaxis(a, axis, -1)
     outer = moved.shape[:-1]
     nrows = int(np.prod(outer, dtype=np.int64))

@@ -2,9 +2,9 @@
 
 import numpy as np
 
+from .._ufuncs import exact_dot_ufunc
 from . import dtypes
 from .spec import check_out
-from .._ufuncs import exact_dot_ufunc
 
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 NARROW = {_F16, dtypes.BFLOAT16, _F32}

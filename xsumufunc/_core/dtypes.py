@@ -72,18 +72,14 @@ def as_result_dtype(requested, kind, func_name, argname):
 def resolve_result(in_dtype, kind, dtype, out, func_name):
     """The dtype the exact result is rounded into, once.
 
-    ``dtype=`` wins; otherwise ``out.dtype`` (so that the exact value is
-    rounded straight into it, not rounded and then cast); otherwise the
+    ``dtype=`` wins; otherwise the dtype of `out` (an ndarray, already
+    unwrapped by spec.unwrap_out, or None), so that the exact value is
+    rounded straight into it, not rounded and then cast; otherwise the
     default for the input.
     """
     if dtype is not None:
         return as_result_dtype(dtype, kind, func_name, "dtype")
     if out is not None:
-        if isinstance(out, tuple) and len(out) == 1:
-            out = out[0]
-        if not isinstance(out, np.ndarray):
-            raise TypeError(
-                f"{func_name}: out must be a numpy.ndarray, not {type(out).__name__}")
         return as_result_dtype(out.dtype, kind, func_name, "out dtype")
     return default_result(in_dtype)
 

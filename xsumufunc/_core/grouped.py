@@ -12,11 +12,12 @@ and over the merge levels.
 
 import numpy as np
 
-from . import dtypes, stateformat as fmt
-from .rows import masked_states_rows
-from .spec import as_input, warn_empty_mean
-from .states import round_states
 from .._ufuncs import exact_state_merge_ufunc, exact_sum_state_ufunc
+from . import dtypes
+from . import stateformat as fmt
+from .rows import masked_states_rows
+from .spec import as_input, skips_nan, warn_empty_mean
+from .states import round_states
 
 _INT64 = fmt.NATIVE
 # A batch holds at most this many values and groups (bounded temporaries).
@@ -121,7 +122,7 @@ def _checked(func_name, values, codes, ngroups, skip_nan):
         raise ValueError(f"{func_name}: codes must be below ngroups ({ngroups}); "
                          f"found {codes.max()}")
     keep = codes >= 0                      # -1: no group (pandas' missing keys)
-    if skip_nan and values.dtype.kind not in "biu":
+    if skips_nan(skip_nan, values.dtype):
         keep &= ~np.isnan(values)
     order = np.flatnonzero(keep)
     # Codes of 16 bits or less sort by radix sort, in linear time.

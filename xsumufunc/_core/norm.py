@@ -28,12 +28,12 @@ import math
 
 import numpy as np
 
-from . import dtypes, stateformat
 from .._ufuncs import (
     exact_state_merge_ufunc,
     exact_state_round_ufunc,
     exact_sum_state_ufunc,
 )
+from . import dtypes, stateformat
 
 _F64 = np.dtype(np.float64)
 _STATE = stateformat.NATIVE
@@ -69,7 +69,8 @@ def _state_integer(state):
     """The exact value of one state as an integer count of 2**-1075."""
     digits = state[:stateformat.DIGITS]
     low = digits[:-1].astype(f"<u{stateformat.DIGIT_BITS // 8}").tobytes()
-    return int.from_bytes(low, "little") + (int(digits[-1]) << (stateformat.DIGIT_BITS * stateformat.TOP))
+    top = int(digits[-1]) << (stateformat.DIGIT_BITS * stateformat.TOP)
+    return int.from_bytes(low, "little") + top
 
 
 def _round_dyadic(m, exponent, fmt):

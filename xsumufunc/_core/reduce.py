@@ -15,8 +15,6 @@ import math
 
 import numpy as np
 
-from . import dtypes, rows, stateformat as fmt, states as st
-from .spec import NO_VALUE, ReductionSpec, as_input, warn_empty_mean
 from .._ufuncs import (
     exact_mean_ufunc,
     exact_state_mean_ufunc,
@@ -25,6 +23,10 @@ from .._ufuncs import (
     exact_sum_state_ufunc,
     exact_sum_ufunc,
 )
+from . import dtypes, rows
+from . import stateformat as fmt
+from . import states as st
+from .spec import NO_VALUE, ReductionSpec, as_input, warn_empty_mean
 
 
 def _reduce_component(values, axes, result, target, initial_state, mean, selection):

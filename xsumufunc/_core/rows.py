@@ -11,8 +11,9 @@ import math
 
 import numpy as np
 
-from . import dtypes, stateformat as fmt
 from .._ufuncs import exact_masked_state_ufunc, exact_state_merge_ufunc, exact_sum_state_ufunc
+from . import dtypes
+from . import stateformat as fmt
 
 
 def merge_axes(arrays, axes, allow_copy):

@@ -85,6 +85,11 @@ def check_out(out, shape, func_name):
     return out
 
 
+def kept_shape(shape, axes):
+    """`shape` with each of `axes` kept as length 1 (keepdims)."""
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
 def selects_all(where):
     """Is `where` the plain True of 'every element'?"""
     return where is True or (isinstance(where, (bool, np.bool_)) and bool(where))
@@ -167,6 +172,8 @@ class ReductionSpec:
         array with ``xp=dask.array``)."""
         kind = dtypes.input_kind(a.dtype, func_name)
         axes = normalize_axes(axis, a.ndim, func_name)
+        if out is not None:
+            out = unwrap_out(out, func_name)
         result = dtypes.resolve_result(a.dtype, kind, dtype, out, func_name) if rounds else None
         if initial is not NO_VALUE:
             initial = check_initial(initial, kind, func_name)
@@ -185,7 +192,7 @@ class ReductionSpec:
     @property
     def kept_shape(self):
         """The result's shape with each reduced axis kept as length 1."""
-        return tuple(1 if i in self.axes else n for i, n in enumerate(self.shape))
+        return kept_shape(self.shape, self.axes)
 
     @property
     def out_shape(self):

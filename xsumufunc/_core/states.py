@@ -7,13 +7,21 @@ Dask backend and the grouped sums all go through this module.
 
 import numpy as np
 
-from . import dtypes, rows, stateformat as fmt
-from .spec import ReductionSpec, as_input, normalize_axes, warn_empty_mean
 from .._ufuncs import (
     exact_state_mean_ufunc,
     exact_state_merge_ufunc,
     exact_state_round_ufunc,
     exact_sum_state_ufunc,
+)
+from . import dtypes, rows
+from . import stateformat as fmt
+from .spec import (
+    ReductionSpec,
+    as_input,
+    kept_shape,
+    normalize_axes,
+    skips_nan,
+    warn_empty_mean,
 )
 
 
@@ -42,7 +50,7 @@ def states_and_counts(a, axes, mask=None, skip_nan=False):
     part is).
     """
     kind = dtypes.input_kind(a.dtype, "exact_sum_state")
-    skip_nan = skip_nan and a.dtype.kind not in "biu"
+    skip_nan = skips_nan(skip_nan, a.dtype)
     outer_shape = tuple(n for i, n in enumerate(a.shape) if i not in axes)
     if kind == "real":
         states, counts = _component_states(a, axes, mask, skip_nan)
@@ -138,8 +146,8 @@ def merge_over(arr, axes, trailing, func_name, keepdims=False):
                          "range (beyond 2**1093)")
     merged = canonical(merged)
     if keepdims:
-        shape = tuple(1 if i in axes else n for i, n in enumerate(arr.shape[:outer_ndim]))
-        merged = merged.reshape(shape + arr.shape[outer_ndim:])
+        merged = merged.reshape(kept_shape(arr.shape[:outer_ndim], axes)
+                                + arr.shape[outer_ndim:])
     return merged
 
 

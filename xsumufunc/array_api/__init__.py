@@ -39,7 +39,7 @@ globals().update({_name: getattr(_compat, _name) for _name in _compat.__all__
 __array_api_version__ = _compat.__array_api_version__
 
 # ... then put our exact functions and our own linalg module over it.
-from . import linalg  # noqa: E402
-from ._functions import cumulative_sum, mean, sum, vecdot  # noqa: E402
+from . import linalg  # noqa: E402, F401 (re-exported: __all__ below)
+from ._functions import cumulative_sum, mean, sum, vecdot  # noqa: E402, F401
 
 __all__ = sorted(set(_compat.__all__) | _OURS)

@@ -30,8 +30,9 @@ import numpy as np
 from .._api.add import exact_add
 from .._api.dot import exact_dot
 from .._api.sums import exact_mean, exact_sum
-from .._core import dtypes as _dtypes, norm as _norm
-from .._core.spec import normalize_axes
+from .._core import dtypes as _dtypes
+from .._core import norm as _norm
+from .._core.spec import kept_shape, normalize_axes
 from .._dispatch import dispatching
 
 _INT64 = np.dtype(np.int64)
@@ -282,7 +283,7 @@ def _norm_rows(x, axis, keepdims, func_name):
     moved = np.transpose(x, kept + list(axes))
     outer = tuple(x.shape[i] for i in kept)
     rows = moved.reshape(outer + (math.prod(x.shape[i] for i in axes),))
-    out_shape = (tuple(1 if i in axes else n for i, n in enumerate(x.shape))
+    out_shape = (kept_shape(x.shape, axes)
                  if keepdims else outer)
     return rows, out_shape
 

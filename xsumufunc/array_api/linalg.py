@@ -17,7 +17,7 @@ globals().update({_name: getattr(_compat_linalg, _name) for _name in _compat_lin
                   if _name not in ("vecdot", "vector_norm")})
 
 from ._functions import linalg_vecdot as vecdot  # noqa: E402
-from ._functions import vector_norm  # noqa: E402
+from ._functions import vector_norm  # noqa: E402, F401 (public: xsumufunc.array_api.linalg)
 
 vecdot.__name__ = vecdot.__qualname__ = "vecdot"
 

@@ -168,7 +168,7 @@ def kahan_add(w, c, u, out=None):
     >>> c = np.zeros_like(w)
     >>> for _ in range(8):
     ...     _ = kahan_add(w, c, np.float32(2.0**-10), out=(w, c))   # in place
-    >>> w.astype(float), c.astype(float)   # 2**-7 arrived at 1.0; at 2.0 it is half an ulp, kept in c
+    >>> w.astype(float), c.astype(float)   # at 2.0, 2**-7 is half an ulp: kept in c
     (array([1.0078125, 2.       ]), array([ 0.       , -0.0078125]))
     """
     func = "kahan_add"
