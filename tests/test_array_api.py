@@ -51,7 +51,6 @@ from strategies import (  # noqa: E402
 import xsumufunc  # noqa: E402
 from xsumufunc import array_api as xp  # noqa: E402
 
-
 P = inspect.Parameter
 POS, KW = P.POSITIONAL_ONLY, P.KEYWORD_ONLY
 STANDARD_FLOATS = [FLOAT32, FLOAT64]

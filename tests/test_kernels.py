@@ -16,7 +16,6 @@ from oracle import BFLOAT16, exact_sum_oracle, round_fraction
 
 import xsumufunc as xs
 
-
 TARGETS = [np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16), BFLOAT16]
 FLOAT_INPUTS = TARGETS
 # Around the small/large switch (160) and a full large-accumulator bin (4096).

@@ -33,7 +33,6 @@ from strategies import (
 import xsumufunc as xs
 
 
-
 def _id(x):
     return "default" if x is None else str(np.dtype(x))
 

@@ -26,7 +26,6 @@ from strategies import split_dyadic
 
 import xsumufunc as xs
 
-
 inf, nan = math.inf, math.nan
 
 
