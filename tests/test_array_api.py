@@ -66,6 +66,10 @@ SIGNATURES = {
     "sum": [("x", POS, P.empty), ("axis", KW, None), ("dtype", KW, None),
             ("keepdims", KW, False)],
     "mean": [("x", POS, P.empty), ("axis", KW, None), ("keepdims", KW, False)],
+    "var": [("x", POS, P.empty), ("axis", KW, None), ("correction", KW, 0.0),
+            ("keepdims", KW, False)],
+    "std": [("x", POS, P.empty), ("axis", KW, None), ("correction", KW, 0.0),
+            ("keepdims", KW, False)],
     "cumulative_sum": [("x", POS, P.empty), ("axis", KW, None), ("dtype", KW, None),
                        ("include_initial", KW, False)],
     "vecdot": [("x1", POS, P.empty), ("x2", POS, P.empty), ("axis", KW, -1)],
@@ -111,7 +115,7 @@ def test_namespace_is_complete():
     assert set(cnp.__all__) <= set(xp.__all__)
     assert xp.__array_api_version__ == cnp.__array_api_version__
     for name in cnp.__all__:
-        if name not in {"sum", "mean", "cumulative_sum", "vecdot", "linalg"}:
+        if name not in {"sum", "mean", "var", "std", "cumulative_sum", "vecdot", "linalg"}:
             assert getattr(xp, name) is getattr(cnp, name), name
 
 

@@ -29,6 +29,7 @@ from importlib.metadata import version as _version
 from ._api.add import exact_add
 from ._api.dot import exact_dot
 from ._api.grouped import exact_grouped_mean, exact_grouped_sum
+from ._api.stats import exact_nanstd, exact_nanvar, exact_std, exact_var
 from ._api.sums import exact_mean, exact_nanmean, exact_nansum, exact_sum
 from ._ufuncs import (
     DOT_STATE_LENGTH,
@@ -63,9 +64,13 @@ __all__ = [
     "exact_mean_ufunc",
     "exact_nanmean",
     "exact_nansum",
+    "exact_nanstd",
+    "exact_nanvar",
     "exact_sum",
     "exact_sum_state",
     "exact_sum_ufunc",
+    "exact_std",
+    "exact_var",
     "get_num_threads",
     "kahan_add",
     "kahan_sum",

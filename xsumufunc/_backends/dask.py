@@ -29,6 +29,7 @@ import numpy as np
 
 from .._core import dot as _dot
 from .._core import dtypes as _dtypes
+from .._core import moments as _moments
 from .._core import stateformat as fmt
 from .._core import states as _state
 from .._core.add import reduceat_segments
@@ -669,6 +670,10 @@ _REDUCTIONS = {
 }
 
 
+_VARIANCES = {"exact_var": (False, False), "exact_std": (False, True),
+              "exact_nanvar": (True, False), "exact_nanstd": (True, True)}
+
+
 def call(function, args, kwargs):
     """A public function (see ``_dispatch.Function``) on dask arrays: a lazy
     dask result, exact and bit-identical to the NumPy result."""
@@ -692,6 +697,11 @@ def call(function, args, kwargs):
     if name in ("exact_grouped_sum", "exact_grouped_mean"):
         return _grouped(function.core, arg["values"], arg["codes"], arg["ngroups"],
                         arg["dtype"], arg["skip_nan"], name == "exact_grouped_mean")
+    if name in _VARIANCES:
+        skip_nan, std = _VARIANCES[name]
+        return _variance(name, da.asarray(arg["a"]), arg["axis"], arg["dtype"], arg["out"],
+                         arg["ddof"], arg["keepdims"], arg["where"], arg["correction"],
+                         skip_nan, std)
     if name == "kahan_sum":
         return _kahan_sum(function.core, da.asarray(arg["a"]), arg["axis"])
     if name == "merge_states":
@@ -707,3 +717,88 @@ def call(function, args, kwargs):
         return _stochastic(function.core, name, function.arrays, function.bind(args, kwargs))
     raise TypeError(f"{name}: dask arrays are not supported; pass a NumPy array "
                     "(for example x.compute())")
+
+
+# ---- variance and standard deviation: mergeable exact moments ---------------
+
+def _moment_dtype(kind):
+    comp = () if kind == "real" else (2,)
+    return np.dtype([("count", fmt.DTYPE), ("s1", fmt.DTYPE, comp + (STATE_LENGTH,)),
+                     ("s2", fmt.DTYPE, (3,) + comp + (STATE_LENGTH,)), ("special", bool)])
+
+
+def _moment_chunk(x, mask, *, axes, kind, skip_nan, func_name):
+    """The exact moments of one block over `axes` (kept as length 1)."""
+    keep = np.broadcast_to(np.True_, x.shape) if mask is None else np.asarray(mask, bool)
+    if skip_nan:
+        keep = keep & ~np.isnan(x)
+    order = [i for i in range(x.ndim) if i not in axes] + list(axes)
+    outer = tuple(x.shape[i] for i in order[:x.ndim - len(axes)])
+    shape = (int(np.prod(outer, dtype=np.int64)), int(np.prod([x.shape[a] for a in axes],
+                                                              dtype=np.int64)))
+    m = _moments.Moments.of_rows(np.transpose(x, order).reshape(shape),
+                                 np.transpose(keep, order).reshape(shape), func_name)
+    rec = np.empty(shape[0], _moment_dtype(kind))
+    rec["count"], rec["s1"], rec["special"] = m.counts, m.s1, m.special
+    rec["s2"] = np.moveaxis(m.s2, 0, 1)
+    return rec.reshape(kept_shape(x.shape, axes))
+
+
+def _merge_moments(rec, axes, kind, keepdims):
+    """Moment records merged over `axes`: counts and flags added, states merged."""
+    trailing = 1 if kind == "real" else 2
+    name = "dask variance"
+    s1 = _state.merge_over(np.asarray(rec["s1"]).astype(fmt.NATIVE), axes, trailing, name,
+                           keepdims)
+    s2 = np.stack([_state.merge_over(np.asarray(rec["s2"][..., g, :]).astype(fmt.NATIVE)
+                                     if kind == "real" else
+                                     np.asarray(rec["s2"][..., g, :, :]).astype(fmt.NATIVE),
+                                     axes, trailing, name, keepdims) for g in range(3)],
+                   axis=-1 - trailing)
+    counts = np.sum(rec["count"], axis=axes, keepdims=keepdims, dtype=fmt.NATIVE)
+    special = np.any(rec["special"], axis=axes, keepdims=keepdims)
+    out = np.empty(counts.shape, _moment_dtype(kind))
+    out["count"], out["s1"], out["s2"], out["special"] = counts, s1, s2, special
+    return out
+
+
+def _variance(name, a, axis, dtype, out, ddof, keepdims, where, correction, skip_nan, std):
+    if out is not None:
+        raise NotImplementedError(f"{name}: out= is not supported for dask arrays; use the "
+                                  "returned dask array")
+    ddof = _moments.check_ddof(ddof, correction, name)
+    spec = ReductionSpec.parse(name, a, axis, keepdims=keepdims, where=where,
+                               skip_nan=skip_nan, rounds=False, xp=da)
+    result = _moments.result_dtype(a.dtype, dtype, None, name)
+    kind, axes = spec.kind, spec.axes
+    record = _moment_dtype(kind)
+    mask = None if spec.mask is None else spec.mask.rechunk(a.chunks)
+    out_chunks = tuple((1,) * len(c) if i in axes else c for i, c in enumerate(a.chunks))
+    chunk = functools.partial(_moment_chunk, axes=axes, kind=kind, skip_nan=spec.skip_nan,
+                              func_name=name)
+    arrays = (a,) if mask is None else (a, mask)
+    source = da.map_blocks(lambda x, m=None: chunk(x, m), *arrays, chunks=out_chunks,
+                           dtype=record, meta=np.empty((0,) * a.ndim, record))
+
+    def combine(rec, axis=None, keepdims=True, computing_meta=False):
+        if computing_meta or not isinstance(rec, np.ndarray) or rec.dtype != record:
+            ndim = getattr(rec, "ndim", 0)
+            return np.empty((0,) * max(ndim if keepdims else ndim - len(axis), 0), record)
+        return _merge_moments(rec, tuple(axis), kind, keepdims)
+
+    def aggregate(rec, axis=None, keepdims=False, computing_meta=False):
+        if computing_meta or not isinstance(rec, np.ndarray) or rec.dtype != record:
+            ndim = getattr(rec, "ndim", 0)
+            return np.empty((0,) * max(ndim if keepdims else ndim - len(axis), 0), result)
+        merged = _merge_moments(rec, tuple(axis), kind, keepdims).reshape(-1)
+        moments = _moments.Moments(merged["count"], merged["s1"],
+                                   np.moveaxis(merged["s2"], 1, 0), merged["special"])
+        res = _moments.finish(moments, ddof, result, std, name)
+        res = res.reshape(kept_shape(rec.shape, tuple(axis)) if keepdims else
+                          tuple(n for i, n in enumerate(rec.shape) if i not in axis))
+        return res[()] if res.ndim == 0 else res
+
+    meta_ndim = a.ndim if keepdims else a.ndim - len(axes)
+    return da.reduction(source, chunk=combine, combine=combine, aggregate=aggregate,
+                        axis=axes, keepdims=keepdims, dtype=record, concatenate=True,
+                        name=name, meta=np.empty((0,) * meta_ndim, result))

@@ -14,6 +14,15 @@ _SUPPORTED_TEXT = ("bool, integer (up to 64 bits), float16, float32, float64, "
                    "bfloat16, complex64 or complex128")
 
 
+#: Binary formats of the real result dtypes: (precision p, emin, emax).
+FORMATS = {
+    np.dtype(np.float64): (53, -1022, 1023),
+    np.dtype(np.float32): (24, -126, 127),
+    np.dtype(np.float16): (11, -14, 15),
+    BFLOAT16: (8, -126, 127),
+}
+
+
 def _name(dtype):
     return "bfloat16" if dtype == BFLOAT16 else str(dtype)
 

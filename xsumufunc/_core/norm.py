@@ -34,6 +34,7 @@ from .._ufuncs import (
     exact_sum_state_ufunc,
 )
 from . import dtypes, stateformat
+from .rational import sqrt_rational
 
 _F64 = np.dtype(np.float64)
 _STATE = stateformat.NATIVE
@@ -42,15 +43,10 @@ _STATE = stateformat.NATIVE
 # multiplied by 2**-s, which maps every nonzero float64 of the group exactly
 # into [2**-198, 2**511) (subnormals included: 2**-1074 * 2**891 is normal).
 _GROUPS = ((0.0, 2.0**-380, -891), (2.0**-380, 2.0**315, -196), (2.0**315, math.inf, 513))
+#: The scales s of the groups, in _GROUPS' order.
+GROUP_SCALES = tuple(s for _, _, s in _GROUPS)
 _SPLITTER = 2.0**27 + 1             # Veltkamp's constant for 53-bit doubles
 
-# Binary formats of the results: precision p, emin, emax.
-_FORMATS = {
-    np.dtype(np.float64): (53, -1022, 1023),
-    np.dtype(np.float32): (24, -126, 127),
-    np.dtype(np.float16): (11, -14, 15),
-    dtypes.BFLOAT16: (8, -126, 127),
-}
 
 
 def _square_sum_state(y):
@@ -65,57 +61,12 @@ def _square_sum_state(y):
     return exact_state_merge_ufunc(np.stack(parts, axis=-2))
 
 
-def _state_integer(state):
+def state_integer(state):
     """The exact value of one state as an integer count of 2**-1075."""
     digits = state[:stateformat.DIGITS]
     low = digits[:-1].astype(f"<u{stateformat.DIGIT_BITS // 8}").tobytes()
     top = int(digits[-1]) << (stateformat.DIGIT_BITS * stateformat.TOP)
     return int.from_bytes(low, "little") + top
-
-
-def _round_dyadic(m, exponent, fmt):
-    """The positive value m * 2**exponent (m an int) rounded to nearest, ties
-    to even, into the format (p, emin, emax): a Python float (inf on
-    overflow)."""
-    p, emin, emax = fmt
-    top = m.bit_length() - 1 + exponent
-    quantum = max(top, emin) - p + 1
-    shift = quantum - exponent
-    if shift <= 0:
-        q = m << -shift
-    else:
-        q, rest = m >> shift, m & ((1 << shift) - 1)
-        half = 1 << (shift - 1)
-        if rest > half or (rest == half and q & 1):
-            q += 1
-    if q.bit_length() + quantum > emax + 1:
-        return math.inf
-    return math.ldexp(q, quantum)
-
-
-def _sqrt_rounded(n, exponent, fmt):
-    """sqrt(n * 2**exponent) for an int n >= 0, correctly rounded into fmt.
-
-    isqrt gives q with q <= sqrt(N) < q + 1 for the scaled integer N; when
-    the grid 2**g of q is finer than half an ulp of every candidate result,
-    no rounding boundary lies strictly inside (q, q + 1) * 2**g, so the
-    root rounds like q (exact) or like q + 1/2 (inexact)."""
-    if n == 0:
-        return 0.0
-    p, emin, _ = fmt
-    if exponent % 2:
-        n, exponent = n << 1, exponent - 1
-    # Scale n by 4**k: q gets at least p + 3 bits (half an ulp of a normal
-    # result is then at least 4 grid steps) and the grid reaches below
-    # half the smallest subnormal.
-    k = max(0, (2 * (p + 3) - n.bit_length() + 1) // 2 + 1,
-            exponent // 2 - (emin - p))
-    n <<= 2 * k
-    grid = exponent // 2 - k
-    q = math.isqrt(n)
-    if q * q == n:
-        return _round_dyadic(q, grid, fmt)
-    return _round_dyadic(2 * q + 1, grid - 1, fmt)
 
 
 def _split_square(y):
@@ -182,7 +133,49 @@ def _fast_roots(state, scale, fmt, result_dtype):
     return c.astype(result_dtype), proven
 
 
-def _as_float64(values, func_name):
+class SquareSums:
+    """The exact sums of squares of float64 rows (last axis), kept exact:
+    per magnitude group (scale s), the state of the sum of (x * 2**-s)**2.
+
+    has_nan, has_inf: per row (the rows' shape); scales: the groups used;
+    states: per group, (rows, LENGTH) states; in_rows: per group, which
+    (flat) rows have values in it."""
+
+    def __init__(self, has_nan, has_inf, scales, states, in_rows):
+        self.has_nan, self.has_inf = has_nan, has_inf
+        self.scales, self.states, self.in_rows = scales, states, in_rows
+        self.lowest = min(scales, default=0)
+
+    def integer(self, i):
+        """Flat row i's exact sum of squares as (m, e): m * 2**e, m an int."""
+        total = sum(state_integer(st[i]) << (2 * (s - self.lowest))
+                    for st, s in zip(self.states, self.scales))
+        return total, stateformat.UNIT_EXPONENT + 2 * self.lowest
+
+
+def square_sums(values, every_group=False):
+    """:class:`SquareSums` of the last axis of the float64 array `values`
+    (NaN and Inf are flagged per row and left out of the sums).  With
+    every_group, all three groups are kept, used or not (states to merge
+    with those of other parts of the data)."""
+    with np.errstate(invalid="ignore"):
+        has_nan = np.isnan(values).any(axis=-1)
+        has_inf = np.isinf(values).any(axis=-1)
+        finite = np.where(np.isfinite(values), np.abs(values), 0.0)
+    in_group = [(finite >= low) & (finite < high) & (finite != 0) for low, high, _ in _GROUPS]
+    used = [(g, mask) for g, mask in zip(_GROUPS, in_group) if every_group or mask.any()]
+    states = []
+    for (_, _, scale), mask in used:
+        with np.errstate(over="ignore", under="ignore"):     # the others are masked
+            y = finite * 2.0**-scale
+        if len(used) > 1:
+            y = np.where(mask, y, 0.0)
+        states.append(_square_sum_state(y).reshape(-1, stateformat.LENGTH))
+    in_rows = [mask.any(axis=-1).reshape(-1) for _, mask in used]
+    return SquareSums(has_nan, has_inf, [g[2] for g, _ in used], states, in_rows)
+
+
+def as_float64(values, func_name):
     """Real values as float64, exactly (integers beyond 2**53 refused)."""
     if values.dtype.kind in "iu" and values.dtype.itemsize * 8 > 32:
         converted = values.astype(_F64)
@@ -199,38 +192,22 @@ def norm2_rows(rows, result_dtype, func_name="vector_norm"):
     """Euclidean norms of the last axis of `rows` (real or complex, any
     supported dtype), each correctly rounded into `result_dtype` (a real
     float dtype).  Returns an array of shape rows.shape[:-1]."""
-    fmt = _FORMATS[result_dtype]
+    fmt = dtypes.FORMATS[result_dtype]
     if rows.dtype.kind == "c":
         rows = np.concatenate([rows.real, rows.imag], axis=-1)
-    values = _as_float64(rows, func_name)
-    with np.errstate(invalid="ignore"):
-        has_nan = np.isnan(values).any(axis=-1)
-        has_inf = np.isinf(values).any(axis=-1)
-        finite = np.where(np.isfinite(values), np.abs(values), 0.0)
-    in_group = [(finite >= low) & (finite < high) & (finite != 0) for low, high, _ in _GROUPS]
-    used = [(g, mask) for g, mask in zip(_GROUPS, in_group) if mask.any()]
-    states = []
-    for (_, _, scale), mask in used:
-        with np.errstate(over="ignore", under="ignore"):     # the others are masked
-            y = finite * 2.0**-scale
-        if len(used) > 1:
-            y = np.where(mask, y, 0.0)
-        states.append(_square_sum_state(y))
-    in_rows = [mask.any(axis=-1).reshape(-1) for _, mask in used]
-    used = [g for g, _ in used]
-    lowest = min((g[2] for g in used), default=0)
-    outer = rows.shape[:-1]
-    result = np.empty(outer, result_dtype)
+    values = as_float64(rows, func_name)
+    squares = square_sums(values)
+    result = np.empty(rows.shape[:-1], result_dtype)
     flat_result = result.reshape(-1)
-    flat_states = [s.reshape(-1, stateformat.LENGTH) for s in states]
-    flat_nan, flat_inf = has_nan.reshape(-1), has_inf.reshape(-1)
+    flat_nan, flat_inf = squares.has_nan.reshape(-1), squares.has_inf.reshape(-1)
     todo = np.ones(flat_result.size, bool)
     # Rows whose values are all in one group: the vectorized check first.
+    in_rows = squares.in_rows
     groups_per_row = np.sum(in_rows, axis=0) if in_rows else np.zeros(flat_result.size, int)
-    for g, state, in_row in zip(used, flat_states, in_rows):
+    for scale, state, in_row in zip(squares.scales, squares.states, in_rows):
         rows_of_g = np.flatnonzero(in_row & (groups_per_row == 1) & ~flat_nan & ~flat_inf)
         if rows_of_g.size:
-            roots, proven = _fast_roots(state[rows_of_g], g[2], fmt, result_dtype)
+            roots, proven = _fast_roots(state[rows_of_g], scale, fmt, result_dtype)
             flat_result[rows_of_g[proven]] = roots[proven]
             todo[rows_of_g[proven]] = False
     for i in np.flatnonzero(todo):
@@ -239,9 +216,8 @@ def norm2_rows(rows, result_dtype, func_name="vector_norm"):
         elif flat_inf[i]:
             flat_result[i] = math.inf
         else:
-            total = sum(_state_integer(st[i]) << (2 * (g[2] - lowest))
-                        for st, g in zip(flat_states, used))
-            flat_result[i] = _sqrt_rounded(total, stateformat.UNIT_EXPONENT + 2 * lowest, fmt)
+            total, exponent = squares.integer(i)
+            flat_result[i] = sqrt_rational(total, 1, exponent, fmt)
     return result
 
 

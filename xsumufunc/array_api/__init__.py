@@ -31,7 +31,7 @@ except ImportError as exc:              # pragma: no cover - depends on the inst
         "xsumufunc.array_api needs array-api-compat: "
         'pip install "xsumufunc[array-api]"') from exc
 
-_OURS = {"cumulative_sum", "linalg", "mean", "sum", "vecdot"}
+_OURS = {"cumulative_sum", "linalg", "mean", "std", "sum", "var", "vecdot"}
 
 # Re-export the whole NumPy namespace of array_api_compat ...
 globals().update({_name: getattr(_compat, _name) for _name in _compat.__all__
@@ -40,6 +40,6 @@ __array_api_version__ = _compat.__array_api_version__
 
 # ... then put our exact functions and our own linalg module over it.
 from . import linalg  # noqa: E402, F401 (re-exported: __all__ below)
-from ._functions import cumulative_sum, mean, sum, vecdot  # noqa: E402, F401
+from ._functions import cumulative_sum, mean, std, sum, var, vecdot  # noqa: E402, F401
 
 __all__ = sorted(set(_compat.__all__) | _OURS)

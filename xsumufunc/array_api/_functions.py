@@ -29,6 +29,7 @@ import numpy as np
 
 from .._api.add import exact_add
 from .._api.dot import exact_dot
+from .._api.stats import exact_std, exact_var
 from .._api.sums import exact_mean, exact_sum
 from .._core import dtypes as _dtypes
 from .._core import norm as _norm
@@ -156,6 +157,37 @@ def mean(x, /, *, axis=None, keepdims=False):
     """
     x = _check_array(x, "mean")
     return _as_array(exact_mean(x, axis=axis, keepdims=keepdims))
+
+
+@_accepting_foreign("x")
+def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+    """Variance about the exact mean, exact and rounded once into x's dtype.
+
+    The divisor is ``n - correction`` (0: the population variance, 1: the
+    sample variance); see :func:`xsumufunc.exact_var`.
+
+    Examples
+    --------
+    >>> from xsumufunc import array_api as xp
+    >>> xp.var(xp.asarray([1.0, 2.0, 3.0, 4.0]), correction=1)
+    array(1.66666667)
+    """
+    x = _check_array(x, "var")
+    return _as_array(exact_var(x, axis=axis, ddof=correction, keepdims=keepdims))
+
+
+@_accepting_foreign("x")
+def std(x, /, *, axis=None, correction=0.0, keepdims=False):
+    """Standard deviation: the correctly rounded root of the exact variance.
+
+    Examples
+    --------
+    >>> from xsumufunc import array_api as xp
+    >>> xp.std(xp.asarray([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]))
+    array(2.)
+    """
+    x = _check_array(x, "std")
+    return _as_array(exact_std(x, axis=axis, ddof=correction, keepdims=keepdims))
 
 
 @_accepting_foreign("x")
