@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from oracle import COMPLEX128, FLOAT32, FLOAT64, oracle_reduce
 from oracle_products import oracle_mean_reduce
 from strategies import nd_arrays
+from test_var import check
 
 import xsumufunc as xs
 
@@ -70,3 +71,16 @@ def test_apply_ufunc_with_our_function_across_chunks():
                          dask="allowed")
     assert isinstance(res.data, da.Array)
     assert_same(res.values, oracle_reduce(a, 1))
+
+
+@given(data=st.data(), chunked=st.booleans(), std=st.booleans())
+def test_var_and_std_reduce_any_dims(data, chunked, std):
+    """DataArray.reduce(exact_var, ddof=1): the same bits for any chunking."""
+    a = data.draw(nd_arrays(FLOAT64, min_dims=2, max_dims=2))
+    arr = _array(a, chunked, data)
+    func = xs.exact_std if std else xs.exact_var
+    result = quiet(arr.reduce, func, dim="y", ddof=1)
+    assert isinstance(result.data, da.Array) == chunked
+    values = quiet(lambda: result.values)
+    for i in range(a.shape[0]):
+        check(values[i], a[i].tolist(), 1, FLOAT64, std)

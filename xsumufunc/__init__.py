@@ -29,6 +29,7 @@ from importlib.metadata import version as _version
 from ._api.add import exact_add
 from ._api.dot import exact_dot
 from ._api.grouped import exact_grouped_mean, exact_grouped_sum
+from ._api.moving import exact_moving_mean, exact_moving_sum
 from ._api.stats import exact_nanstd, exact_nanvar, exact_std, exact_var
 from ._api.sums import exact_mean, exact_nanmean, exact_nansum, exact_sum
 from ._ufuncs import (
@@ -62,6 +63,8 @@ __all__ = [
     "exact_grouped_sum",
     "exact_mean",
     "exact_mean_ufunc",
+    "exact_moving_mean",
+    "exact_moving_sum",
     "exact_nanmean",
     "exact_nansum",
     "exact_nanstd",

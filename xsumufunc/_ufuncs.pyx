@@ -54,6 +54,9 @@ cdef extern from "xs_loops.h":
     int XS_STATE_LEN
     void *xs_keep_registration_array(void *p)
 
+cdef extern from "xs_moving.h":
+    void xs_moving_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
+
 cdef extern from "xs_small.h":
     int XS_NCHUNKS
     int XS_CHUNK_BITS
@@ -411,3 +414,24 @@ _kahan_sum_ufunc = _make_gufunc(
     [(<size_t>xs_kahan_float64, 0, [np.dtype(np.float64).num] * 2)], 1, 1,
     "_kahan_sum_ufunc", "Kahan-compensated float64 sum (NOT exact; benchmarks only).",
     "(n)->()")
+
+
+cdef object _moving_gufunc():
+    """(values, window, min_count, mean) -> each window's exact sum or mean."""
+    f64, i64, b = np.dtype(np.float64).num, INT64_NUM, np.dtype(bool).num
+    loops = [(<size_t>xs_moving_float64, _target_address(result),
+              [f64, i64, i64, b, np.dtype(result).num]) for result in _BUILTIN_RESULTS]
+    ufunc = _make_gufunc(
+        loops, 4, 1, "exact_moving_ufunc",
+        "Exact sum (or mean) of each trailing window of the last axis, rounded once.\n\n"
+        "The raw gufunc behind xsumufunc.exact_moving_sum and exact_moving_mean:\n"
+        "float64 values, int64 window, int64 min_count, bool mean; signature\n"
+        "(n),(),(),()->(n).  NaNs are not terms; a window with fewer than\n"
+        "min_count terms gives NaN.",
+        "(n),(),(),()->(n)")
+    _register_bf16(ufunc, <size_t>xs_moving_float64, _target_address("bfloat16"),
+                   [f64, i64, i64, b, BF16_NUM])
+    return ufunc
+
+
+exact_moving_ufunc = _moving_gufunc()

@@ -30,6 +30,7 @@ import numpy as np
 from .._core import dot as _dot
 from .._core import dtypes as _dtypes
 from .._core import moments as _moments
+from .._core import moving as _moving
 from .._core import stateformat as fmt
 from .._core import states as _state
 from .._core.add import reduceat_segments
@@ -670,6 +671,20 @@ _REDUCTIONS = {
 }
 
 
+def _moving_window(core, a, window, axis, min_count, name):
+    """Moving sums and means: each block sees the window - 1 values before
+    it (map_overlap), so every output is the same exact window sum."""
+    axis, window, min_count, result = _moving.check(name, a.dtype, a.shape, window, axis,
+                                                    min_count)
+    depth = window - 1
+    if depth and min(a.chunks[axis]) < depth:
+        a = a.rechunk({axis: max(depth, max(a.chunks[axis]))})
+    return a.map_overlap(lambda block: core(block, window, axis, min_count),
+                         depth={i: (depth if i == axis else 0) for i in range(a.ndim)},
+                         boundary="none", trim=True, dtype=result,
+                         meta=np.empty((0,) * a.ndim, result))
+
+
 _VARIANCES = {"exact_var": (False, False), "exact_std": (False, True),
               "exact_nanvar": (True, False), "exact_nanstd": (True, True)}
 
@@ -702,6 +717,9 @@ def call(function, args, kwargs):
         return _variance(name, da.asarray(arg["a"]), arg["axis"], arg["dtype"], arg["out"],
                          arg["ddof"], arg["keepdims"], arg["where"], arg["correction"],
                          skip_nan, std)
+    if name in ("exact_moving_sum", "exact_moving_mean"):
+        return _moving_window(function.core, da.asarray(arg["a"]), arg["window"], arg["axis"],
+                       arg["min_count"], name)
     if name == "kahan_sum":
         return _kahan_sum(function.core, da.asarray(arg["a"]), arg["axis"])
     if name == "merge_states":

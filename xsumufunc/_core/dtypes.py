@@ -55,6 +55,20 @@ def reject_masked(a, func_name):
             "pass a.filled(0), or a.data with where=~numpy.ma.getmaskarray(a)")
 
 
+def exactly_float64(values, func_name, argname):
+    """Real values as float64, exactly: every float format we read widens
+    exactly, and so do integers within 2**53; wider integers are refused."""
+    if values.dtype.kind in "iu" and values.dtype.itemsize * 8 > 32:
+        converted = values.astype(np.float64)
+        ok = np.all(np.abs(converted) < 2.0**63)
+        if not (ok and np.array_equal(converted.astype(values.dtype), values)):
+            raise ValueError(
+                f"{func_name}: {argname} holds integers that a float64 cannot hold exactly; "
+                "convert them to float64 first if rounding them is intended")
+        return converted
+    return values.astype(np.float64)
+
+
 def default_result(dtype):
     """np.sum's choice, except that bool and integers sum exactly into float64."""
     dtype = native(dtype)

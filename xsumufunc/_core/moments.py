@@ -70,7 +70,7 @@ class Moments:
         comps = (rows,) if rows.dtype.kind != "c" else (rows.real, rows.imag)
         s1, s2, special = [], [], np.zeros(rows.shape[0], bool)
         for comp in comps:
-            values = np.where(keep, norm.as_float64(comp, func_name), 0.0)
+            values = np.where(keep, dtypes.exactly_float64(comp, func_name, "a"), 0.0)
             s1.append(exact_sum_state_ufunc(values, signature=(_F64, fmt.NATIVE)))
             squares = norm.square_sums(values, every_group=True)
             s2.append(np.stack(squares.states))

@@ -175,19 +175,6 @@ def square_sums(values, every_group=False):
     return SquareSums(has_nan, has_inf, [g[2] for g, _ in used], states, in_rows)
 
 
-def as_float64(values, func_name):
-    """Real values as float64, exactly (integers beyond 2**53 refused)."""
-    if values.dtype.kind in "iu" and values.dtype.itemsize * 8 > 32:
-        converted = values.astype(_F64)
-        ok = np.all(np.abs(converted) < 2.0**63)
-        if not (ok and np.array_equal(converted.astype(values.dtype), values)):
-            raise ValueError(
-                f"{func_name}: x holds integers that a float64 cannot hold exactly; "
-                "convert them to float64 first if rounding them is intended")
-        return converted
-    return values.astype(_F64)
-
-
 def norm2_rows(rows, result_dtype, func_name="vector_norm"):
     """Euclidean norms of the last axis of `rows` (real or complex, any
     supported dtype), each correctly rounded into `result_dtype` (a real
@@ -195,7 +182,7 @@ def norm2_rows(rows, result_dtype, func_name="vector_norm"):
     fmt = dtypes.FORMATS[result_dtype]
     if rows.dtype.kind == "c":
         rows = np.concatenate([rows.real, rows.imag], axis=-1)
-    values = as_float64(rows, func_name)
+    values = dtypes.exactly_float64(rows, func_name, "x")
     squares = square_sums(values)
     result = np.empty(rows.shape[:-1], result_dtype)
     flat_result = result.reshape(-1)

@@ -1,0 +1,112 @@
+"""exact_moving_sum and exact_moving_mean: every window's value bit for bit
+against the exact oracle, bottleneck's conventions (NaN until min_count
+non-NaN values), and no drift however long the series."""
+
+import math
+
+import numpy as np
+import pytest
+from helpers import assert_same, quiet
+from hypothesis import given
+from hypothesis import strategies as st
+from oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, exact_sum_oracle, terms_of
+from oracle_products import exact_mean_oracle
+from strategies import arrays_1d
+
+import xsumufunc as xs
+
+INPUTS = [FLOAT64, FLOAT32, FLOAT16, BFLOAT16, np.dtype(np.int32), np.dtype(np.bool_)]
+
+
+def _nan(dtype):
+    return np.array(math.nan, np.float32).astype(dtype)[()]
+
+
+def moving_oracle(x, window, min_count, mean, dtype):
+    terms = terms_of(x)
+    out = []
+    for i in range(len(terms)):
+        kept = [t for t in terms[max(0, i - window + 1):i + 1]
+                if not (isinstance(t, float) and math.isnan(t))]
+        if len(kept) < min_count:
+            out.append(_nan(dtype))
+        elif mean:
+            out.append(exact_mean_oracle(kept, dtype))
+        else:
+            out.append(exact_sum_oracle(kept, dtype))
+    return out
+
+
+def _result(dtype):
+    return FLOAT64 if dtype.kind in "biu" else dtype
+
+
+@pytest.mark.parametrize("mean", [False, True], ids=["sum", "mean"])
+@pytest.mark.parametrize("dtype", INPUTS, ids=str)
+@given(data=st.data())
+def test_every_window_matches_the_oracle(mean, dtype, data):
+    x = data.draw(arrays_1d(dtype, min_size=1))
+    window = data.draw(st.integers(1, x.size))
+    min_count = data.draw(st.none() | st.integers(1, window))
+    func = xs.exact_moving_mean if mean else xs.exact_moving_sum
+    got = quiet(func, x, window, min_count=min_count)
+    assert got.dtype == _result(dtype) and got.shape == x.shape
+    expected = moving_oracle(x, window, window if min_count is None else min_count, mean,
+                             _result(dtype))
+    for i, e in enumerate(expected):
+        assert_same(got[i], e, f"window ending at {i}")
+
+
+@given(data=st.data())
+def test_along_any_axis_and_under_dask(data):
+    x = data.draw(arrays_1d(FLOAT64, min_size=6))[:6].reshape(3, 2)
+    window = data.draw(st.integers(1, 3))
+    got = quiet(xs.exact_moving_sum, x, window, axis=0, min_count=1)
+    for j in range(2):
+        for i, e in enumerate(moving_oracle(x[:, j], window, 1, False, FLOAT64)):
+            assert_same(got[i, j], e)
+    da = pytest.importorskip("dask.array")
+    series = data.draw(arrays_1d(FLOAT64, min_size=2))
+    window = data.draw(st.integers(1, series.size))
+    chunk = data.draw(st.integers(1, series.size))
+    lazy = xs.exact_moving_mean(da.from_array(series, chunks=chunk), window)
+    assert isinstance(lazy, da.Array)
+    got = quiet(lazy.compute)
+    for i, e in enumerate(moving_oracle(series, window, window, True, FLOAT64)):
+        assert_same(got[i], e)
+
+
+def test_no_drift_on_a_long_series():
+    """Huge values enter and leave; the small ones after them are exact."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(20_000) * np.exp(rng.uniform(-30, 30, 20_000))
+    x[::997] = 1e300
+    x[1::997] = -1e300
+    got = xs.exact_moving_sum(x, 50)
+    for i in list(range(49, 200)) + list(range(19_800, 20_000)) + list(range(5_000, 5_100)):
+        assert_same(got[i], exact_sum_oracle(x[i - 49:i + 1].tolist(), FLOAT64), str(i))
+
+
+def test_signed_zeros_and_infinities():
+    x = np.array([-0.0, -0.0, 1.0, -1.0, np.inf, 1.0, -np.inf, 2.0, 3.0])
+    got = xs.exact_moving_sum(x, 2)
+    for i, e in enumerate(moving_oracle(x, 2, 2, False, FLOAT64)):
+        assert_same(got[i], e, str(i))
+
+
+def test_bad_arguments_are_clear_errors():
+    x = np.ones(5)
+    with pytest.raises(ValueError, match="window must be in \\[1, 5\\]"):
+        xs.exact_moving_sum(x, 6)
+    with pytest.raises(ValueError, match="window must be in"):
+        xs.exact_moving_sum(x, 0)
+    with pytest.raises(TypeError, match="window must be an integer"):
+        xs.exact_moving_sum(x, 2.5)
+    with pytest.raises(ValueError, match="min_count must be in \\[1, window=2\\]"):
+        xs.exact_moving_mean(x, 2, min_count=3)
+    with pytest.raises(TypeError, match="complex input is not supported"):
+        xs.exact_moving_sum(np.ones(3, complex), 2)
+    with pytest.raises(np.exceptions.AxisError):
+        xs.exact_moving_sum(x, 2, axis=1)
+    with pytest.raises(ValueError, match="at least one dimension"):
+        xs.exact_moving_sum(np.float64(1.0), 1)
