@@ -54,6 +54,9 @@ cdef extern from "xs_loops.h":
     int XS_STATE_LEN
     void *xs_keep_registration_array(void *p)
 
+cdef extern from "xs_dot.h":
+    int XS_DOT_SCALE
+
 cdef extern from "xs_moving.h":
     void xs_moving_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
 
@@ -124,6 +127,9 @@ STATE_FORMAT = {
     "neg_inf": XS_NEG_INF,
     "nan": XS_NAN,
     "flag_bits": XS_FLAG_BITS,
+    # A dot product's state: three states, the ordinary products, the finest
+    # ones times 2**dot_scale, the overflowing ones times 2**-dot_scale.
+    "dot_scale": XS_DOT_SCALE,
 }
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)

@@ -36,7 +36,7 @@ def exact_var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, whe
     out : ndarray, optional
         Where to put the result; with ``dtype=None`` the variance is rounded
         straight into ``out.dtype``.
-    ddof, correction : real number, optional
+    ddof, correction : int, optional
         Delta degrees of freedom: the divisor is ``n - ddof`` (``correction``
         is NumPy 2's name for it; give one of them).  ``n - ddof <= 0`` gives
         ``inf`` (``nan`` for zero spread) with a RuntimeWarning, as NumPy.

@@ -742,23 +742,23 @@ def call(function, args, kwargs):
 def _moment_dtype(kind):
     comp = () if kind == "real" else (2,)
     return np.dtype([("count", fmt.DTYPE), ("s1", fmt.DTYPE, comp + (STATE_LENGTH,)),
-                     ("s2", fmt.DTYPE, (3,) + comp + (STATE_LENGTH,)), ("special", bool)])
+                     ("s2", fmt.DTYPE, comp + (DOT_STATE_LENGTH,)), ("special", bool)])
 
 
 def _moment_chunk(x, mask, *, axes, kind, skip_nan, func_name):
     """The exact moments of one block over `axes` (kept as length 1)."""
-    keep = np.broadcast_to(np.True_, x.shape) if mask is None else np.asarray(mask, bool)
+    keep = None if mask is None else np.asarray(mask, bool)
     if skip_nan:
-        keep = keep & ~np.isnan(x)
+        keep = ~np.isnan(x) if keep is None else keep & ~np.isnan(x)
     order = [i for i in range(x.ndim) if i not in axes] + list(axes)
     outer = tuple(x.shape[i] for i in order[:x.ndim - len(axes)])
     shape = (int(np.prod(outer, dtype=np.int64)), int(np.prod([x.shape[a] for a in axes],
                                                               dtype=np.int64)))
     m = _moments.Moments.of_rows(np.transpose(x, order).reshape(shape),
+                                 None if keep is None else
                                  np.transpose(keep, order).reshape(shape), func_name)
     rec = np.empty(shape[0], _moment_dtype(kind))
-    rec["count"], rec["s1"], rec["special"] = m.counts, m.s1, m.special
-    rec["s2"] = np.moveaxis(m.s2, 0, 1)
+    rec["count"], rec["s1"], rec["s2"], rec["special"] = m.counts, m.s1, m.s2, m.special
     return rec.reshape(kept_shape(x.shape, axes))
 
 
@@ -768,11 +768,11 @@ def _merge_moments(rec, axes, kind, keepdims):
     name = "dask variance"
     s1 = _state.merge_over(np.asarray(rec["s1"]).astype(fmt.NATIVE), axes, trailing, name,
                            keepdims)
-    s2 = np.stack([_state.merge_over(np.asarray(rec["s2"][..., g, :]).astype(fmt.NATIVE)
-                                     if kind == "real" else
-                                     np.asarray(rec["s2"][..., g, :, :]).astype(fmt.NATIVE),
-                                     axes, trailing, name, keepdims) for g in range(3)],
-                   axis=-1 - trailing)
+    # The three parts of the dot states (main, fine, huge) merge one by one.
+    dot = np.asarray(rec["s2"]).astype(fmt.NATIVE)
+    s2 = np.concatenate([_state.merge_over(dot[..., k * STATE_LENGTH:(k + 1) * STATE_LENGTH],
+                                           axes, trailing, name, keepdims)
+                         for k in range(3)], axis=-1)
     counts = np.sum(rec["count"], axis=axes, keepdims=keepdims, dtype=fmt.NATIVE)
     special = np.any(rec["special"], axis=axes, keepdims=keepdims)
     out = np.empty(counts.shape, _moment_dtype(kind))
@@ -809,8 +809,8 @@ def _variance(name, a, axis, dtype, out, ddof, keepdims, where, correction, skip
             ndim = getattr(rec, "ndim", 0)
             return np.empty((0,) * max(ndim if keepdims else ndim - len(axis), 0), result)
         merged = _merge_moments(rec, tuple(axis), kind, keepdims).reshape(-1)
-        moments = _moments.Moments(merged["count"], merged["s1"],
-                                   np.moveaxis(merged["s2"], 1, 0), merged["special"])
+        moments = _moments.Moments(merged["count"], merged["s1"], merged["s2"],
+                                   merged["special"])
         res = _moments.finish(moments, ddof, result, std, name)
         res = res.reshape(kept_shape(rec.shape, tuple(axis)) if keepdims else
                           tuple(n for i, n in enumerate(rec.shape) if i not in axis))

@@ -14,8 +14,11 @@ import numpy as np
 from .._ufuncs import DOT_STATE_LENGTH, STATE_FORMAT, STATE_LENGTH
 
 LENGTH = STATE_LENGTH
-#: An exact dot product's state: three states side by side.
+#: An exact dot product's state: three states side by side, the ordinary
+#: products, those finer than 2**-1074 times 2**DOT_SCALE and the
+#: overflowing ones times 2**-DOT_SCALE.
 DOT_LENGTH = DOT_STATE_LENGTH
+DOT_SCALE = STATE_FORMAT["dot_scale"]
 DIGITS = STATE_FORMAT["digits"]
 DIGIT_BITS = STATE_FORMAT["digit_bits"]
 UNIT_EXPONENT = STATE_FORMAT["unit_exponent"]
