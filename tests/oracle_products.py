@@ -177,7 +177,9 @@ def _real_dot(pairs, dtype):
             continue
         p = Fraction(x) * Fraction(y)
         total += p
-        if p != 0 or not (_signbit(x) != _signbit(y)):
+        # A zero product of floats has a sign; of two integers it is +0.
+        integers = isinstance(x, int) and isinstance(y, int)
+        if p != 0 or integers or not (_signbit(x) != _signbit(y)):
             all_negative_zero = False
     has_nan = any(math.isnan(s) for s in special)
     has_pinf = any(s == math.inf for s in special)

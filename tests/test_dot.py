@@ -491,15 +491,19 @@ def test_integer_dots(da, db, a, b, expected):
         assert_same(dot(A, B, dtype=t), round_fraction(Fraction(expected), t))
 
 
-def test_integer_zero_products_follow_float64():
-    """Integers are exact as float64, so 0 * -5 is the IEEE product
-    (+0.0) * (-5.0) = -0.0, and a dot whose products are all -0.0 is -0.0."""
-    assert_same(dot(np.array([0], np.int32), np.array([-5], np.int32)), np.float64(-0.0))
-    assert_same(dot(np.array([0, 0], np.int8), np.array([-1, -2], np.int8)), np.float64(-0.0))
+def test_integer_zero_products_are_plus_zero():
+    """Products of integers are integers: 0 * -5 is 0, and a dot of integers
+    that sums to zero is +0.0, as exact_sum of the products (issue 18; it
+    used to follow the float64 product, -0.0)."""
+    assert_same(dot(np.array([0], np.int32), np.array([-5], np.int32)), np.float64(0.0))
+    assert_same(dot(np.array([0, 0], np.int8), np.array([-1, -2], np.int8)), np.float64(0.0))
     assert_same(dot(np.array([0, 1], np.int32), np.array([-5, -1], np.int32)), np.float64(-1.0))
     assert_same(dot(np.array([0, 0], np.int32), np.array([-5, 5], np.int32)), np.float64(0.0))
     assert_same(dot(np.array([False]), np.array([True])), np.float64(0.0))
-    assert_same(exact_dot_oracle([0], [-5], FLOAT64), np.float64(-0.0))
+    assert_same(exact_dot_oracle([0], [-5], FLOAT64), np.float64(0.0))
+    # A float operand keeps IEEE's signed zero product.
+    assert_same(dot(np.array([0.0]), np.array([-5], np.int32)), np.float64(-0.0))
+    assert_same(exact_dot_oracle([0.0], [-5], FLOAT64), np.float64(-0.0))
 
 
 # ---------------------------------------------------------------------------

@@ -553,3 +553,60 @@ def test_merging_huge_states_saturates_to_inf():
         many = np.broadcast_to(_state(top), (2**23 + 1, xs.STATE_LENGTH))
         assert_same(xs.exact_state_round_ufunc(xs.exact_state_merge_ufunc(many)),
                     np.float64(np.inf))
+
+
+def test_merge_states_does_not_depend_on_the_order():
+    """Regression: 65,537 copies of a state with top digit 2**24 - 1 gave inf
+    (the C merge saturates at 2**40) where 65,536 raised, and [s]*65537 +
+    [-s]*65537 gave nan or 0.0 depending on the order.  Every order now
+    raises the documented ValueError."""
+    top = 2**24 - 1
+    s = _state(top)
+    many = np.broadcast_to(s, (65_537, xs.STATE_LENGTH))
+    with pytest.raises(ValueError, match="out of the state's range"):
+        xs.merge_states(many)
+    both = np.concatenate([np.broadcast_to(s, (65_537, xs.STATE_LENGTH)),
+                           np.broadcast_to(_state(-top), (65_537, xs.STATE_LENGTH))])
+    rng = np.random.default_rng(3)
+    for order in (np.arange(both.shape[0]), rng.permutation(both.shape[0])):
+        with pytest.raises(ValueError, match="out of the state's range"):
+            xs.merge_states(both[order])
+    # Well inside the range the merge is exact whatever the order.
+    few = np.concatenate([np.broadcast_to(s, (100, xs.STATE_LENGTH)),
+                          np.broadcast_to(_state(-top), (100, xs.STATE_LENGTH))])
+    for order in (np.arange(200), rng.permutation(200)):
+        assert xs.round_state(xs.merge_states(few[order])) == 0.0
+
+
+def test_masked_arrays_are_refused_inside_lists_and_by_kahan_sum():
+    """Regression: exact_sum([np.ma.array([1., 2., 4.], mask=[0, 1, 0])]) was
+    7.0 (np.asarray drops the mask) and kahan_sum took masked arrays."""
+    m = np.ma.array([1.0, 2.0, 4.0], mask=[0, 1, 0])
+    for call in (lambda: xs.exact_sum([m]), lambda: xs.exact_mean(([m, m],)),
+                 lambda: xs.exact_dot([m], [[1.0, 1.0, 1.0]]), lambda: xs.kahan_sum(m),
+                 lambda: xs.exact_var([m])):
+        with pytest.raises(TypeError, match="masked arrays are not supported"):
+            call()
+
+
+def test_integer_zero_products_sum_to_plus_zero():
+    """Regression: exact_dot([0], [-1]) was -0.0 (the float loop saw
+    0 * -1.0); the exact integer sum is +0, as exact_sum of the products."""
+    from oracle_products import exact_dot_oracle
+    for a, b in (([0], [-1]), ([0, 0], [-3, -5]), ([-2, 2], [1, 1])):
+        assert_same(xs.exact_dot(a, b), exact_dot_oracle(a, b, FLOAT64))
+        assert_same(xs.exact_dot(a, b), xs.exact_sum(np.multiply(a, b)))
+
+
+def test_64_bit_integers_that_are_float64_values_are_not_refused():
+    """Regression: the check was |x| < 2**63, so 2**63 (uint64), 2**64 - 2**11
+    and -2**63 (int64), all exact float64 values, were refused."""
+    from oracle_products import exact_dot_oracle
+    for values, dtype in (([2**63], np.uint64), ([2**64 - 2**11], np.uint64),
+                          ([-2**63], np.int64), ([2**53, -2**63], np.int64)):
+        a = np.array(values, dtype)
+        ones = [1.0] * len(values)
+        assert_same(xs.exact_dot(a, ones), exact_dot_oracle(values, ones, FLOAT64))
+    for values, dtype in (([2**53 + 1], np.int64), ([2**64 - 1], np.uint64)):
+        with pytest.raises(ValueError, match="cannot hold exactly"):
+            xs.exact_dot(np.array(values, dtype), [1.0])

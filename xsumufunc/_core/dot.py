@@ -42,14 +42,7 @@ def default_result(da, db):
 def as_exact(x, dtype, name):
     """x in dtype, refusing 64-bit integers that a float64 cannot hold exactly."""
     if x.dtype.kind in "iu" and x.dtype.itemsize * 8 > _SMALL_INTEGER_BITS:
-        converted = x.astype(dtype)
-        in_range = np.all(np.abs(converted) < 2.0**63)      # the cast back is defined
-        if not (in_range and np.array_equal(converted.astype(x.dtype), x)):
-            raise ValueError(
-                f"exact_dot: {name} holds integers that a float64 cannot hold exactly, "
-                "which this version cannot multiply exactly; pass float64 values if "
-                "rounding them is intended")
-        return converted
+        return dtypes.exactly_float64(x, "exact_dot", name).astype(dtype, copy=False)
     return x.astype(dtype, copy=False)
 
 
@@ -126,6 +119,10 @@ def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
                         np.concatenate([bi, br], axis=axis_b), out=res.imag, axes=axes,
                         signature=(compute, compute, part))
     res = np.asarray(res)
+    if da.kind in "biu" and db.kind in "biu" and res.size:
+        # Products of integers are integers: a zero sum is +0, as exact_sum
+        # of the same products gives (the float loop saw 0 * -1 = -0.0).
+        np.add(res, 0, out=res, casting="unsafe")
     if keepdims:
         res = np.expand_dims(res, kept_at)
     if out is not None:

@@ -46,10 +46,18 @@ def input_kind(dtype, func_name):
         f"supported: {_SUPPORTED_TEXT}")
 
 
-def reject_masked(a, func_name):
-    """TypeError for a numpy.ma.MaskedArray: np.asarray would drop its mask
-    and every masked value would silently become a term."""
+def _holds_masked(a):
     if isinstance(a, np.ma.MaskedArray):
+        return True
+    return isinstance(a, (list, tuple)) and any(
+        _holds_masked(x) for x in a if isinstance(x, (list, tuple, np.ndarray)))
+
+
+def reject_masked(a, func_name):
+    """TypeError for a numpy.ma.MaskedArray, also inside a list or tuple:
+    np.asarray would drop its mask and every masked value would silently
+    become a term."""
+    if _holds_masked(a):
         raise TypeError(
             f"{func_name}: masked arrays are not supported (the mask would be ignored); "
             "pass a.filled(0), or a.data with where=~numpy.ma.getmaskarray(a)")
@@ -60,7 +68,11 @@ def exactly_float64(values, func_name, argname):
     exactly, and so do integers within 2**53; wider integers are refused."""
     if values.dtype.kind in "iu" and values.dtype.itemsize * 8 > 32:
         converted = values.astype(np.float64)
-        ok = np.all(np.abs(converted) < 2.0**63)
+        # Only inside the integer range is the cast back defined; 2**63 as a
+        # uint64, or -2**63, are float64 values and pass.
+        signed = values.dtype.kind == "i"
+        upper = 2.0 ** (8 * values.dtype.itemsize - signed)
+        ok = np.all((converted >= (-upper if signed else 0.0)) & (converted < upper))
         if not (ok and np.array_equal(converted.astype(values.dtype), values)):
             raise ValueError(
                 f"{func_name}: {argname} holds integers that a float64 cannot hold exactly; "

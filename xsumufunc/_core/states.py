@@ -128,7 +128,18 @@ def check_states(state, func_name, argname="state", complex_parts=False):
 
 
 def merge_over(arr, axes, trailing, func_name, keepdims=False):
-    """Merge native states `arr` over the outer `axes` (all checked)."""
+    """Merge native states `arr` over the outer `axes` (all checked).
+
+    The C merge saturates to +-Inf once a running top digit reaches
+    C_TOP_LIMIT, which would make the answer depend on the order of the
+    states.  No running sum can get there while the sum of |top digit| + 1
+    (a top digit, plus at most one carry from below, per state) stays under
+    it; merges that could are refused in every order, with the ValueError of
+    a merged value out of range."""
+    tops = np.abs(arr[..., fmt.TOP]) + 1
+    if np.any(np.sum(tops, axis=axes) >= fmt.C_TOP_LIMIT):
+        raise ValueError(f"{func_name}: the merged exact value may be out of the state's "
+                         "range (beyond 2**1093)")
     k = len(axes)
     outer_ndim = arr.ndim - trailing
     moved = np.moveaxis(arr, axes, tuple(range(outer_ndim - k, outer_ndim)))

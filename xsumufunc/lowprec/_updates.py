@@ -6,6 +6,7 @@ import numbers
 import ml_dtypes
 import numpy as np
 
+from .._core.dtypes import reject_masked
 from .._core.spec import normalize_axes
 from .._lowprec_ufuncs import (
     _stochastic_round_to_bfloat16,
@@ -340,6 +341,7 @@ def kahan_sum(a, axis=-1):
     (4.0, 10.0, 10.0)
     """
     func = "kahan_sum"
+    reject_masked(a, func)
     arr = np.asarray(a)     # Python floats give float64; ints are refused below
     if arr.dtype.byteorder not in "=|":
         arr = _native(arr)
