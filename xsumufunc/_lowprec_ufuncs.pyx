@@ -96,6 +96,25 @@ cdef int U32 = np.dtype(np.uint32).num
 _keep_alive = []
 
 
+cdef extern from "xs_fpenv.h":
+    ctypedef struct xs_pinned:
+        cnp.PyUFuncGenericFunction fn
+        void *data
+    void xs_pinned_loop(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
+
+
+cdef void *_pinned(size_t fn_address, void *data) except NULL:
+    """A registration of the loop at fn_address that runs it in the pinned
+    floating-point mode (src/xs_fpenv.h); never freed, like NumPy's copy."""
+    cdef xs_pinned *p = <xs_pinned *>PyMem_Malloc(sizeof(xs_pinned))
+    if p == NULL:
+        raise MemoryError()
+    p.fn = <cnp.PyUFuncGenericFunction>fn_address
+    p.data = data
+    _keep_alive.append(<size_t>p)   # never freed
+    return p
+
+
 cdef object _make_ufunc(list loops, int nin, int nout, str name, str doc, str signature):
     """loops: list of (C function address, [type numbers]); signature "" for
     an element-wise ufunc."""
@@ -111,8 +130,8 @@ cdef object _make_ufunc(list loops, int nin, int nout, str name, str doc, str si
     cdef size_t fn_address
     for i in range(ntypes):
         fn_address, typenums = loops[i]
-        funcs[i] = <cnp.PyUFuncGenericFunction>fn_address
-        data[i] = NULL
+        funcs[i] = <cnp.PyUFuncGenericFunction>xs_pinned_loop
+        data[i] = _pinned(fn_address, NULL)
         for k in range(nargs):
             types[i * nargs + k] = <char>typenums[k]
     name_b = name.encode()
@@ -135,7 +154,8 @@ cdef int _register_bf16(object ufunc, size_t fn_address, list typenums) except -
     for k in range(len(typenums)):
         args[k] = typenums[k]
     cnp.PyUFunc_RegisterLoopForType(
-        <cnp.ufunc>ufunc, BF16, <cnp.PyUFuncGenericFunction>fn_address, args, NULL)
+        <cnp.ufunc>ufunc, BF16, <cnp.PyUFuncGenericFunction>xs_pinned_loop, args,
+        _pinned(fn_address, NULL))
     return 0
 
 

@@ -200,6 +200,24 @@ cdef void *_kept(void *p) except NULL:
     return xs_keep_registration_array(p)
 
 
+cdef extern from "xs_fpenv.h":
+    ctypedef struct xs_pinned:
+        cnp.PyUFuncGenericFunction fn
+        void *data
+    void xs_pinned_loop(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
+
+
+cdef void *_pinned(size_t fn_address, void *data) except NULL:
+    """A registration of the loop at fn_address that runs it in the pinned
+    floating-point mode (src/xs_fpenv.h); never freed, like NumPy's copy."""
+    cdef xs_pinned *p = <xs_pinned *>PyMem_Malloc(sizeof(xs_pinned))
+    if p == NULL:
+        raise MemoryError()
+    p.fn = <cnp.PyUFuncGenericFunction>fn_address
+    p.data = data
+    return _kept(p)
+
+
 cdef object _make_gufunc(list loops, int nin, int nout, str name, str doc, str signature):
     """loops: list of (C function, data pointer as int, [type numbers])."""
     cdef int ntypes = len(loops)
@@ -212,8 +230,8 @@ cdef object _make_gufunc(list loops, int nin, int nout, str name, str doc, str s
     cdef size_t fn_address
     for i in range(ntypes):
         fn_address, data_address, typenums = loops[i]
-        funcs[i] = <cnp.PyUFuncGenericFunction>fn_address
-        data[i] = <void *><size_t>data_address
+        funcs[i] = <cnp.PyUFuncGenericFunction>xs_pinned_loop
+        data[i] = _pinned(fn_address, <void *><size_t>data_address)
         for k in range(nargs):
             types[i * nargs + k] = <char>typenums[k]
     name_b = name.encode()
@@ -231,8 +249,8 @@ cdef int _register_bf16(object ufunc, size_t fn_address, size_t data_address,
     for k in range(len(typenums)):
         args[k] = typenums[k]
     cnp.PyUFunc_RegisterLoopForType(
-        <cnp.ufunc>ufunc, BF16_NUM, <cnp.PyUFuncGenericFunction>fn_address, args,
-        <void *>data_address)
+        <cnp.ufunc>ufunc, BF16_NUM, <cnp.PyUFuncGenericFunction>xs_pinned_loop, args,
+        _pinned(fn_address, <void *>data_address))
     return 0
 
 
