@@ -252,3 +252,14 @@ def test_dask_where_must_be_booleans():
         xs.exact_sum(da.ones(3), where=None)
     with pytest.raises(TypeError, match="where must be booleans"):
         xs.exact_mean(da.ones(3), where=da.ones(3))
+
+
+def test_empty_input_with_a_numpy_where():
+    """Regression: a zero-size dask input with a NumPy where= raised
+    ZeroDivisionError inside da.asarray (dask's automatic chunking)."""
+    x = da.zeros((600, 1, 0), chunks=(100, 1, 1))
+    got = xs.exact_sum(x, axis=-1, where=np.ones((600, 1, 0), bool)).compute()
+    assert_same(got, oracle_reduce(np.zeros((600, 1, 0)), -1))
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        got = xs.exact_mean(x, axis=-1, where=np.ones((600, 1, 0), bool)).compute()
+    assert got.shape == (600, 1) and np.isnan(got).all()

@@ -36,3 +36,24 @@ def test_demo_runs(capsys):
     # The demo checks each exact value against a Fraction sum and says so.
     assert "matches the exact Fraction sum: True" in shown
     assert "matches the exact Fraction sum: False" not in shown
+
+
+def test_importing_the_source_folder_gives_a_one_line_hint(tmp_path):
+    """Running Python inside the clone without -P imports the uncompiled
+    source folder: one clear line instead of a bare ModuleNotFoundError."""
+    import shutil
+    import subprocess
+    import sys
+
+    import xsumufunc
+
+    if "editable" in type(xsumufunc.__spec__.loader).__module__:
+        pytest.skip("an editable install redirects every import of xsumufunc")
+    shutil.copytree(ROOT / "xsumufunc", tmp_path / "xsumufunc",
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    proc = subprocess.run([sys.executable, "-c", "import xsumufunc"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: xsumufunc: the compiled extension is missing"), last
+    assert "pip install ." in last and "-P" in last

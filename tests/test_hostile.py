@@ -610,3 +610,20 @@ def test_64_bit_integers_that_are_float64_values_are_not_refused():
     for values, dtype in (([2**53 + 1], np.int64), ([2**64 - 1], np.uint64)):
         with pytest.raises(ValueError, match="cannot hold exactly"):
             xs.exact_dot(np.array(values, dtype), [1.0])
+
+
+@pytest.mark.parametrize("dtype,default", [(np.float64, 0x7FF8000000000000),
+                                           (np.float32, 0x7FC00000)])
+def test_a_nan_result_is_the_default_quiet_nan(dtype, default):
+    """Decided (issue 18): NaN payloads and signs of the terms are not kept;
+    the result is the default quiet NaN whatever the order and chunking."""
+    uint = np.uint64 if dtype == np.float64 else np.uint32
+    nans = np.array([0x7FF8000000001234, 0xFFF0000000000001, 0x7FF0000000000F00],
+                    np.uint64).view(np.float64).astype(dtype)
+    for x in (np.concatenate([[1.0], nans]).astype(dtype), nans[::-1].copy(),
+              np.array([np.inf, -np.inf], dtype), np.repeat(nans, 500)):
+        for got in (xs.exact_sum(x), xs.exact_mean(x), xs.exact_add.accumulate(x)[-1],
+                    xs.exact_dot(x, np.ones_like(x))):
+            with np.errstate(invalid="ignore"):
+                assert np.asarray(got).dtype == dtype
+                assert int(np.asarray(got).view(uint)) == default, hex(int(np.asarray(got).view(uint)))

@@ -26,6 +26,16 @@ behind them: docs/architecture.md.
 
 from importlib.metadata import version as _version
 
+try:
+    from . import _ufuncs  # noqa: F401  (the compiled extension, first)
+except ModuleNotFoundError as _exc:        # pragma: no cover - depends on the checkout
+    if _exc.name != "xsumufunc._ufuncs":
+        raise
+    raise ImportError(
+        "xsumufunc: the compiled extension is missing: this is the source folder, not the "
+        "installed package; install it (pip install .) and run Python with -P or from "
+        "another directory") from None
+
 from ._api.add import exact_add
 from ._api.dot import exact_dot
 from ._api.grouped import exact_grouped_mean, exact_grouped_sum

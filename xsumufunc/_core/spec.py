@@ -99,7 +99,12 @@ def where_mask(where, shape, func_name, xp=np):
     """`where` broadcast to `shape`, as booleans of the array module xp
     (numpy, or dask.array for the Dask backend).  As NumPy: only booleans
     select (a cast would make None or 'abc' a mask)."""
-    mask = xp.asarray(where)
+    if xp is not np and not hasattr(where, "__dask_graph__"):
+        # A NumPy mask for a dask input: one chunk (dask's automatic
+        # chunking divides by zero on empty arrays); rechunked like the input.
+        mask = xp.from_array(np.asarray(where), chunks=-1)
+    else:
+        mask = xp.asarray(where)
     if mask.dtype != bool:
         raise TypeError(f"{func_name}: where must be booleans, not {mask.dtype}")
     try:
