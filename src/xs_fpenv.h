@@ -20,6 +20,7 @@
 #define XS_FPENV_H
 
 #include <fenv.h>
+#include <stdlib.h>
 
 #include <numpy/npy_common.h>
 
@@ -40,6 +41,18 @@ typedef struct {
     xs_pinned_fn fn;
     void *data;
 } xs_pinned;
+
+/* A registration of fn (with its data) for xs_pinned_loop; NULL when out of
+ * memory.  Never freed: NumPy keeps pointing at it for the module's life. */
+static inline xs_pinned *xs_pinned_new(xs_pinned_fn fn, void *data)
+{
+    xs_pinned *p = (xs_pinned *)malloc(sizeof *p);
+    if (p) {
+        p->fn = fn;
+        p->data = data;
+    }
+    return p;
+}
 
 static inline void xs_pinned_loop(char **args, const npy_intp *dimensions,
                                   const npy_intp *steps, void *data)

@@ -201,20 +201,16 @@ cdef void *_kept(void *p) except NULL:
 
 
 cdef extern from "xs_fpenv.h":
-    ctypedef struct xs_pinned:
-        cnp.PyUFuncGenericFunction fn
-        void *data
+    void *xs_pinned_new(cnp.PyUFuncGenericFunction fn, void *data)
     void xs_pinned_loop(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
 
 
 cdef void *_pinned(size_t fn_address, void *data) except NULL:
-    """A registration of the loop at fn_address that runs it in the pinned
-    floating-point mode (src/xs_fpenv.h); never freed, like NumPy's copy."""
-    cdef xs_pinned *p = <xs_pinned *>PyMem_Malloc(sizeof(xs_pinned))
+    """The loop at fn_address registered to run in the pinned floating-point
+    mode (src/xs_fpenv.h)."""
+    cdef void *p = xs_pinned_new(<cnp.PyUFuncGenericFunction>fn_address, data)
     if p == NULL:
         raise MemoryError()
-    p.fn = <cnp.PyUFuncGenericFunction>fn_address
-    p.data = data
     return _kept(p)
 
 
