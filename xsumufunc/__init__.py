@@ -28,8 +28,10 @@ from importlib.metadata import version as _version
 
 try:
     from . import _ufuncs  # noqa: F401  (the compiled extension, first)
-except ModuleNotFoundError as _exc:        # pragma: no cover - depends on the checkout
-    if _exc.name != "xsumufunc._ufuncs":
+except ImportError:                        # pragma: no cover - depends on the checkout
+    import importlib.util as _util
+
+    if _util.find_spec(__name__ + "._ufuncs") is not None:
         raise
     raise ImportError(
         "xsumufunc: the compiled extension is missing: this is the source folder, not the "
