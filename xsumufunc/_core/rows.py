@@ -22,6 +22,10 @@ def merge_axes(arrays, axes, allow_copy):
     when allow_copy, else None.  No axes (axis=()) gives rows of length 1."""
     if not axes:
         return [x[..., np.newaxis] for x in arrays]
+    # An exact sum does not depend on the order of its terms: put the
+    # reduced axes in memory order (largest stride first, as NumPy's
+    # iterator does), so that a transposed contiguous array merges as a view.
+    axes = tuple(sorted(axes, key=lambda ax: -abs(arrays[0].strides[ax])))
     k = len(axes)
     moved = [np.moveaxis(x, axes, tuple(range(-k, 0))) for x in arrays]
     if k == 1:
