@@ -638,6 +638,7 @@ def test_a_transposed_array_is_reduced_in_memory_order_as_a_view():
     from unittest import mock
 
     from oracle import exact_sum_oracle
+
     from xsumufunc._core import rows
 
     a = np.random.default_rng(5).standard_normal(200_000) * 2.0**np.arange(-20, 20).repeat(5000)
