@@ -1,6 +1,10 @@
 /* Splitting long rows over POSIX threads (see xs_threads.h). */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE 1            /* sched_getaffinity, CPU_COUNT */
+#endif
 #include "xs_threads.h"
 
+#include <errno.h>
 #include <fenv.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -10,21 +14,56 @@
 #include <unistd.h>
 #define XS_HAVE_PTHREADS 1
 #endif
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 static atomic_int requested_threads = 0;     /* 0: the default */
 
-static int default_threads(void)
+/* XSUMUFUNC_NUM_THREADS as a thread count: a positive decimal integer,
+ * capped at XS_MAX_THREADS (however large: no wrap-around); anything else
+ * is ignored (0). */
+static int env_threads(void)
 {
     const char *env = getenv("XSUMUFUNC_NUM_THREADS");
-    if (env && atoi(env) > 0) {
-        return atoi(env);
+    if (env == NULL || *env == '\0') {
+        return 0;
     }
+    char *end;
+    errno = 0;
+    long long v = strtoll(env, &end, 10);
+    if (end == env || *end != '\0' || v <= 0) {
+        return 0;
+    }
+    return (errno == ERANGE || v > XS_MAX_THREADS) ? XS_MAX_THREADS : (int)v;
+}
+
+/* The CPUs this process may run on: its affinity mask where the system
+ * has one (taskset, container cpusets), else the online CPUs. */
+static int available_cpus(void)
+{
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
+        return CPU_COUNT(&set);
+    }
+#endif
 #ifdef XS_HAVE_PTHREADS
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     return cpus > 0 ? (int)(cpus < XS_MAX_THREADS ? cpus : XS_MAX_THREADS) : 1;
 #else
     return 1;
 #endif
+}
+
+static int default_threads(void)
+{
+    int n = env_threads();
+    if (n > 0) {
+        return n;
+    }
+    n = available_cpus();
+    return n < XS_MAX_THREADS ? n : XS_MAX_THREADS;
 }
 
 int xs_get_num_threads(void)

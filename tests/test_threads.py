@@ -1,5 +1,7 @@
 """Rows of 2**20 terms or more are split over threads: same bits for any count."""
 
+import os
+import subprocess
 import sys
 import threading
 import time
@@ -330,3 +332,33 @@ def test_gil_is_released_during_a_long_reduction(restore_threads):
         # Up to three tries: on a loaded machine the ticker may not be
         # scheduled at all for one call; a held GIL gives 0 every time.
         assert any(_ticks_during(call) >= 3 for _ in range(3)), name
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("3", "3"), ("4294967298", "cap"), ("99999999999999999999999", "cap"), ("abc", "default"),
+    ("-2", "default"), ("2x", "default"), ("", "default")])
+def test_the_thread_count_from_the_environment(value, expected):
+    """Regression (issue 18.7): XSUMUFUNC_NUM_THREADS=4294967298 was read as
+    2 (atoi wrapped around); the default now follows the CPU affinity."""
+    code = ("import os, xsumufunc as xs; "
+            "print(xs.get_num_threads(), len(os.sched_getaffinity(0)))")
+    env = dict(os.environ, XSUMUFUNC_NUM_THREADS=value)
+    out = subprocess.run([sys.executable, "-P", "-c", code], env=env, capture_output=True,
+                         text=True, timeout=60, check=True).stdout.split()
+    got, cpus = int(out[0]), int(out[1])
+    if expected == "cap":
+        assert got >= 64 and got >= cpus
+    elif expected == "default":
+        assert got == cpus
+    else:
+        assert got == int(expected)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity here")
+def test_the_default_thread_count_follows_the_cpu_affinity():
+    code = ("import os; os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]}); "
+            "import xsumufunc as xs; print(xs.get_num_threads())")
+    env = {k: v for k, v in os.environ.items() if k != "XSUMUFUNC_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-P", "-c", code], env=env, capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    assert int(out) == 1
