@@ -10,6 +10,7 @@
 #include "xs_dot.h"
 #include "xs_dot_window.h"
 #include "xs_large.h"
+#include "xs_codes.h"
 #include "xs_columns.h"
 #include "xs_loops.h"
 #include "xs_short_row.h"
@@ -75,27 +76,34 @@ static void xs_store_state(xs_small *acc, char *out, npy_intp stride)
 
 /* ---- result targets ----------------------------------------------------- */
 
-static void store_float64(char *p, double x) { memcpy(p, &x, sizeof x); }
-static void store_float32(char *p, double x)
+static void store_float64(char *p, double x, const xs_target *self)
 {
+    (void)self;
+    memcpy(p, &x, sizeof x);
+}
+static void store_float32(char *p, double x, const xs_target *self)
+{
+    (void)self;
     float f = (float)x;                 /* exact: x is a float32 value */
     memcpy(p, &f, sizeof f);
 }
-static void store_float16(char *p, double x)
+static void store_float16(char *p, double x, const xs_target *self)
 {
+    (void)self;
     uint16_t h = xs_double_to_half(x);
     memcpy(p, &h, sizeof h);
 }
-static void store_bfloat16(char *p, double x)
+static void store_bfloat16(char *p, double x, const xs_target *self)
 {
+    (void)self;
     uint16_t b = xs_double_to_bfloat16(x);
     memcpy(p, &b, sizeof b);
 }
 
-const xs_target xs_target_float64 = {&xs_format_float64, store_float64};
-const xs_target xs_target_float32 = {&xs_format_float32, store_float32};
-const xs_target xs_target_float16 = {&xs_format_float16, store_float16};
-const xs_target xs_target_bfloat16 = {&xs_format_bfloat16, store_bfloat16};
+const xs_target xs_target_float64 = {&xs_format_float64, store_float64, NULL};
+const xs_target xs_target_float32 = {&xs_format_float32, store_float32, NULL};
+const xs_target xs_target_float16 = {&xs_format_float16, store_float16, NULL};
+const xs_target xs_target_bfloat16 = {&xs_format_bfloat16, store_bfloat16, NULL};
 
 /* A reduce_rows_ call: `outer` rows of n elements, row i read from
  * in + i * in_step (elements row_stride apart), its result stored at
@@ -151,6 +159,83 @@ static ptrdiff_t xs_terms(npy_intp outer, npy_intp n)
 #undef XS_LOAD
 #undef XS_WINDOW_CTYPE
 #undef XS_WINDOW_ADD
+/* Byte-coded formats (float8/float6/float4), one instance per slot: the
+ * Cython module binds each slot to an ml_dtypes dtype at import. */
+#define XS_CODE_LOADER(K) \
+    static inline uint64_t xs_load_code##K(const char *p) { return xs_load_code(K, p); }
+XS_CODE_LOADER(0) XS_CODE_LOADER(1) XS_CODE_LOADER(2) XS_CODE_LOADER(3) XS_CODE_LOADER(4)
+XS_CODE_LOADER(5) XS_CODE_LOADER(6) XS_CODE_LOADER(7) XS_CODE_LOADER(8) XS_CODE_LOADER(9)
+_Static_assert(XS_CODE_SLOTS == 10, "one template instance per code slot below");
+#define XS_IN code0
+#define XS_LOAD(p) xs_load_code0(p)
+#define XS_CODE_SLOT 0
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_LOAD
+#undef XS_CODE_SLOT
+#define XS_IN code1
+#define XS_LOAD(p) xs_load_code1(p)
+#define XS_CODE_SLOT 1
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_LOAD
+#undef XS_CODE_SLOT
+#define XS_IN code2
+#define XS_LOAD(p) xs_load_code2(p)
+#define XS_CODE_SLOT 2
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_LOAD
+#undef XS_CODE_SLOT
+#define XS_IN code3
+#define XS_LOAD(p) xs_load_code3(p)
+#define XS_CODE_SLOT 3
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_LOAD
+#undef XS_CODE_SLOT
+#define XS_IN code4
+#define XS_LOAD(p) xs_load_code4(p)
+#define XS_CODE_SLOT 4
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_LOAD
+#undef XS_CODE_SLOT
+#define XS_IN code5
+#define XS_LOAD(p) xs_load_code5(p)
+#define XS_CODE_SLOT 5
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_LOAD
+#undef XS_CODE_SLOT
+#define XS_IN code6
+#define XS_LOAD(p) xs_load_code6(p)
+#define XS_CODE_SLOT 6
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_LOAD
+#undef XS_CODE_SLOT
+#define XS_IN code7
+#define XS_LOAD(p) xs_load_code7(p)
+#define XS_CODE_SLOT 7
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_LOAD
+#undef XS_CODE_SLOT
+#define XS_IN code8
+#define XS_LOAD(p) xs_load_code8(p)
+#define XS_CODE_SLOT 8
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_LOAD
+#undef XS_CODE_SLOT
+#define XS_IN code9
+#define XS_LOAD(p) xs_load_code9(p)
+#define XS_CODE_SLOT 9
+#include "xs_loops_template.h"
+#undef XS_IN
+#undef XS_LOAD
+#undef XS_CODE_SLOT
 #undef XS_IN_IS_FLOAT
 
 /* Integers: loaded as their C type, added as exact 64-bit integers. */
@@ -282,7 +367,7 @@ void xs_state_round(char **args, const npy_intp *dimensions, const npy_intp *ste
     for (npy_intp i = 0; i < outer; i++) {
         xs_small acc;
         xs_load_state(&acc, args[0] + i * steps[0], steps[2]);
-        target->store(args[1] + i * steps[1], xs_small_round(&acc, target->format));
+        XS_STORE(target, args[1] + i * steps[1], xs_small_round(&acc, target->format));
     }
 }
 
@@ -297,7 +382,7 @@ void xs_state_mean(char **args, const npy_intp *dimensions, const npy_intp *step
         xs_load_state(&acc, args[0] + i * steps[0], steps[3]);
         memcpy(&count, args[1] + i * steps[1], sizeof count);
         uint64_t divisor = count > 0 ? (uint64_t)count : 0u;     /* 0: NaN */
-        target->store(args[2] + i * steps[2],
+        XS_STORE(target, args[2] + i * steps[2],
                       xs_small_round_divided(&acc, divisor, target->format));
     }
 }
@@ -325,7 +410,7 @@ void xs_dot_state_round(char **args, const npy_intp *dimensions, const npy_intp 
             xs_load_state(parts[k], args[0] + i * steps[0] + k * XS_STATE_LEN * steps[2],
                           steps[2]);
         }
-        target->store(args[1] + i * steps[1], xs_dot_round(&acc, target->format));
+        XS_STORE(target, args[1] + i * steps[1], xs_dot_round(&acc, target->format));
     }
 }
 
@@ -448,7 +533,7 @@ static void xs_dot_rows_##IN(char **args, const npy_intp *dimensions, const npy_
         xs_dot_compute_##IN(&acc, &large, job, args[0] + i * steps[0], \
                             args[1] + i * steps[1], n, steps[3], steps[4]); \
         if (target) { \
-            target->store(args[2] + i * steps[2], xs_dot_round(&acc, target->format)); \
+            XS_STORE(target, args[2] + i * steps[2], xs_dot_round(&acc, target->format)); \
         } \
         else { \
             xs_store_dot_state(&acc, args[2] + i * steps[2], steps[5]); \
@@ -477,6 +562,11 @@ XS_DOT_LOOP(float64, xs_dot_add_float64, XS_DOT_WINDOW_FLOAT64, XS_FMA_CLONES)
 XS_DOT_LOOP(float32, xs_dot_add_narrow, XS_DOT_NO_WINDOW, )
 XS_DOT_LOOP(float16, xs_dot_add_narrow, XS_DOT_NO_WINDOW, )
 XS_DOT_LOOP(bfloat16, xs_dot_add_narrow, XS_DOT_NO_WINDOW, )
+/* Byte-coded formats: every value is a float32 value, products exact. */
+#define XS_CODE_DOT_LOOP(K) XS_DOT_LOOP(code##K, xs_dot_add_narrow, XS_DOT_NO_WINDOW, )
+XS_CODE_DOT_LOOP(0) XS_CODE_DOT_LOOP(1) XS_CODE_DOT_LOOP(2) XS_CODE_DOT_LOOP(3)
+XS_CODE_DOT_LOOP(4) XS_CODE_DOT_LOOP(5) XS_CODE_DOT_LOOP(6) XS_CODE_DOT_LOOP(7)
+XS_CODE_DOT_LOOP(8) XS_CODE_DOT_LOOP(9)
 
 /* ---- tables read by the Cython module that registers the loops ---------- */
 
@@ -488,6 +578,9 @@ const xs_input_loops xs_input_loops_table[] = {
     XS_INPUT_ROW(bfloat16), XS_INPUT_ROW(bool),
     XS_INPUT_ROW(int8), XS_INPUT_ROW(uint8), XS_INPUT_ROW(int16), XS_INPUT_ROW(uint16),
     XS_INPUT_ROW(int32), XS_INPUT_ROW(uint32), XS_INPUT_ROW(int64), XS_INPUT_ROW(uint64),
+    XS_INPUT_ROW(code0), XS_INPUT_ROW(code1), XS_INPUT_ROW(code2), XS_INPUT_ROW(code3),
+    XS_INPUT_ROW(code4), XS_INPUT_ROW(code5), XS_INPUT_ROW(code6), XS_INPUT_ROW(code7),
+    XS_INPUT_ROW(code8), XS_INPUT_ROW(code9),
 };
 const int xs_input_loops_count =
     (int)(sizeof xs_input_loops_table / sizeof xs_input_loops_table[0]);
@@ -497,6 +590,16 @@ const xs_dot_loops xs_dot_loops_table[] = {
     {"float32", xs_dot_float32, xs_dot_state_float32},
     {"float16", xs_dot_float16, xs_dot_state_float16},
     {"bfloat16", xs_dot_bfloat16, xs_dot_state_bfloat16},
+    {"code0", xs_dot_code0, xs_dot_state_code0},
+    {"code1", xs_dot_code1, xs_dot_state_code1},
+    {"code2", xs_dot_code2, xs_dot_state_code2},
+    {"code3", xs_dot_code3, xs_dot_state_code3},
+    {"code4", xs_dot_code4, xs_dot_state_code4},
+    {"code5", xs_dot_code5, xs_dot_state_code5},
+    {"code6", xs_dot_code6, xs_dot_state_code6},
+    {"code7", xs_dot_code7, xs_dot_state_code7},
+    {"code8", xs_dot_code8, xs_dot_state_code8},
+    {"code9", xs_dot_code9, xs_dot_state_code9},
 };
 const int xs_dot_loops_count = (int)(sizeof xs_dot_loops_table / sizeof xs_dot_loops_table[0]);
 
@@ -507,13 +610,13 @@ const xs_named_target xs_targets_table[] = {
 const int xs_targets_count = (int)(sizeof xs_targets_table / sizeof xs_targets_table[0]);
 
 /* External linkage: stores to it cannot be optimised away. */
-void *xs_registration_arrays[512];
+void *xs_registration_arrays[XS_REGISTRATION_MAX];
 int xs_registration_count = 0;
 
 void *xs_keep_registration_array(void *p)
 {
     /* Called at import only, with the GIL held. */
-    if (p != NULL && xs_registration_count < 512) {
+    if (p != NULL && xs_registration_count < XS_REGISTRATION_MAX) {
         xs_registration_arrays[xs_registration_count++] = p;
     }
     return p;

@@ -2,6 +2,8 @@
  * The gufunc inner loops, one per input dtype and kind of result.  They
  * have NumPy's PyUFuncGenericFunction signature; the Cython module registers
  * them.  `data` is the xs_target to round into (NULL for state results).
+ * IN is a dtype name, or codeK: the byte-coded format in slot K
+ * (xs_codes.h; the Cython module binds slots to ml_dtypes dtypes).
  *
  *   xs_sum_IN        (n)->()    exact sum, rounded once into the target
  *   xs_mean_IN       (n)->()    exact sum / n, rounded once
@@ -49,6 +51,16 @@ XS_DECLARE_INPUT_LOOPS(int32)
 XS_DECLARE_INPUT_LOOPS(uint32)
 XS_DECLARE_INPUT_LOOPS(int64)
 XS_DECLARE_INPUT_LOOPS(uint64)
+XS_DECLARE_INPUT_LOOPS(code0)
+XS_DECLARE_INPUT_LOOPS(code1)
+XS_DECLARE_INPUT_LOOPS(code2)
+XS_DECLARE_INPUT_LOOPS(code3)
+XS_DECLARE_INPUT_LOOPS(code4)
+XS_DECLARE_INPUT_LOOPS(code5)
+XS_DECLARE_INPUT_LOOPS(code6)
+XS_DECLARE_INPUT_LOOPS(code7)
+XS_DECLARE_INPUT_LOOPS(code8)
+XS_DECLARE_INPUT_LOOPS(code9)
 XS_DECLARE_LOOP(xs_state_merge)
 XS_DECLARE_LOOP(xs_state_round)
 XS_DECLARE_LOOP(xs_state_mean)
@@ -60,6 +72,26 @@ XS_DECLARE_LOOP(xs_dot_state_float64)
 XS_DECLARE_LOOP(xs_dot_state_float32)
 XS_DECLARE_LOOP(xs_dot_state_float16)
 XS_DECLARE_LOOP(xs_dot_state_bfloat16)
+XS_DECLARE_LOOP(xs_dot_code0)
+XS_DECLARE_LOOP(xs_dot_state_code0)
+XS_DECLARE_LOOP(xs_dot_code1)
+XS_DECLARE_LOOP(xs_dot_state_code1)
+XS_DECLARE_LOOP(xs_dot_code2)
+XS_DECLARE_LOOP(xs_dot_state_code2)
+XS_DECLARE_LOOP(xs_dot_code3)
+XS_DECLARE_LOOP(xs_dot_state_code3)
+XS_DECLARE_LOOP(xs_dot_code4)
+XS_DECLARE_LOOP(xs_dot_state_code4)
+XS_DECLARE_LOOP(xs_dot_code5)
+XS_DECLARE_LOOP(xs_dot_state_code5)
+XS_DECLARE_LOOP(xs_dot_code6)
+XS_DECLARE_LOOP(xs_dot_state_code6)
+XS_DECLARE_LOOP(xs_dot_code7)
+XS_DECLARE_LOOP(xs_dot_state_code7)
+XS_DECLARE_LOOP(xs_dot_code8)
+XS_DECLARE_LOOP(xs_dot_state_code8)
+XS_DECLARE_LOOP(xs_dot_code9)
+XS_DECLARE_LOOP(xs_dot_state_code9)
 XS_DECLARE_LOOP(xs_dot_state_round)
 /* Reference for the benchmarks only: Kahan summation, not exact. */
 XS_DECLARE_LOOP(xs_kahan_float64)
@@ -92,5 +124,7 @@ extern const int xs_targets_count;
  * checkers still see a pointer to them after NumPy frees its ufuncs at
  * interpreter exit.  NULL in, NULL out. */
 void *xs_keep_registration_array(void *p);
+/* Room for every registration array (about 6 per loop registered). */
+#define XS_REGISTRATION_MAX 16384
 
 #endif

@@ -5,6 +5,8 @@
  *   XS_WINDOW_ADD    optional: the xs_window.c front end for contiguous rows
  *                    of XS_WINDOW_CTYPE elements
  *   XS_COLUMNS_ADD   optional: xs_columns.c, for reductions over a slow axis
+ *   XS_CODE_SLOT     optional: a byte-coded format's slot (xs_codes.h); rows
+ *                    are then summed by counting their codes
  *   XS_IN_IS_FLOAT   1: XS_LOAD(p) gives the element's float64 bit pattern
  *                    0: the element is an XS_IN_CTYPE integer, added exactly
  *                       by XS_ADD_INTEGER(acc, value), n copies of it by
@@ -24,6 +26,13 @@ static void XS_FN(accumulate_serial_)(xs_small *acc, xs_large **large, const cha
         xs_small_add_double_times(acc, XS_LOAD(p), (uint64_t)n);
         return;
     }
+#ifdef XS_CODE_SLOT
+    /* A byte-coded format: count the codes, then one exact multiply-add per
+     * code present (xs_codes.c). */
+    (void)large;
+    xs_code_accumulate(XS_CODE_SLOT, acc, p, n, stride);
+    return;
+#endif
     /* NULL for short rows, and when out of memory (the small accumulator is
      * exact too, only slower). */
     xs_large *L = n >= XS_LARGE_MIN_TERMS ? xs_large_for_row(large) : NULL;
@@ -103,7 +112,7 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, p
         double quick;
         if (!job->divide && n > 0 && n <= XS_SHORT_ROW_MAX &&
                 XS_FN(short_row_)(row, n, job->row_stride, job->target, &quick)) {
-            job->target->store(result, quick);
+            XS_STORE(job->target, result, quick);
             continue;
         }
 #endif
@@ -111,7 +120,7 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, p
         xs_small_init(&acc);
         XS_FN(accumulate_)(&acc, &large, row, n, job->row_stride);
         uint64_t divisor = job->divide ? (uint64_t)n : 1u;      /* n = 0: NaN */
-        job->target->store(result, xs_small_round_divided(&acc, divisor, job->target->format));
+        XS_STORE(job->target, result, xs_small_round_divided(&acc, divisor, job->target->format));
     }
     xs_large_free(large);
 }
@@ -137,7 +146,7 @@ static void XS_FN(reduce_column_range_)(void *job_ptr, int part, ptrdiff_t begin
         }
         uint64_t divisor = job->divide ? (uint64_t)job->n : 1u;
         for (npy_intp j = 0; j < cols; j++) {
-            job->target->store(job->out + (c0 + j) * job->out_step,
+            XS_STORE(job->target, job->out + (c0 + j) * job->out_step,
                                xs_small_round_divided(&accs[j], divisor, job->target->format));
         }
     }
@@ -301,7 +310,7 @@ void XS_FN(xs_cumsum_)(char **args, const npy_intp *dimensions, const npy_intp *
             memcpy(&v, in, sizeof v);
             XS_ADD_INTEGER(&acc, v);
 #endif
-            target->store(out, xs_small_round(&acc, target->format));
+            XS_STORE(target, out, xs_small_round(&acc, target->format));
         }
     }
     xs_restore_gil(gil);

@@ -110,7 +110,7 @@ void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *
             }
             double value = w.terms >= min_count ? xs_window_round(&w, mean, target->format)
                                                 : NAN;
-            target->store(out + k * steps[6], value);
+            XS_STORE(target, out + k * steps[6], value);
         }
     }
     if (saved) {

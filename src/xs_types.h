@@ -112,10 +112,18 @@ static inline uint64_t xs_load_bfloat16(const char *p)
 
 /* ---- result targets: a format to round to and how to store it ----------- */
 
-typedef struct {
+/* store(p, x, self) writes x, a value of the target's format (already
+ * rounded), at p.  ctx is the store's own data: NULL for the built-in
+ * dtypes, the byte-coded format's tables for the ml_dtypes 8/6/4-bit ones
+ * (xs_codes.h). */
+typedef struct xs_target {
     const xs_format *format;
-    void (*store)(char *p, double exactly_representable);
+    void (*store)(char *p, double exactly_representable, const struct xs_target *self);
+    const void *ctx;
 } xs_target;
+
+/* Store x through target t. */
+#define XS_STORE(t, p, x) ((t)->store((p), (x), (t)))
 
 extern const xs_target xs_target_float64;
 extern const xs_target xs_target_float32;

@@ -3,7 +3,7 @@
 import numpy as np
 from oracle import BFLOAT16, COMPONENT_DTYPE
 
-_UINT_OF_SIZE = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def _real_components(x):
@@ -19,7 +19,7 @@ def _real_components(x):
 
 
 def _isnan(x):
-    if x.dtype == BFLOAT16:
+    if x.dtype == BFLOAT16 or x.dtype.kind == "V":     # ml_dtypes: bfloat16, float8...
         x = x.astype(np.float32)
     return np.isnan(x)
 

@@ -64,6 +64,47 @@ FORMATS = {
     BFLOAT16: Format(8, -126, 127),
 }
 
+
+
+class CodeRules(NamedTuple):
+    """What a byte-coded (float8/float6/float4) format does beyond its grid,
+    from its specification (OCP FP8/MX, the fnuz papers), not from ml_dtypes.
+
+    ``max_finite``: its largest value (e4m3fn's 448 lies below the top of
+    its top binade).  ``overflow``: what a rounded magnitude beyond it (or an
+    infinity) becomes: "inf", "nan" or "saturate" (the largest value).
+    ``neg_zero``: whether -0 exists (fnuz formats: no).  ``nan``: whether it
+    has a NaN."""
+
+    fmt: Format
+    max_finite: Fraction
+    overflow: str
+    neg_zero: bool
+    nan: bool
+
+
+def _code(name, p, emin, emax, max_finite, overflow, neg_zero=True, nan=True):
+    if not hasattr(ml_dtypes, name):
+        return {}
+    return {np.dtype(getattr(ml_dtypes, name)): CodeRules(
+        Format(p, emin, emax), Fraction(max_finite), overflow, neg_zero, nan)}
+
+
+#: The byte-coded formats, by their specifications.
+CODE_RULES = {
+    **_code("float8_e4m3fn", 4, -6, 8, 448, "nan"),
+    **_code("float8_e5m2", 3, -14, 15, 57344, "inf"),
+    **_code("float8_e4m3fnuz", 4, -7, 7, 240, "nan", neg_zero=False),
+    **_code("float8_e5m2fnuz", 3, -15, 15, 57344, "nan", neg_zero=False),
+    **_code("float8_e4m3b11fnuz", 4, -10, 4, 30, "nan", neg_zero=False),
+    **_code("float8_e3m4", 5, -2, 3, Fraction(31, 2), "inf"),
+    **_code("float8_e4m3", 4, -6, 7, 240, "inf"),
+    **_code("float6_e2m3fn", 4, 0, 2, Fraction(15, 2), "saturate", nan=False),
+    **_code("float6_e3m2fn", 3, -2, 4, 28, "saturate", nan=False),
+    **_code("float4_e2m1fn", 2, 0, 2, 6, "saturate", nan=False),
+}
+CODE_DTYPES = list(CODE_RULES)
+
 FLOAT_DTYPES = [FLOAT64, FLOAT32, FLOAT16, BFLOAT16]
 COMPLEX_DTYPES = [COMPLEX64, COMPLEX128]
 COMPONENT_DTYPE = {COMPLEX64: FLOAT32, COMPLEX128: FLOAT64}
@@ -96,8 +137,21 @@ def _floor_log2(n, d):
 
 
 def _to_scalar(value, dtype):
-    """Exactly convert a Python float that is representable in ``dtype``."""
+    """Exactly convert a Python float that is representable in ``dtype``
+    (for a byte-coded format: a finite value of it, or NaN in one with NaN)."""
     dtype = np.dtype(dtype)
+    if dtype in CODE_RULES:
+        rules = CODE_RULES[dtype]
+        if math.isinf(value) and rules.overflow != "inf":
+            # NaN, or the largest value (saturation), with the sign
+            value = math.nan if rules.overflow == "nan" else math.copysign(
+                float(rules.max_finite), value)
+        if value == 0 and not rules.neg_zero:
+            value = 0.0
+        # NaN in a format without one (float6/float4) has no answer: the
+        # library stores what the format's own conversion gives and warns.
+        assert not math.isfinite(value) or abs(Fraction(value)) <= rules.max_finite
+        return np.array(value, dtype=np.float64).astype(dtype)[()]
     if dtype == BFLOAT16:
         return np.array(value, dtype=np.float32).astype(BFLOAT16)[()]
     return np.array(value, dtype=np.float64).astype(dtype)[()]
@@ -116,6 +170,8 @@ def round_fraction(q, dtype, zero_sign=1):
     Returns a NumPy scalar of ``dtype``.
     """
     dtype = np.dtype(dtype)
+    if dtype in CODE_RULES:
+        return _round_into_code(Fraction(q), dtype, zero_sign)
     fmt = FORMATS[dtype]
     q = Fraction(q)
     if q == 0:
@@ -146,6 +202,40 @@ def round_fraction(q, dtype, zero_sign=1):
     assert m <= (1 << fmt.p)
     value = math.ldexp(float(m), qe)  # exact: m < 2**54, result representable
     return _to_scalar(sign * value, dtype)
+
+
+def _grid_round(a, fmt):
+    """|a| > 0 rounded to nearest-even on fmt's grid with no upper exponent
+    limit: returns m, qe with the rounded magnitude m * 2**qe."""
+    n, d = a.numerator, a.denominator
+    e = _floor_log2(n, d)
+    qe = max(e, fmt.emin) - fmt.p + 1
+    num, den = (n << -qe, d) if qe <= 0 else (n, d << qe)
+    m, r = divmod(num, den)
+    if 2 * r > den or (2 * r == den and m & 1):
+        m += 1
+    return m, qe
+
+
+def code_special(dtype, what):
+    """A byte-coded format's answer for an infinite or NaN result: what ==
+    "inf", "-inf" or "nan" (Inf, NaN or saturation by its rules)."""
+    return _to_scalar({"inf": math.inf, "-inf": -math.inf, "nan": math.nan}[what], dtype)
+
+
+def _round_into_code(q, dtype, zero_sign):
+    """round_fraction for a byte-coded format: round on its grid, then its
+    own rule beyond its largest value."""
+    rules = CODE_RULES[dtype]
+    if q == 0:
+        return _to_scalar(math.copysign(0.0, zero_sign), dtype)
+    sign = -1 if q < 0 else 1
+    m, qe = _grid_round(abs(q), rules.fmt)
+    if m == 0:
+        return _to_scalar(math.copysign(0.0, sign), dtype)
+    if Fraction(m) * _pow2(qe) > rules.max_finite:
+        return code_special(dtype, "-inf" if sign < 0 else "inf")
+    return _to_scalar(sign * math.ldexp(float(m), qe), dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -213,7 +303,7 @@ def exact_sum_oracle(values, dtype=None, skip_nan=False):
         out.real = re
         out.imag = im
         return out[()]
-    if dtype not in FORMATS:
+    if dtype not in FORMATS and dtype not in CODE_RULES:
         raise TypeError(f"oracle: unsupported result dtype {dtype}")
 
     terms = [_as_python_real(v) for v in values]
@@ -247,7 +337,7 @@ def exact_sum_oracle(values, dtype=None, skip_nan=False):
 def default_result_dtype(in_dtype):
     """Default result dtype of exact_sum for an input dtype."""
     in_dtype = np.dtype(in_dtype)
-    if in_dtype in FORMATS or in_dtype in COMPONENT_DTYPE:
+    if in_dtype in FORMATS or in_dtype in COMPONENT_DTYPE or in_dtype in CODE_RULES:
         return in_dtype
     if in_dtype.kind in "biu":
         return FLOAT64
@@ -258,6 +348,8 @@ def terms_of(arr):
     """Exact Python terms of the elements of a 1-D array (in order)."""
     arr = np.asarray(arr)
     dt = arr.dtype
+    if dt in CODE_RULES:
+        return arr.astype(np.float64).tolist()  # exact: every value is a float64
     if dt in FORMATS or (dt.type is ml_dtypes.bfloat16):
         if dt.type is ml_dtypes.bfloat16:
             arr = arr.astype(np.float32)  # exact

@@ -46,6 +46,7 @@ import ml_dtypes
 import numpy as np
 from oracle import (
     BFLOAT16,
+    CODE_RULES,
     COMPONENT_DTYPE,
     FLOAT32,
     FLOAT64,
@@ -136,7 +137,7 @@ def exact_mean_oracle(values, dtype, skip_nan=False):
         out.real = re
         out.imag = im
         return out[()]
-    if dtype not in FORMATS:
+    if dtype not in FORMATS and dtype not in CODE_RULES:
         raise TypeError(f"oracle: unsupported result dtype {dtype}")
     terms = [_real_term(v) for v in values]
     if skip_nan:
@@ -216,7 +217,7 @@ def exact_dot_oracle(a_values, b_values, dtype):
         out.real = _real_dot(re_pairs, comp)
         out.imag = _real_dot(im_pairs, comp)
         return out[()]
-    if dtype not in FORMATS:
+    if dtype not in FORMATS and dtype not in CODE_RULES:
         raise TypeError(f"oracle: unsupported result dtype {dtype}")
     pairs = [(_real_term(x), _real_term(y)) for x, y in zip(a_values, b_values)]
     return _real_dot(pairs, dtype)

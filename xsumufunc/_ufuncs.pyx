@@ -57,6 +57,13 @@ cdef extern from "xs_loops.h":
 cdef extern from "xs_dot.h":
     int XS_DOT_SCALE
 
+cdef extern from "xs_codes.h":
+    int XS_CODE_SLOTS
+    int xs_code_format_init(int slot, const double *values, const unsigned char *encodable,
+                            const unsigned char *special_codes, int precision, int emin,
+                            int emax)
+    const xs_target *xs_code_target(int slot)
+
 cdef extern from "xs_moving.h":
     void xs_moving_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
 
@@ -238,20 +245,111 @@ cdef object _make_gufunc(list loops, int nin, int nout, str name, str doc, str s
         funcs, data, types, ntypes, nin, nout, cnp.PyUFunc_None, name_b, doc_b, 0, sig_b)
 
 
-cdef int _register_bf16(object ufunc, size_t fn_address, size_t data_address,
+cdef int _register_user(object ufunc, int usertype, size_t fn_address, size_t data_address,
                         list typenums) except -1:
+    """Add a loop on ml_dtypes' dtypes (type numbers assigned in this process)."""
     cdef int *args = <int *>_kept(PyMem_Malloc(len(typenums) * sizeof(int)))
     cdef int k
     for k in range(len(typenums)):
         args[k] = typenums[k]
-    cnp.PyUFunc_RegisterLoopForType(
-        <cnp.ufunc>ufunc, BF16_NUM, <cnp.PyUFuncGenericFunction>xs_pinned_loop, args,
-        _pinned(fn_address, <void *>data_address))
+    if cnp.PyUFunc_RegisterLoopForType(
+            <cnp.ufunc>ufunc, usertype, <cnp.PyUFuncGenericFunction>xs_pinned_loop, args,
+            _pinned(fn_address, <void *>data_address)) < 0:
+        raise RuntimeError(f"cannot register a loop of {ufunc.__name__} for {typenums}")
     return 0
 
 
-cdef size_t _target_address(str result):
+cdef int _register_bf16(object ufunc, size_t fn_address, size_t data_address,
+                        list typenums) except -1:
+    return _register_user(ufunc, BF16_NUM, fn_address, data_address, typenums)
+
+
+# ---- byte-coded formats: ml_dtypes' float8, float6 and float4 -----------
+#
+# Each gets a slot in src/xs_codes.c, filled here from ml_dtypes itself (the
+# value of every code, the codes its conversion gives 0, -0, Inf, -Inf and
+# NaN, its grid from ml_dtypes.finfo): the only place their layouts are read.
+# float8_e8m0fnu is left out on purpose: it encodes scales 2**k (no zero, no
+# sign), the exponents of MX blocks, not terms to add (docs/lowprec.md).
+_CODE_FORMAT_NAMES = (
+    "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+    "float8_e4m3b11fnuz", "float8_e3m4", "float8_e4m3",
+    "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
+)
+
+
+cdef dict _code_formats():
+    """{dtype: slot} for the formats this ml_dtypes has, their slots filled."""
+    cdef cnp.ndarray values, encodable, special
+    slots = {}
+    for name in _CODE_FORMAT_NAMES:
+        if not hasattr(ml_dtypes, name):
+            continue
+        dt = np.dtype(getattr(ml_dtypes, name))
+        slot = len(slots)
+        if slot >= XS_CODE_SLOTS:
+            break
+        codes = np.arange(256, dtype=np.uint8)
+        with np.errstate(all="ignore"):
+            values = np.ascontiguousarray(codes.view(dt).astype(np.float64))
+            encodable = np.ascontiguousarray(values.astype(dt).view(np.uint8) == codes)
+            special = np.ascontiguousarray(
+                np.array([0.0, -0.0, np.inf, -np.inf, np.nan]).astype(dt).view(np.uint8))
+        info = ml_dtypes.finfo(dt)
+        if xs_code_format_init(slot, <const double *>values.data,
+                               <const unsigned char *>encodable.data,
+                               <const unsigned char *>special.data,
+                               int(info.nmant) + 1, int(info.minexp),
+                               int(info.maxexp) - 1) != 0:
+            raise RuntimeError(f"xsumufunc: cannot read the format of ml_dtypes.{name}")
+        slots[dt] = slot
+    return slots
+
+
+_CODE_SLOTS = _code_formats()
+#: {dtype: (precision, emin, emax)} of the byte-coded formats read above;
+#: xsumufunc._core.dtypes takes them from here.
+CODE_FORMATS = {dt: (ml_dtypes.finfo(dt).nmant + 1, int(ml_dtypes.finfo(dt).minexp),
+                     int(ml_dtypes.finfo(dt).maxexp) - 1) for dt in _CODE_SLOTS}
+
+
+cdef size_t _target_address(object result):
+    """The xs_target of a result dtype (a name, or a byte-coded dtype)."""
+    if isinstance(result, np.dtype):
+        return <size_t>xs_code_target(_CODE_SLOTS[result])
     return <size_t>xs_targets_table[_TARGETS[result]].target
+
+
+cdef int _num(object result):
+    return result.num if isinstance(result, np.dtype) else (
+        BF16_NUM if result == "bfloat16" else np.dtype(result).num)
+
+
+def _code_loop_name(dt):
+    return f"code{_CODE_SLOTS[dt]}"
+
+
+cdef int _register_codes(object ufunc, dict loop_of, list other_inputs, int copies,
+                         list extra_nums, list results) except -1:
+    """Register the byte-coded formats on a rounding ufunc whose loops take
+    `copies` arguments of the input dtype, then extra_nums, then the result.
+
+    loop_of: {input key: loop address}, keys dtype names and codeK;
+    other_inputs: (type number, key) of the inputs that have loops already;
+    results: the other result dtypes (names).  Each code format gets every
+    other input rounded into it, and itself as input rounded into every
+    result, its own default (itself) registered last.
+    """
+    for code in _CODE_SLOTS:
+        for num, key in other_inputs:
+            _register_user(ufunc, code.num, loop_of[key], _target_address(code),
+                           [num] * copies + extra_nums + [code.num])
+        outs = list(results) + [c for c in _CODE_SLOTS if c != code] + [code]
+        for result in outs:
+            _register_user(ufunc, code.num, loop_of[_code_loop_name(code)],
+                           _target_address(result),
+                           [code.num] * copies + extra_nums + [_num(result)])
+    return 0
 
 
 _INPUTS = _input_loops()
@@ -288,6 +386,11 @@ cdef object _rounding_gufunc(str kind, str name, str doc, str signature):
         out_num = BF16_NUM if result == "bfloat16" else np.dtype(result).num
         _register_bf16(ufunc, <size_t>_pick(row, kind), _target_address(result),
                        [BF16_NUM, out_num])
+    others = ([(np.dtype(ch).num, _loop_name(np.dtype(ch))) for ch in _INTEGER_CHARS]
+              + [(np.dtype(f).num, f) for f in _FLOAT_INPUTS] + [(BF16_NUM, "bfloat16")])
+    loops = {key: <size_t>_pick(row, kind) for key, row in _INPUTS.items()}
+    _register_codes(ufunc, loops, others, 1, [],
+                    list(_BF16_RESULTS_LAST_WINS))
     return ufunc
 
 
@@ -306,6 +409,9 @@ cdef object _state_gufunc():
         f"(n)->({XS_STATE_LEN})")
     _register_bf16(ufunc, <size_t>_pick(_INPUTS["bfloat16"], "state"), 0,
                    [BF16_NUM, INT64_NUM])
+    for code in _CODE_SLOTS:
+        _register_user(ufunc, code.num, <size_t>_pick(_INPUTS[_code_loop_name(code)], "state"),
+                       0, [code.num, INT64_NUM])
     return ufunc
 
 
@@ -327,6 +433,10 @@ cdef object _masked_state_gufunc():
         f"(n),(n),()->({XS_STATE_LEN}),()")
     _register_bf16(ufunc, <size_t>_pick(_INPUTS["bfloat16"], "masked_state"), 0,
                    [BF16_NUM, bool_num, bool_num, INT64_NUM, INT64_NUM])
+    for code in _CODE_SLOTS:
+        _register_user(ufunc, code.num,
+                       <size_t>_pick(_INPUTS[_code_loop_name(code)], "masked_state"), 0,
+                       [code.num, bool_num, bool_num, INT64_NUM, INT64_NUM])
     return ufunc
 
 
@@ -343,6 +453,9 @@ cdef object _round_gufunc(size_t loop, int nin, str name, str doc, str signature
              for result in _BUILTIN_RESULTS]
     ufunc = _make_gufunc(loops, nin, 1, name, doc, signature)
     _register_bf16(ufunc, loop, _target_address("bfloat16"), [INT64_NUM] * nin + [BF16_NUM])
+    for code in _CODE_SLOTS:
+        _register_user(ufunc, code.num, loop, _target_address(code),
+                       [INT64_NUM] * nin + [code.num])
     return ufunc
 
 
@@ -368,6 +481,9 @@ cdef object _dot_state_gufunc():
         "exact_dot_state_round_ufunc).",
         f"(n),(n)->({3 * XS_STATE_LEN})")
     _register_bf16(ufunc, states["bfloat16"], 0, [BF16_NUM, BF16_NUM, INT64_NUM])
+    for code in _CODE_SLOTS:
+        _register_user(ufunc, code.num, states[_code_loop_name(code)], 0,
+                       [code.num, code.num, INT64_NUM])
     return ufunc
 
 
@@ -393,6 +509,9 @@ cdef object _dot_gufunc():
         out_num = BF16_NUM if result == "bfloat16" else np.dtype(result).num
         _register_bf16(ufunc, dots["bfloat16"], _target_address(result),
                        [BF16_NUM, BF16_NUM, out_num])
+    others = [(np.dtype(f).num, f) for f in _FLOAT_INPUTS] + [(BF16_NUM, "bfloat16")]
+    _register_codes(ufunc, dots, others, 2, [],
+                    list(_BF16_RESULTS_LAST_WINS))
     return ufunc
 
 
@@ -451,6 +570,9 @@ cdef object _moving_gufunc():
         "(n),(),(),()->(n)")
     _register_bf16(ufunc, <size_t>xs_moving_float64, _target_address("bfloat16"),
                    [f64, i64, i64, b, BF16_NUM])
+    for code in _CODE_SLOTS:
+        _register_user(ufunc, code.num, <size_t>xs_moving_float64, _target_address(code),
+                       [f64, i64, i64, b, code.num])
     return ufunc
 
 

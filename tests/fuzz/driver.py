@@ -43,6 +43,8 @@ from fractions import Fraction
 import numpy as np
 from oracle import (
     BFLOAT16,
+    CODE_DTYPES,
+    CODE_RULES,
     FLOAT16,
     FLOAT32,
     FLOAT64,
@@ -56,11 +58,51 @@ from oracle_products import exact_dot_oracle, exact_mean_oracle
 
 import xsumufunc as xs
 
-INPUT_DTYPES = (FLOAT64, FLOAT64, FLOAT32, FLOAT16, BFLOAT16)
-TARGETS = (FLOAT64, FLOAT32, FLOAT16, BFLOAT16)
+# The byte-coded formats (float8/float6/float4) come in about one case in six,
+# as inputs and as targets.
+INPUT_DTYPES = (FLOAT64, FLOAT64, FLOAT32, FLOAT16, BFLOAT16, "code")
+TARGETS = (FLOAT64, FLOAT32, FLOAT16, BFLOAT16, "code")
 KINDS = ("wide", "narrow", "cancel", "subnormal", "tie", "zeros", "overflow")
 KIND_WEIGHTS = (0.2, 0.15, 0.2, 0.1, 0.2, 0.05, 0.1)
-_UNSIGNED = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _fmt(dtype):
+    return FORMATS[dtype] if dtype in FORMATS else CODE_RULES[dtype].fmt
+
+
+def _pick(rng, choices):
+    """One of choices; "code" stands for a random byte-coded format."""
+    choice = choices[int(rng.integers(0, len(choices)))]
+    return CODE_DTYPES[int(rng.integers(0, len(CODE_DTYPES)))] if choice == "code" else choice
+
+
+def _code_values(rng, kind, n, dtype):
+    """Terms of a byte-coded format, picked among its finite values by kind:
+    any (wide), a few neighbouring binades (narrow), big values and their
+    negatives around small ones (cancel), the smallest (subnormal), the
+    largest (overflow)."""
+    values = np.arange(256, dtype=np.uint8).view(dtype).astype(np.float64)
+    finite = np.unique(values[np.isfinite(values)])
+    magnitudes = np.unique(np.abs(finite))
+    k = len(magnitudes)
+    if kind == "narrow":
+        lo = int(rng.integers(0, k))
+        pool = magnitudes[lo:lo + 8]
+    elif kind == "subnormal":
+        pool = magnitudes[:1 << (CODE_RULES[dtype].fmt.p)]
+    elif kind == "overflow":
+        pool = magnitudes[-4:]
+    else:
+        pool = magnitudes
+    x = rng.choice(pool, n) * np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    if kind == "cancel":
+        half = n // 2
+        x[half:2 * half] = -x[:half]
+        x = x[rng.permutation(n)]
+    if kind == "overflow":
+        x = np.abs(x) * np.where(rng.random(n) < 0.8, 1.0, -1.0)
+    return _as(x, dtype)
 # Every finite float64 is an integer multiple of 2**-1126 as frexp splits it.
 _UNIT = 1126
 _INT64 = np.dtype(np.int64)
@@ -141,8 +183,9 @@ def _overflow(rng, n, dtype):
 def _tie(rng, n, target):
     """Terms whose exact sum is a tie at target's last bit (or a tiny term
     off it), and the input dtype that holds them exactly."""
-    fmt = FORMATS[target]
-    in_dtype = FLOAT32 if target in (FLOAT16, BFLOAT16) and rng.random() < 0.5 else FLOAT64
+    fmt = _fmt(target)
+    narrow = target in (FLOAT16, BFLOAT16) or target in CODE_RULES
+    in_dtype = FLOAT32 if narrow and rng.random() < 0.5 else FLOAT64
     in_fmt = FORMATS[in_dtype]
     lowest = max(fmt.emin, in_fmt.qmin + fmt.p + 45)
     if rng.random() < 0.1:
@@ -172,6 +215,8 @@ def _tie(rng, n, target):
 
 
 def _values(rng, kind, n, dtype, target):
+    if dtype in CODE_RULES and kind in ("wide", "narrow", "cancel", "subnormal", "overflow"):
+        return _code_values(rng, kind, n, dtype), dtype
     if kind == "wide":
         return _finite_bits(rng, n, dtype), dtype
     if kind == "narrow":
@@ -228,8 +273,8 @@ class Case:
     def __init__(self, seed, index):
         rng = np.random.default_rng([seed, index])
         self.seed, self.index = seed, index
-        self.target = TARGETS[int(rng.integers(0, len(TARGETS)))]
-        dtype = INPUT_DTYPES[int(rng.integers(0, len(INPUT_DTYPES)))]
+        self.target = _pick(rng, TARGETS)
+        dtype = _pick(rng, INPUT_DTYPES)
         self.kind = KINDS[int(rng.choice(len(KINDS), p=KIND_WEIGHTS))]
         n = _length(rng)
         x, self.dtype = _values(rng, self.kind, n, dtype, self.target)

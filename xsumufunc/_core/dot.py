@@ -7,7 +7,8 @@ from . import dtypes
 from .spec import check_out
 
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
-NARROW = {_F16, dtypes.BFLOAT16, _F32}
+# Float dtypes whose values are all float32 values (products exact in float64).
+NARROW = {_F16, dtypes.BFLOAT16, _F32, *dtypes.CODES}
 # Integers whose every value is a float64, so products stay exact.
 _SMALL_INTEGER_BITS = 32
 
@@ -29,12 +30,18 @@ def compute_dtype(da, db):
 
 
 def default_result(da, db):
-    """np.result_type for floats (float16 with bfloat16: float32); float64 when
-    both operands are bool or integer."""
+    """np.result_type for floats (float16 with bfloat16, and unlike float8,
+    float6 and float4 formats: float32); float64 when both operands are bool
+    or integer."""
     if da.kind in "biu" and db.kind in "biu":
         return _F64
     if {da, db} == {_F16, dtypes.BFLOAT16}:
         return _F32
+    if da != db and (dtypes.is_code(da) or dtypes.is_code(db)):
+        # No NumPy promotion between these formats (nor with float16 or
+        # bfloat16): float32 holds every value of both; with float64 or an
+        # integer, float64.
+        return _F32 if da in NARROW and db in NARROW else _F64
     res = np.result_type(da, db)
     return res if res in dtypes.REAL_RESULTS else _F64
 

@@ -3,28 +3,45 @@
 import ml_dtypes
 import numpy as np
 
+from .._ufuncs import CODE_FORMATS
+
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
+#: ml_dtypes' float8, float6 and float4 dtypes (one value per byte), read
+#: from ml_dtypes by the extension at import; {dtype: (p, emin, emax)}.
+CODES = tuple(CODE_FORMATS)
 #: Real dtypes a result can be rounded into.
-REAL_RESULTS = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16), BFLOAT16)
+REAL_RESULTS = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16),
+                BFLOAT16) + CODES
 #: Complex results: each component is rounded into the matching real dtype.
 COMPLEX_RESULTS = {np.dtype(np.complex128): np.dtype(np.float64),
                    np.dtype(np.complex64): np.dtype(np.float32)}
 _SUPPORTED_TEXT = ("bool, integer (up to 64 bits), float16, float32, float64, "
-                   "bfloat16, complex64 or complex128")
+                   "bfloat16, the ml_dtypes float8/float6/float4 formats, "
+                   "complex64 or complex128")
+#: A scale format, refused with its own reason (docs/lowprec.md).
+_SCALE_ONLY = np.dtype(ml_dtypes.float8_e8m0fnu) if hasattr(ml_dtypes, "float8_e8m0fnu") else None
 
 
-#: Binary formats of the real result dtypes: (precision p, emin, emax).
+#: Binary formats of the real result dtypes: (precision p, emin, emax);
+#: emax is the exponent of the top binade (e4m3fn's largest value, 448,
+#: lies below the top of it: what lies above is its overflow).
 FORMATS = {
     np.dtype(np.float64): (53, -1022, 1023),
     np.dtype(np.float32): (24, -126, 127),
     np.dtype(np.float16): (11, -14, 15),
     BFLOAT16: (8, -126, 127),
+    **CODE_FORMATS,
 }
 
 
+def is_code(dtype):
+    """Is dtype one of the byte-coded float8/float6/float4 formats?"""
+    return dtype in CODE_FORMATS
+
+
 def _name(dtype):
-    return "bfloat16" if dtype == BFLOAT16 else str(dtype)
+    return str(dtype)
 
 
 def native(dtype):
@@ -41,6 +58,10 @@ def input_kind(dtype, func_name):
         return "real"
     if dtype in COMPLEX_RESULTS:
         return "complex"
+    if dtype == _SCALE_ONLY:
+        raise TypeError(
+            f"{func_name}: float8_e8m0fnu holds scales (powers of two, no zero, no sign), "
+            "not terms to add; convert with .astype(numpy.float32) if a sum of them is meant")
     raise TypeError(
         f"{func_name}: unsupported input dtype {_name(dtype)}; "
         f"supported: {_SUPPORTED_TEXT}")

@@ -64,9 +64,11 @@ def _reduce_component(values, axes, result, target, initial_state, mean, selecti
 
 
 # Native input dtypes whose first registered loop is also their default
-# result, so that a plain call needs no signature (see _ufuncs.pyx).
+# result, so that a plain call needs no signature (see _ufuncs.pyx); the
+# byte-coded formats too, given their signature (NumPy's search among the
+# loops of several user dtypes is not theirs to trust).
 _PLAIN_CALL_DTYPES = frozenset(
-    [np.dtype(c) for c in "?bBhHiIlLqQefd"] + [dtypes.BFLOAT16])
+    [np.dtype(c) for c in "?bBhHiIlLqQefd"] + [dtypes.BFLOAT16] + list(dtypes.CODES))
 
 
 def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_nan,
@@ -80,11 +82,12 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
             and a.size):
         # The common call, with the least Python in front of the loop.
         ufunc = exact_mean_ufunc if mean else exact_sum_ufunc
+        kw = {"signature": (a.dtype, a.dtype)} if dtypes.is_code(a.dtype) else {}
         if axis is None and a.ndim == 1:
-            return ufunc(a)
+            return ufunc(a, **kw)
         if type(axis) is int and a.ndim > 1:
             try:
-                return ufunc(a, axis=axis)
+                return ufunc(a, axis=axis, **kw)
             except np.exceptions.AxisError:
                 pass          # raised again below, with our message
     a, _ = as_input(a, func_name)

@@ -84,10 +84,13 @@ def canonical(states):
 def initial_state(value, kind):
     """The exact state of the one term `value` (a checked 0-d array, see
     spec.check_initial), per component: a tuple of one or two states."""
+    def state_of(part):
+        part = np.asarray(part).reshape(1)
+        return exact_sum_state_ufunc(part, signature=(dtypes.native(part.dtype), fmt.NATIVE))
+
     if kind == "real":
-        return (exact_sum_state_ufunc(value.reshape(1)),)
-    return tuple(exact_sum_state_ufunc(np.asarray(part).reshape(1))
-                 for part in (value.real, value.imag))
+        return (state_of(value),)
+    return tuple(state_of(part) for part in (value.real, value.imag))
 
 
 def check_states(state, func_name, argname="state", complex_parts=False):

@@ -80,6 +80,15 @@ def _resolve_dtype(x, dtype, func_name):
         raise TypeError(f"{func_name}: dtype {dtype!r} is not a data type") from None
 
 
+def _summable(dtype):
+    """Is dtype one we sum exactly (ml_dtypes' formats included: kind 'V')?"""
+    try:
+        _dtypes.input_kind(dtype, "")
+    except TypeError:
+        return False
+    return True
+
+
 def _exact_into(x, result, compute, func_name):
     """Run compute(values, dtype) exactly into a float or complex `result`;
     real input into a complex result gets a zero imaginary part."""
@@ -132,7 +141,7 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False):
     """
     x = _check_array(x, "sum")
     result = _resolve_dtype(x, dtype, "sum")
-    if result.kind in "biu" or x.dtype.kind not in "biufc" or (
+    if result.kind in "biu" or not _summable(x.dtype) or (
             x.dtype.kind == "c" and result.kind != "c"):
         # Integer results are exact in NumPy; other kinds get NumPy's errors.
         return _as_array(np.sum(x, axis=axis, dtype=result, keepdims=keepdims))
@@ -231,7 +240,7 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     if include_initial not in (True, False):
         raise TypeError(f"cumulative_sum: include_initial must be a bool, not "
                         f"{include_initial!r}")
-    if result.kind in "biu" or x.dtype.kind not in "biufc" or (
+    if result.kind in "biu" or not _summable(x.dtype) or (
             x.dtype.kind == "c" and result.kind != "c"):
         return np.cumulative_sum(x, axis=axis, dtype=result, include_initial=include_initial)
     sums = _exact_into(x, result, lambda v, d: exact_add.accumulate(v, axis=axis, dtype=d),

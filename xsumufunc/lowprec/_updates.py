@@ -6,7 +6,7 @@ import numbers
 import ml_dtypes
 import numpy as np
 
-from .._core.dtypes import reject_masked
+from .._core.dtypes import CODES, reject_masked
 from .._core.spec import normalize_axes
 from .._lowprec_ufuncs import (
     _stochastic_round_to_bfloat16,
@@ -16,6 +16,7 @@ from .._lowprec_ufuncs import (
     kahan_sum_ufunc,
     stochastic_add_ufunc,
 )
+from . import _codes
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 FLOAT16 = np.dtype(np.float16)
@@ -24,8 +25,9 @@ FLOAT64 = np.dtype(np.float64)
 UINT16 = np.dtype(np.uint16)
 UINT32 = np.dtype(np.uint32)
 
-#: Dtypes weights (and compensations) can be stored in.
-STORAGE_DTYPES = (BFLOAT16, FLOAT16, FLOAT32)
+#: Dtypes weights (and compensations) can be stored in: the C loops' and
+#: ml_dtypes' float8/float6/float4 formats (NumPy bodies in _codes.py).
+STORAGE_DTYPES = (BFLOAT16, FLOAT16, FLOAT32) + CODES
 #: Float dtypes accepted as updates or values to round.
 _FLOAT_INPUTS = (BFLOAT16, FLOAT16, FLOAT32, FLOAT64)
 _SUM_DTYPES = (BFLOAT16, FLOAT16, FLOAT32, FLOAT64)
@@ -35,7 +37,7 @@ _ROUND_UFUNCS = {BFLOAT16: _stochastic_round_to_bfloat16,
 
 
 def _name(dtype):
-    return "bfloat16" if dtype == BFLOAT16 else str(dtype)
+    return str(dtype)
 
 
 def _names(dtypes):
@@ -175,18 +177,31 @@ def kahan_add(w, c, u, out=None):
     func = "kahan_add"
     w = _storage_array(w, func, "w")
     c = _storage_array(c, func, "c")
-    if c.dtype != w.dtype:
-        raise TypeError(f"{func}: c has dtype {_name(c.dtype)}; it must be w's dtype "
-                        f"{_name(w.dtype)}")
-    u = _update_for(w.dtype, _float_array(u, func, "u"))
+    wider = (BFLOAT16, FLOAT16, FLOAT32) if w.dtype in CODES else ()
+    if c.dtype != w.dtype and c.dtype not in wider:
+        allowed = _names((w.dtype,) + wider)
+        raise TypeError(f"{func}: c has dtype {_name(c.dtype)}; for w of dtype "
+                        f"{_name(w.dtype)} it must be {allowed}")
+    u = _float_array(u, func, "u")
+    coded = w.dtype in CODES
+    u = u.astype(FLOAT64) if coded else _update_for(w.dtype, u)
     shape = np.broadcast_shapes(w.shape, c.shape, u.shape)
+    if out is not None:
+        if not isinstance(out, tuple) or len(out) != 2:
+            raise TypeError(f"{func}: out must be a tuple of two arrays (w_out, c_out)")
+        _check_out(out[0], w.dtype, shape, func, "out[0]")
+        _check_out(out[1], c.dtype, shape, func, "out[1]")
+    if not coded:
+        if out is None:
+            return tuple(_unwrap(r, shape) for r in kahan_add_ufunc(w, c, u))
+        return kahan_add_ufunc(w, c, u, out=out)
+    w_new, c_new = _codes.kahan_add(*np.broadcast_arrays(w, c), u)
     if out is None:
-        return tuple(_unwrap(r, shape) for r in kahan_add_ufunc(w, c, u))
-    if not isinstance(out, tuple) or len(out) != 2:
-        raise TypeError(f"{func}: out must be a tuple of two arrays (w_out, c_out)")
-    _check_out(out[0], w.dtype, shape, func, "out[0]")
-    _check_out(out[1], w.dtype, shape, func, "out[1]")
-    return kahan_add_ufunc(w, c, u, out=out)
+        return _unwrap(np.broadcast_to(w_new, shape).copy(), shape), \
+            _unwrap(np.broadcast_to(c_new, shape).copy(), shape)
+    out[0][...] = w_new
+    out[1][...] = c_new
+    return out
 
 
 def stochastic_round(x, dtype, bits=None, rng=None, out=None):
@@ -245,10 +260,20 @@ def stochastic_round(x, dtype, bits=None, rng=None, out=None):
         target = np.dtype(dtype)
     except TypeError as exc:
         raise TypeError(f"{func}: dtype {dtype!r} is not a NumPy dtype") from exc
-    if target not in _ROUND_UFUNCS:
+    if target not in _ROUND_UFUNCS and target not in CODES:
         raise TypeError(f"{func}: dtype {_name(target)} is not supported; "
                         f"allowed: {_names(STORAGE_DTYPES)}")
     x = _float_array(x, func, "x")
+    if target in CODES:
+        x = x.astype(FLOAT64)                                        # exact
+        r = _random_bits(bits, rng, x.shape, func)
+        if out is not None:
+            _check_out(out, target, x.shape, func, "out")
+        result = _codes.stochastic_round(x, r, 8 * r.dtype.itemsize, target)
+        if out is None:
+            return _unwrap(result, x.shape)
+        out[...] = result
+        return out
     if target == FLOAT32 or x.dtype in (BFLOAT16, FLOAT16):
         x = x.astype(FLOAT64 if target == FLOAT32 else FLOAT32)     # exact
     shape = x.shape
@@ -303,9 +328,19 @@ def stochastic_add(w, u, bits=None, rng=None, out=None):
     """
     func = "stochastic_add"
     w = _storage_array(w, func, "w")
-    u = _update_for(w.dtype, _float_array(u, func, "u"))
+    u = _float_array(u, func, "u")
+    coded = w.dtype in CODES
+    u = u.astype(FLOAT64) if coded else _update_for(w.dtype, u)
     shape = np.broadcast_shapes(w.shape, u.shape)
     r = _random_bits(bits, rng, shape, func)
+    if coded:
+        if out is not None:
+            _check_out(out, w.dtype, shape, func, "out")
+        result = _codes.stochastic_add(w, u, r, 8 * r.dtype.itemsize)
+        if out is None:
+            return _unwrap(result, shape)
+        out[...] = result
+        return out
     if out is None:
         return _unwrap(stochastic_add_ufunc(w, u, r), shape)
     _check_out(out, w.dtype, shape, func, "out")
