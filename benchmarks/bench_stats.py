@@ -1,7 +1,9 @@
 """Speed of the exact statistics: var/std against NumPy, moving sums against
-bottleneck (when installed) and a NumPy cumsum-difference moving sum.
+bottleneck (when installed) or a NumPy cumsum-difference moving sum, and
+correctly rounded prefix sums (exact_add.accumulate) against np.cumsum.
 
     python benchmarks/bench_stats.py            # n = 1e6, one thread
+    python benchmarks/bench_stats.py --runs 3   # the median of three runs (README)
     python benchmarks/bench_stats.py --n 1e5 --rounds 5
 
 Same-process, interleaved medians (one call of each method per round, see
@@ -12,6 +14,7 @@ over the whole float64 range.
 
 import argparse
 import os
+import statistics
 import sys
 
 import numpy as np
@@ -52,27 +55,42 @@ def main(argv=None):
     parser.add_argument("--n", type=float, default=1e6)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--window", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
     args = parser.parse_args(argv)
     n = int(args.n)
     xs.set_num_threads(1)
-    rng = np.random.default_rng(0)
-    print(f"n = {n:,}, one thread, median of {args.rounds} interleaved rounds; "
-          "ratio = exact / inexact\n")
+    print(f"n = {n:,}, one thread, median of {args.runs} run(s) of {args.rounds} interleaved "
+          "rounds; ratio = exact / inexact\n")
     print("| data | exact_var / np.var | exact_std / np.std | exact_moving_sum / "
           f"{'bottleneck.move_sum' if bottleneck else 'cumsum difference'} (window "
-          f"{args.window}) | ns per element (moving) |")
-    print("|---|---|---|---|---|")
+          f"{args.window}) | ns per element (moving) | exact_add.accumulate / np.cumsum "
+          "| ns per element (accumulate) |")
+    print("|---|---|---|---|---|---|---|")
+    runs = [one_run(n, args.window, args.rounds) for _ in range(args.runs)]
+    for name in runs[0]:
+        cell = {k: statistics.median(r[name][k] for r in runs) for k in runs[0][name]}
+        print(f"| {name} | {cell['var']:.2f} | {cell['std']:.2f} | {cell['move']:.1f} | "
+              f"{cell['move ns']:.1f} | {cell['acc']:.1f} | {cell['acc ns']:.1f} |")
+
+
+def one_run(n, w, rounds):
+    """{data: {column: ratio or ns per element}} for one run."""
+    rng = np.random.default_rng(0)
+    out = {}
     with np.errstate(all="ignore"):
         for name, x in datasets(n, rng).items():
-            w = args.window
             reference = ((lambda x=x: bottleneck.move_sum(x, w)) if bottleneck
                          else (lambda x=x: cumsum_moving_sum(x, w)))
             t = measure({"var": lambda x=x: xs.exact_var(x), "np.var": lambda x=x: np.var(x),
                          "std": lambda x=x: xs.exact_std(x), "np.std": lambda x=x: np.std(x),
-                         "move": lambda x=x: xs.exact_moving_sum(x, w), "ref": reference},
-                        args.rounds)
-            print(f"| {name} | {t['var'] / t['np.var']:.2f} | {t['std'] / t['np.std']:.2f} | "
-                  f"{t['move'] / t['ref']:.1f} | {t['move'] / n * 1e9:.1f} |")
+                         "move": lambda x=x: xs.exact_moving_sum(x, w), "ref": reference,
+                         "acc": lambda x=x: xs.exact_add.accumulate(x),
+                         "cumsum": lambda x=x: np.cumsum(x)},
+                        rounds)
+            out[name] = {"var": t["var"] / t["np.var"], "std": t["std"] / t["np.std"],
+                         "move": t["move"] / t["ref"], "move ns": t["move"] / n * 1e9,
+                         "acc": t["acc"] / t["cumsum"], "acc ns": t["acc"] / n * 1e9}
+    return out
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@
 #include "xs_codes.h"
 #include "xs_columns.h"
 #include "xs_loops.h"
+#include "xs_running.h"
 #include "xs_short_row.h"
 #include "xs_threads.h"
 #include "xs_window.h"

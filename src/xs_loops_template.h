@@ -302,16 +302,36 @@ void XS_FN(xs_cumsum_)(char **args, const npy_intp *dimensions, const npy_intp *
         char *out = args[1] + i * steps[1];
         xs_small acc;
         xs_small_init(&acc);
-        for (npy_intp k = 0; k < n; k++, in += steps[2], out += steps[3]) {
 #if XS_IN_IS_FLOAT
-            xs_small_add_bits(&acc, XS_LOAD(in));
+        /* Most prefixes are rounded from a two-double approximation that
+         * provably decides them; the others from the accumulator, after
+         * which the approximation is rebuilt (xs_running.h). */
+        xs_running run;
+        xs_running_init(&run);
+        for (npy_intp k = 0; k < n; k++, in += steps[2], out += steps[3]) {
+            uint64_t bits = XS_LOAD(in);
+            xs_small_add_bits(&acc, bits);
+            double x, value;
+            memcpy(&x, &bits, sizeof x);
+            if (run.valid) {
+                xs_running_add(&run, x);
+            }
+            if (!xs_running_round(&run, target->format, &value)) {
+                value = xs_small_round(&acc, target->format);
+                if (!(acc.flags & (XS_NAN | XS_POS_INF | XS_NEG_INF))) {
+                    xs_running_rebuild(&run, &acc);
+                }
+            }
+            XS_STORE(target, out, value);
+        }
 #else
+        for (npy_intp k = 0; k < n; k++, in += steps[2], out += steps[3]) {
             XS_IN_CTYPE v;
             memcpy(&v, in, sizeof v);
             XS_ADD_INTEGER(&acc, v);
-#endif
             XS_STORE(target, out, xs_small_round(&acc, target->format));
         }
+#endif
     }
     xs_restore_gil(gil);
 }

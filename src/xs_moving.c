@@ -7,9 +7,10 @@
  * fixed-point accumulator cannot take back is kept beside it as counts:
  * the infinities of each sign, the terms that are not -0.0 (a window of
  * only -0.0 sums to -0.0) and the non-NaN terms (NaNs are not terms, as in
- * bottleneck's move_sum).  Each output rounds a copy of the accumulator
- * once (xs_small_round), so an output costs one carry propagation and one
- * rounding: O(1) per element whatever the window length.
+ * bottleneck's move_sum).  A sum is mostly rounded from the two-double
+ * approximation of xs_running.h, which provably decides it, else (and for
+ * means) from the accumulator (one carry propagation and one rounding):
+ * O(1) per element whatever the window length.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "xs_round.h"
+#include "xs_running.h"
 #include "xs_small.h"
 #include "xs_types.h"
 
@@ -31,6 +33,7 @@
 
 typedef struct {
     xs_small acc;          /* the finite terms in the window */
+    xs_running run;        /* a fast approximation of acc (sums only) */
     int64_t terms;         /* non-NaN terms in the window */
     int64_t pos_inf, neg_inf;
     int64_t not_neg_zero;  /* terms other than -0.0 */
@@ -58,7 +61,13 @@ static void xs_window_update(xs_window_sum *w, uint64_t bits, int direction)
         w->not_neg_zero += direction;
     }
     /* Negating a finite double is exact: flip its sign bit. */
-    xs_small_add_bits(&w->acc, direction > 0 ? bits : bits ^ XS_SIGN_BIT);
+    uint64_t term = direction > 0 ? bits : bits ^ XS_SIGN_BIT;
+    xs_small_add_bits(&w->acc, term);
+    if (w->run.valid) {
+        double x;
+        memcpy(&x, &term, sizeof x);
+        xs_running_add(&w->run, x);
+    }
 }
 
 /* The window's sum (or mean) rounded once into fmt. */
@@ -76,7 +85,13 @@ static double xs_window_round(xs_window_sum *w, int mean, const xs_format *fmt)
     if (mean) {
         return xs_small_round_divided(&w->acc, (uint64_t)w->terms, fmt);
     }
-    return xs_small_round(&w->acc, fmt);
+    double value;
+    if (xs_running_round(&w->run, fmt, &value)) {
+        return value;                 /* decided by the approximation */
+    }
+    value = xs_small_round(&w->acc, fmt);
+    xs_running_rebuild(&w->run, &w->acc);
+    return value;
 }
 
 void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *steps,
@@ -100,6 +115,7 @@ void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *
         xs_window_sum w;
         memset(&w, 0, sizeof w);
         xs_small_init(&w.acc);
+        xs_running_init(&w.run);
         for (npy_intp k = 0; k < n; k++) {
             uint64_t bits;
             memcpy(&bits, in + k * steps[5], sizeof bits);

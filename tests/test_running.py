@@ -1,0 +1,167 @@
+"""Prefix sums on the fast path (src/xs_running.h): most prefixes are rounded
+from a two-double approximation that provably decides them, the others
+from the exact accumulator.  Every prefix is checked against the exact
+oracle, on long rows and on data built to sit on the decision's edges:
+ties of every target, values a hair off a tie, cancellation down to tiny
+sums, the ends of the safe range, NaN and Inf arriving late."""
+
+import math
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from helpers import assert_same
+from oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, round_fraction
+
+import xsumufunc as xs
+
+TARGETS = [FLOAT64, FLOAT32, FLOAT16, BFLOAT16]
+
+
+def prefix_oracle(x, target):
+    """Every prefix sum of float64 x rounded once into target (exact
+    integer arithmetic in units of 2**-1074 for the finite terms)."""
+    out = np.empty(len(x), target)
+    total = 0
+    nan = pinf = ninf = False
+    all_neg_zero = True
+    for i, v in enumerate(x.tolist()):
+        if math.isnan(v):
+            nan = True
+        elif v == math.inf:
+            pinf = True
+        elif v == -math.inf:
+            ninf = True
+        else:
+            total += int(Fraction(v) * 2**1074)
+        all_neg_zero = all_neg_zero and v == 0 and math.copysign(1, v) < 0
+        if nan or (pinf and ninf):
+            out[i] = np.array(np.nan).astype(np.float32).astype(target)
+        elif pinf or ninf:
+            out[i] = np.array(np.inf if pinf else -np.inf).astype(np.float32).astype(target)
+        else:
+            out[i] = round_fraction(Fraction(total, 2**1074), target,
+                                    zero_sign=-1 if all_neg_zero else 1)
+    return out
+
+
+def check(x, target=FLOAT64):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = xs.exact_add.accumulate(x, dtype=target)
+    assert_same(got, prefix_oracle(x, target))
+
+
+def rows(rng, n):
+    signs = rng.choice([-1.0, 1.0], n)
+    return {
+        "normal": rng.standard_normal(n),
+        "lognormal": signs * rng.lognormal(0, 3, n),
+        "positive": rng.random(n),
+        "wide": signs * np.ldexp(rng.uniform(1, 2, n), rng.integers(-1070, 1020, n)),
+        "tiny": signs * np.ldexp(rng.uniform(1, 2, n), rng.integers(-1074, -1000, n)),
+        "huge": signs * np.ldexp(rng.uniform(1, 2, n), rng.integers(990, 1023, n)),
+    }
+
+
+@pytest.mark.parametrize("target", TARGETS, ids=str)
+@pytest.mark.parametrize("kind", ["normal", "lognormal", "positive", "wide", "tiny", "huge"])
+def test_long_rows(kind, target):
+    x = rows(np.random.default_rng(hash(kind) % 2**32), 5000)[kind]
+    check(x, target)
+
+
+@pytest.mark.parametrize("target", TARGETS, ids=str)
+def test_prefixes_on_and_next_to_ties(target):
+    """1 + half an ulp of the target (a tie, to even: 1), then a hair above
+    and below it, back and forth, with the hair at every scale: the
+    approximation must hand each of these to the exact path or decide them
+    right."""
+    p = {FLOAT64: 53, FLOAT32: 24, FLOAT16: 11, BFLOAT16: 8}[target]
+    half = 2.0 ** -p
+    terms = [1.0, half]
+    for k in list(range(1, 60)) + [200, 500, 1000, 1070]:
+        hair = 2.0 ** -(p + k) if p + k <= 1074 else 2.0 ** -1074
+        terms += [hair, -hair, -hair, hair]            # above, on, below, on the tie
+        terms += [2 * half, -2 * half]                 # to the next tie and back
+    check(np.array(terms), target)
+
+
+def test_cancellation_to_tiny_sums():
+    rng = np.random.default_rng(5)
+    big = rng.standard_normal(300) * 1e200
+    small = rng.standard_normal(300) * 1e-200
+    x = np.concatenate([big, small, -big[::-1], small, rng.standard_normal(50)])
+    check(x)
+    check(x, FLOAT32)
+
+
+def test_edges_of_the_safe_range_and_overflow():
+    x = np.array([2.0**1000, 2.0**1000, -2.0**1000, 2.0**1023, 2.0**1023, -2.0**1023,
+                  -2.0**1023, 1.0, 2.0**-1074, -1.0, 2.0**900, 2.0**-900, -2.0**900])
+    check(x)
+    check(np.tile(x, 30)[::-1].copy())
+
+
+def test_specials_arrive_late():
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal(3000)
+    x[1500] = np.inf
+    check(x)
+    x[2500] = -np.inf
+    check(x)
+    x = rng.standard_normal(3000)
+    x[100] = np.nan
+    check(x)
+
+
+def test_zeros_and_signs():
+    check(np.array([-0.0, -0.0, 1.0, -1.0, -0.0, 2.0**-1074, -2.0**-1074]))
+    check(np.array([1e300, -1e300, 1e-300, -1e-300, 0.0]))
+
+
+@pytest.mark.slow
+def test_a_million_prefixes():
+    """Long enough for many renormalisation blocks and for the bound to
+    grow: every prefix against the oracle."""
+    rng = np.random.default_rng(7)
+    x = np.concatenate([rng.standard_normal(300_000), rng.lognormal(0, 3, 300_000)])
+    check(x)
+
+
+def moving_oracle_sums(x, window, target):
+    """Every trailing window's exact sum rounded once (finite float64 x),
+    by exact integer prefix sums."""
+    units = [int(Fraction(v) * 2**1074) for v in x.tolist()]
+    prefix = np.cumsum([0] + units, dtype=object)
+    out = np.empty(len(x), target)
+    for i in range(len(x)):
+        if i + 1 < window:
+            out[i] = np.nan
+            continue
+        total = prefix[i + 1] - prefix[i + 1 - window]
+        neg = all(v == 0 and math.copysign(1, v) < 0 for v in x[i + 1 - window:i + 1].tolist())
+        out[i] = round_fraction(Fraction(total, 2**1074), target, zero_sign=-1 if neg else 1)
+    return out
+
+
+@pytest.mark.parametrize("dtype", [FLOAT64, FLOAT32], ids=str)
+@pytest.mark.parametrize("kind", ["normal", "lognormal", "wide", "tiny"])
+def test_moving_sums_on_the_fast_path(kind, dtype):
+    """Windows that enter and leave the approximation's decisions: every
+    window of long rows against exact integer window sums, with huge terms
+    entering and leaving, and ties built from the window's own terms."""
+    rng = np.random.default_rng(len(kind))
+    x = rows(rng, 4000)[kind]
+    x[::401] = 2.0**100 if dtype == FLOAT32 else 2.0**1000
+    x[7::401] = -x[0]
+    x[1000:1040] = 1.0
+    x[1040:1060] = 2.0**-53 if dtype == FLOAT64 else 2.0**-24   # sums pass over ties
+    with np.errstate(all="ignore"):
+        x = x.astype(dtype)                   # float32: the terms are float32 values
+    x[~np.isfinite(x)] = 3.0                  # overflowed in the cast
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = xs.exact_moving_sum(x, 17)
+    assert_same(got, moving_oracle_sums(x.astype(np.float64), 17, dtype))
