@@ -63,6 +63,49 @@ def _reduce_component(values, axes, result, target, initial_state, mean, selecti
                                   signature=(fmt.NATIVE, fmt.NATIVE, result)), counts
 
 
+#: Scratch for exact states (552 bytes per result) is bounded by this: a
+#: reduction with many results that goes through states (where=, the
+#: nan-variants, initial=, axes that do not merge) runs in blocks of the
+#: first kept axis, each block's states rounded straight into the output.
+#: (initial= holds up to four such blocks at once: the states, the pair
+#: stacked with the initial state, the merged states.)
+STATE_BLOCK_BYTES = 16 << 20
+
+
+def _needs_states(values, axes, initial_state, selection):
+    return selection is not None or initial_state is not None or rows.goes_by_states(values, axes)
+
+
+def _reduce_blocked(values, axes, result, target, initial_state, mean, selection):
+    """_reduce_component over blocks of the first kept axis when its states
+    would take more than STATE_BLOCK_BYTES (results and counts as it)."""
+    kept = [ax for ax in range(values.ndim) if ax not in axes]
+    outputs = math.prod(values.shape[ax] for ax in kept)
+    if (not kept or outputs * fmt.LENGTH * fmt.NATIVE.itemsize <= STATE_BLOCK_BYTES
+            or not _needs_states(values, axes, initial_state, selection)):
+        return _reduce_component(values, axes, result, target, initial_state, mean, selection)
+    first = next(ax for ax in kept if values.shape[ax] > 1)     # outputs > 1 block
+    at = kept.index(first)                             # its position in the output
+    length = values.shape[first]
+    per_index = outputs // length                      # results per index of that axis
+    block = max(1, STATE_BLOCK_BYTES // max(per_index * fmt.LENGTH * fmt.NATIVE.itemsize, 1))
+    outer_shape = tuple(values.shape[ax] for ax in kept)
+    res = np.empty(outer_shape, result) if target is None else target
+    counts = np.empty(outer_shape, fmt.NATIVE) if mean or selection is not None else None
+    for start in range(0, length, block):
+        part = [slice(None)] * values.ndim
+        part[first] = slice(start, start + block)
+        part = tuple(part)
+        sub_selection = None if selection is None else (selection[0][part], selection[1])
+        out_part = (slice(None),) * at + (slice(start, start + block),)
+        _, sub_counts = _reduce_blocked(values[part], axes, result, res[out_part],
+                                        initial_state, mean, sub_selection)
+        if counts is not None:
+            counts[out_part] = (sub_counts if sub_counts is not None
+                                else math.prod(values.shape[ax] for ax in axes))
+    return res, counts
+
+
 # Native input dtypes whose first registered loop is also their default
 # result, so that a plain call needs no signature (see _ufuncs.pyx); the
 # byte-coded formats too, given their signature (NumPy's search among the
@@ -117,13 +160,13 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
         target = np.reshape(out, outer_shape, copy=False)
     first = initial_state[0] if initial_state else None
     if spec.kind == "real":
-        res, counts = _reduce_component(a, axes, result_dtype, target, first, mean, selection)
+        res, counts = _reduce_blocked(a, axes, result_dtype, target, first, mean, selection)
     else:
         part = dtypes.component(result_dtype)
         res = np.empty(outer_shape, result_dtype) if target is None else target
-        _reduce_component(a.real, axes, part, res.real, first, mean, selection)
-        _, counts = _reduce_component(a.imag, axes, part, res.imag,
-                                      initial_state and initial_state[1], mean, selection)
+        _reduce_blocked(a.real, axes, part, res.real, first, mean, selection)
+        _, counts = _reduce_blocked(a.imag, axes, part, res.imag,
+                                    initial_state and initial_state[1], mean, selection)
     res = np.asarray(res)
     if mean and math.prod(outer_shape) and (
             np.any(counts == 0) if counts is not None else spec.terms_per_result == 0):

@@ -63,6 +63,12 @@ def _merge_states_over(states, axes, inner):
     return merged, tuple(rest)
 
 
+def goes_by_states(values, axes):
+    """Does rows() give None (the reduction then goes axis by axis through
+    exact states)?  Decided without copying anything."""
+    return merge_axes([values], axes, allow_copy=False) is None and _copy_costs_more(values, axes)
+
+
 def rows(values, axes):
     """values as rows to reduce (see merge_axes), or None when going axis by
     axis through exact states is cheaper than the copy a merge would need."""
