@@ -10,7 +10,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 MODULES = ["xsumufunc._api.sums", "xsumufunc._api.dot", "xsumufunc._api.add",
            "xsumufunc._api.grouped", "xsumufunc._ufuncs", "xsumufunc.lowprec",
            "xsumufunc.lowprec._updates", "xsumufunc._lowprec_ufuncs", "xsumufunc.array_api",
-           "xsumufunc.array_api._functions", "xsumufunc.array_api.linalg", "xsumufunc.state"]
+           "xsumufunc.array_api._functions", "xsumufunc.array_api.linalg", "xsumufunc.state",
+           "xsumufunc.pandas_accessor"]
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 

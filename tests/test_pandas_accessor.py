@@ -1,0 +1,134 @@
+"""df.exact and series.exact (xsumufunc.pandas_accessor): every value against
+the exact oracle; pandas' conventions (skipna, numeric_only, ddof=1, the
+index and columns kept); clear errors."""
+
+import math
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from helpers import assert_same
+from oracle import FLOAT32, FLOAT64, exact_sum_oracle, round_fraction
+from oracle_products import exact_mean_oracle
+from test_var import var_oracle
+
+pd = pytest.importorskip("pandas")
+import xsumufunc.pandas_accessor  # noqa: E402, F401  (registers the accessors)
+
+
+def frame(rng, rows=40):
+    """Columns of several dtypes and scales, with NaNs."""
+    a = rng.standard_normal(rows) * np.exp(rng.uniform(-50, 50, rows))
+    a[rng.random(rows) < 0.2] = np.nan
+    b = rng.standard_normal(rows).astype(np.float32)
+    b[3] = np.nan
+    c = rng.integers(-10**15, 10**15, rows)
+    d = rng.random(rows) < 0.5
+    return pd.DataFrame({"a": a, "b": b, "c": c, "d": d}, index=[f"r{i}" for i in range(rows)])
+
+
+def quiet(func, *args, **kwargs):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return func(*args, **kwargs)
+
+
+def terms(values, skipna):
+    out = [float(v) if not isinstance(v, (int, np.integer, bool, np.bool_)) else int(v)
+           for v in values]
+    return [t for t in out if not (skipna and isinstance(t, float) and math.isnan(t))]
+
+
+@pytest.mark.parametrize("skipna", [True, False])
+def test_column_sums_means_and_variances(skipna):
+    df = frame(np.random.default_rng(1))
+    sums = quiet(df.exact.sum, skipna=skipna)
+    means = quiet(df.exact.mean, skipna=skipna)
+    variances = quiet(df.exact.var, skipna=skipna)
+    assert list(sums.index) == list(df.columns)
+    for name in df.columns:
+        result = FLOAT32 if df[name].dtype == np.float32 else FLOAT64
+        t = terms(df[name].to_numpy(), skipna)
+        assert_same(np.asarray(sums[name]).astype(result),
+                    exact_sum_oracle(t, result), f"sum {name}")
+        assert_same(np.asarray(means[name]).astype(result),
+                    exact_mean_oracle(t, result), f"mean {name}")
+        exact = var_oracle(t, 1)
+        if exact not in ("nan", "inf"):
+            assert_same(np.asarray(variances[name]).astype(result),
+                        round_fraction(exact, result), f"var {name}")
+
+
+@pytest.mark.parametrize("skipna", [True, False])
+def test_row_sums_in_one_call(skipna):
+    df = frame(np.random.default_rng(2))[["a", "b", "c"]]
+    got = quiet(df.exact.sum, axis=1, skipna=skipna)
+    assert list(got.index) == list(df.index) and got.dtype == np.float64
+    for label, row in zip(df.index, df.itertuples(index=False)):
+        t = terms([row.a, float(row.b), int(row.c)], skipna)
+        assert_same(np.float64(got[label]), exact_sum_oracle(t, FLOAT64), label)
+    means = quiet(df.exact.mean, axis="columns", skipna=skipna)
+    for label, row in zip(df.index, df.itertuples(index=False)):
+        t = terms([row.a, float(row.b), int(row.c)], skipna)
+        assert_same(np.float64(means[label]), exact_mean_oracle(t, FLOAT64), label)
+
+
+def test_one_dtype_rows_keep_it():
+    df = pd.DataFrame(np.arange(12, dtype=np.float32).reshape(4, 3) / 7)
+    got = df.exact.sum(axis=1)
+    assert got.dtype == np.float32
+    for i in range(4):
+        assert_same(np.float32(got[i]), exact_sum_oracle(df.iloc[i].tolist(), FLOAT32))
+
+
+def test_numeric_only_and_clear_errors():
+    df = frame(np.random.default_rng(3))
+    df["name"] = "x"
+    with pytest.raises(TypeError, match="column 'name'.*numeric_only=True"):
+        df.exact.sum()
+    got = df.exact.sum(numeric_only=True)
+    assert "name" not in got.index and list(got.index) == ["a", "b", "c", "d"]
+    with pytest.raises(ValueError, match="axis"):
+        df.exact.sum(axis=2)
+    with pytest.raises(TypeError, match="not numeric"):
+        pd.Series(["a", "b"]).exact.sum()
+
+
+def test_nullable_columns_treat_missing_as_nan():
+    s = pd.Series([1e100, 1.0, pd.NA, -1e100], dtype="Float64")
+    assert s.exact.sum() == 1.0
+    assert math.isnan(s.exact.sum(skipna=False))
+    assert pd.Series([1, 2, None], dtype="Int64").exact.mean() == 1.5
+
+
+def test_series_rolling_sums_are_exact_and_keep_the_index():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(300) * np.exp(rng.uniform(-30, 30, 300))
+    x[::37] = np.nan
+    s = pd.Series(x, index=pd.date_range("2026-01-01", periods=300, freq="h"), name="v")
+    got = s.exact.rolling_sum(10, min_periods=5)
+    assert got.index.equals(s.index) and got.name == "v"
+    for i in range(300):
+        window = [v for v in x[max(0, i - 9):i + 1].tolist() if not math.isnan(v)]
+        want = exact_sum_oracle(window, FLOAT64) if len(window) >= 5 else np.float64(np.nan)
+        assert_same(np.float64(got.iloc[i]), want, str(i))
+    means = s.exact.rolling_mean(10)
+    for i in (9, 100, 299):
+        window = x[i - 9:i + 1].tolist()
+        if not any(math.isnan(v) for v in window):
+            assert_same(np.float64(means.iloc[i]),
+                        round_fraction(sum(map(Fraction, window)) / 10, FLOAT64), str(i))
+
+
+def test_skipna_on_every_float_kind():
+    """NaNs are skipped in ml_dtypes columns too (kind 'V', no np.isnan
+    shortcut), and a frame of one dtype goes through pandas' own block."""
+    import ml_dtypes
+    values = np.array([1.0, np.nan, 2.0, 2.0**-8], dtype=ml_dtypes.bfloat16)
+    s = pd.Series(values)
+    assert_same(np.asarray(s.exact.sum()), exact_sum_oracle([1.0, 2.0, 2.0**-8], s.dtype))
+    assert math.isnan(float(s.exact.sum(skipna=False)))
+    df = pd.DataFrame({"x": [1e300, np.nan, -1e300], "y": [1.0, 2.0, 3.0]})
+    assert df.exact.sum(axis=1).tolist() == [1e300, 2.0, -1e300]
+    assert math.isnan(df.exact.sum(axis=1, skipna=False)[1])

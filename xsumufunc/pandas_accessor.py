@@ -1,0 +1,182 @@
+"""pandas accessors: ``df.exact`` and ``series.exact``, exact reductions on
+the 2-D and moving-window kernels, without a Python call per row, column or
+window.
+
+Importing this module registers them (pandas is imported then, not by
+``import xsumufunc``)::
+
+    import xsumufunc.pandas_accessor
+
+Methods follow pandas' names and defaults: ``skipna=True`` (NaN and missing
+values are not terms), ``numeric_only=False`` (a non-numeric column is then
+a ``TypeError`` naming it, where pandas would concatenate strings), ``ddof=1``
+for ``var``/``std``.  Every value is the exact result rounded once.  Integer
+and bool columns give float64 (exact); a float32 column keeps float32, as
+pandas does.  pandas' ``min_count`` is not taken.
+
+Examples
+--------
+>>> import numpy as np, pandas as pd
+>>> import xsumufunc.pandas_accessor
+>>> df = pd.DataFrame({"a": [1e100, 1.0, -1e100], "b": [0.1, 0.2, 0.3]})
+>>> df.sum().tolist(), df.exact.sum().tolist()         # pandas loses the 1.0
+([0.0, 0.6000000000000001], [1.0, 0.6])
+>>> df.exact.sum(axis=1).tolist()                      # one call for every row
+[1e+100, 1.2, -1e+100]
+>>> s = pd.Series([1e100, 1.0, -1e100, 1.0, 1.0, 1.0])
+>>> s.rolling(3).sum().tolist()                         # the 1.0 is lost in the window
+[nan, nan, 0.0, -1e+100, -1e+100, 3.0]
+>>> s.exact.rolling_sum(3).tolist()
+[nan, nan, 1.0, -1e+100, -1e+100, 3.0]
+"""
+
+import numpy as np
+import pandas as pd
+
+from ._api.moving import exact_moving_mean, exact_moving_sum
+from ._api.stats import exact_nanstd, exact_nanvar, exact_std, exact_var
+from ._api.sums import exact_mean, exact_nanmean, exact_nansum, exact_sum
+from ._core import dtypes
+
+__all__ = ["ExactFrameAccessor", "ExactSeriesAccessor"]
+
+# (exact function, its nan-variant) by pandas' method name.
+_REDUCTIONS = {
+    "sum": (exact_sum, exact_nansum),
+    "mean": (exact_mean, exact_nanmean),
+    "var": (exact_var, exact_nanvar),
+    "std": (exact_std, exact_nanstd),
+}
+
+
+_AXES = {0: 0, "index": 0, 1: 1, "columns": 1}
+
+
+def _column_values(column, name, func):
+    """A column's values as an ndarray we reduce exactly: its own dtype, or
+    float64 with NaN for pandas' nullable dtypes (pd.NA)."""
+    dtype = column.dtype
+    if isinstance(dtype, np.dtype):
+        try:
+            dtypes.input_kind(dtype, func)
+        except TypeError:
+            raise TypeError(f"{func}: column {name!r} has dtype {dtype}, which is not numeric; "
+                            "pass numeric_only=True to leave such columns out") from None
+        return column.to_numpy()
+    if pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+        values = column.to_numpy(dtype=np.float64, na_value=np.nan)     # nullable: NA -> NaN
+        return values
+    raise TypeError(f"{func}: column {name!r} has dtype {dtype}, which is not numeric; "
+                    "pass numeric_only=True to leave such columns out")
+
+
+def _numeric_columns(df, numeric_only):
+    if not numeric_only:
+        return df
+    keep = [c for c in df.columns
+            if pd.api.types.is_numeric_dtype(df[c].dtype) or pd.api.types.is_bool_dtype(df[c])]
+    return df[keep]
+
+
+def _reduce(method, values, axis, skipna, kwargs):
+    exact, nan_variant = _REDUCTIONS[method]
+    # Skipping NaNs goes through exact states; with no NaN to skip (one
+    # vectorised check for NumPy floats), the plain loops give the same bits
+    # faster.
+    kind = values.dtype.kind
+    has_nan = kind not in "biu" and (kind not in "fc" or bool(np.isnan(values).any()))
+    func = nan_variant if skipna and has_nan else exact
+    return func(values, axis=axis, **kwargs)
+
+
+@pd.api.extensions.register_dataframe_accessor("exact")
+class ExactFrameAccessor:
+    """``df.exact.sum/mean/var/std(axis=0, skipna=True, numeric_only=False)``."""
+
+    def __init__(self, df):
+        self._df = df
+
+    def _reduction(self, method, axis, skipna, numeric_only, **kwargs):
+        func = f"DataFrame.exact.{method}"
+        if axis not in _AXES:
+            raise ValueError(f"{func}: axis must be 0, 1, 'index' or 'columns', not {axis!r}")
+        axis = _AXES[axis]
+        df = _numeric_columns(self._df, numeric_only)
+        columns = [_column_values(df[c], c, func) for c in df.columns]
+        if axis == 0:
+            results = [_reduce(method, v, None, skipna, kwargs) for v in columns]
+            return pd.Series(results, index=df.columns, dtype=np.result_type(*results)
+                             if results else np.float64)
+        # Rows: one 2-D call.  One dtype for every column keeps the values
+        # as they are; mixed columns become float64, exactly (integers
+        # beyond 2**53 are refused).
+        if not columns:
+            return pd.Series(np.zeros(len(df)), index=df.index)
+        kinds = {v.dtype for v in columns}
+        if len(kinds) == 1 and all(isinstance(df[c].dtype, np.dtype) for c in df.columns):
+            block = df.to_numpy()          # pandas' own block, no per-column copies
+        else:
+            block = np.column_stack([dtypes.exactly_float64(v, func, "a column")
+                                     for v in columns])
+        return pd.Series(_reduce(method, block, 1, skipna, kwargs), index=df.index)
+
+    def sum(self, axis=0, skipna=True, numeric_only=False):
+        """Exact column sums (axis=0) or row sums (axis=1), rounded once."""
+        return self._reduction("sum", axis, skipna, numeric_only)
+
+    def mean(self, axis=0, skipna=True, numeric_only=False):
+        """Exact means, rounded once."""
+        return self._reduction("mean", axis, skipna, numeric_only)
+
+    def var(self, axis=0, skipna=True, ddof=1, numeric_only=False):
+        """Exact variances (pandas' ddof=1), rounded once."""
+        return self._reduction("var", axis, skipna, numeric_only, ddof=ddof)
+
+    def std(self, axis=0, skipna=True, ddof=1, numeric_only=False):
+        """Correctly rounded standard deviations (pandas' ddof=1)."""
+        return self._reduction("std", axis, skipna, numeric_only, ddof=ddof)
+
+
+@pd.api.extensions.register_series_accessor("exact")
+class ExactSeriesAccessor:
+    """``series.exact.sum/mean/var/std(skipna=True)`` and
+    ``series.exact.rolling_sum/rolling_mean(window, min_periods=None)``."""
+
+    def __init__(self, series):
+        self._series = series
+
+    def _values(self, method):
+        return _column_values(self._series, self._series.name, f"Series.exact.{method}")
+
+    def _reduction(self, method, skipna, **kwargs):
+        return _reduce(method, self._values(method), None, skipna, kwargs)
+
+    def sum(self, skipna=True):
+        """The exact sum, rounded once."""
+        return self._reduction("sum", skipna)
+
+    def mean(self, skipna=True):
+        """The exact mean, rounded once."""
+        return self._reduction("mean", skipna)
+
+    def var(self, skipna=True, ddof=1):
+        """The exact variance (pandas' ddof=1), rounded once."""
+        return self._reduction("var", skipna, ddof=ddof)
+
+    def std(self, skipna=True, ddof=1):
+        """The correctly rounded standard deviation (pandas' ddof=1)."""
+        return self._reduction("std", skipna, ddof=ddof)
+
+    def rolling_sum(self, window, min_periods=None):
+        """``rolling(window, min_periods).sum()``, each window exact and
+        rounded once (no drift): NaNs are not terms, a window with fewer
+        than min_periods (default: window) values is NaN."""
+        values = self._values("rolling_sum")
+        return pd.Series(exact_moving_sum(values, window, min_count=min_periods),
+                         index=self._series.index, name=self._series.name)
+
+    def rolling_mean(self, window, min_periods=None):
+        """``rolling(window, min_periods).mean()``, exact and rounded once."""
+        values = self._values("rolling_mean")
+        return pd.Series(exact_moving_mean(values, window, min_count=min_periods),
+                         index=self._series.index, name=self._series.name)
