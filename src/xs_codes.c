@@ -9,7 +9,7 @@
 xs_code_format xs_code_formats[XS_CODE_SLOTS];
 
 /* Order of the special codes handed to xs_code_format_init. */
-enum { POS_ZERO, NEG_ZERO, POS_INF, NEG_INF, NAN_CODE, NUM_SPECIAL };
+enum { POS_ZERO, NEG_ZERO, POS_INF, NEG_INF, NAN_CODE };
 
 static void store_code(char *p, double x, const xs_target *self)
 {
@@ -150,10 +150,20 @@ void xs_code_histogram(uint64_t counts[256], const char *p, ptrdiff_t n, ptrdiff
     }
 }
 
+/* Rows shorter than this are added value by value: clearing and folding
+ * the counters costs about as much as adding ~500 values. */
+#define XS_CODE_COUNT_MIN_TERMS 512
+
 void xs_code_accumulate(int slot, xs_small *acc, const char *p, ptrdiff_t n,
                         ptrdiff_t stride)
 {
     const xs_code_format *f = &xs_code_formats[slot];
+    if (n < XS_CODE_COUNT_MIN_TERMS) {
+        for (ptrdiff_t i = 0; i < n; i++, p += stride) {
+            xs_small_add_bits(acc, f->decode_bits[*(const unsigned char *)p]);
+        }
+        return;
+    }
     uint64_t counts[256] = {0};
     xs_code_histogram(counts, p, n, stride);
     for (int c = 0; c < 256; c++) {

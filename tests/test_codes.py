@@ -29,8 +29,10 @@ def codes_of(dtype):
     return ALL_CODES.view(dtype)
 
 
-def fraction_of(value):
-    return Fraction(float(value))
+def finite_codes_of(dtype):
+    """The codes (uint8) of the format's finite values."""
+    values = codes_of(dtype)
+    return np.flatnonzero(np.isfinite(values.astype(np.float32))).astype(np.uint8)
 
 
 def quiet_call(func, *args, **kwargs):
@@ -302,8 +304,7 @@ def test_long_rows_are_counted_exactly(dtype, n):
     """Rows long enough for the threaded path (2**20 terms), random codes of
     finite values, contiguous and strided."""
     rng = np.random.default_rng(n)
-    values = codes_of(dtype)
-    finite = np.flatnonzero(np.isfinite(values.astype(np.float32))).astype(np.uint8)
+    finite = finite_codes_of(dtype)
     x = rng.choice(finite, size=n).view(dtype)
     for target in (dtype, np.dtype(np.float64)):
         assert_same(quiet_call(xs.exact_sum, x, dtype=target), _counted_oracle(x, target))
@@ -333,8 +334,7 @@ def test_threads_do_not_change_the_result(dtype):
 @pytest.mark.parametrize("dtype", CODE_DTYPES, ids=ids)
 def test_axes_where_keepdims_out(dtype):
     rng = np.random.default_rng(2)
-    values = codes_of(dtype)
-    finite = np.flatnonzero(np.isfinite(values.astype(np.float32))).astype(np.uint8)
+    finite = finite_codes_of(dtype)
     a = rng.choice(finite, size=(4, 5, 6)).view(dtype)
     where = rng.random((4, 5, 6)) < 0.7
     from oracle import oracle_reduce
@@ -356,8 +356,7 @@ def test_axes_where_keepdims_out(dtype):
 def test_states_merge_to_the_exact_sum(dtype):
     from xsumufunc import state
     rng = np.random.default_rng(3)
-    values = codes_of(dtype)
-    finite = np.flatnonzero(np.isfinite(values.astype(np.float32))).astype(np.uint8)
+    finite = finite_codes_of(dtype)
     x = rng.choice(finite, size=1000).view(dtype)
     parts = [state.exact_sum_state(p) for p in np.array_split(x, 7)]
     merged = state.merge_states(np.stack(parts))
@@ -395,9 +394,6 @@ def test_array_api_namespace(dtype):
         assert_same(np.asarray(got)[k], _counted_oracle(x[0, :k + 1].copy(), dtype))
 
 
-def finite_codes_of(dtype):
-    values = codes_of(dtype)
-    return np.flatnonzero(np.isfinite(values.astype(np.float32))).astype(np.uint8)
 
 
 def _oracle_rows(x, dtype):

@@ -278,10 +278,11 @@ _CODE_FORMAT_NAMES = (
 )
 
 
-cdef dict _code_formats():
-    """{dtype: slot} for the formats this ml_dtypes has, their slots filled."""
+cdef tuple _code_formats():
+    """({dtype: slot}, {dtype: (precision, emin, emax)}) for the formats this
+    ml_dtypes has, their slots filled."""
     cdef cnp.ndarray values, encodable, special
-    slots = {}
+    slots, grids = {}, {}
     for name in _CODE_FORMAT_NAMES:
         if not hasattr(ml_dtypes, name):
             continue
@@ -296,21 +297,20 @@ cdef dict _code_formats():
             special = np.ascontiguousarray(
                 np.array([0.0, -0.0, np.inf, -np.inf, np.nan]).astype(dt).view(np.uint8))
         info = ml_dtypes.finfo(dt)
+        grid = (int(info.nmant) + 1, int(info.minexp), int(info.maxexp) - 1)
         if xs_code_format_init(slot, <const double *>values.data,
                                <const unsigned char *>encodable.data,
                                <const unsigned char *>special.data,
-                               int(info.nmant) + 1, int(info.minexp),
-                               int(info.maxexp) - 1) != 0:
+                               grid[0], grid[1], grid[2]) != 0:
             raise RuntimeError(f"xsumufunc: cannot read the format of ml_dtypes.{name}")
         slots[dt] = slot
-    return slots
+        grids[dt] = grid
+    return slots, grids
 
 
-_CODE_SLOTS = _code_formats()
-#: {dtype: (precision, emin, emax)} of the byte-coded formats read above;
-#: xsumufunc._core.dtypes takes them from here.
-CODE_FORMATS = {dt: (ml_dtypes.finfo(dt).nmant + 1, int(ml_dtypes.finfo(dt).minexp),
-                     int(ml_dtypes.finfo(dt).maxexp) - 1) for dt in _CODE_SLOTS}
+#: CODE_FORMATS: {dtype: (precision, emin, emax)} of the byte-coded formats
+#: read above (emax: the top binade); xsumufunc._core.dtypes takes them from here.
+_CODE_SLOTS, CODE_FORMATS = _code_formats()
 
 
 cdef size_t _target_address(object result):
@@ -330,9 +330,9 @@ def _code_loop_name(dt):
 
 
 cdef int _register_codes(object ufunc, dict loop_of, list other_inputs, int copies,
-                         list extra_nums, list results) except -1:
+                         list results) except -1:
     """Register the byte-coded formats on a rounding ufunc whose loops take
-    `copies` arguments of the input dtype, then extra_nums, then the result.
+    `copies` arguments of the input dtype, then the result.
 
     loop_of: {input key: loop address}, keys dtype names and codeK;
     other_inputs: (type number, key) of the inputs that have loops already;
@@ -343,12 +343,12 @@ cdef int _register_codes(object ufunc, dict loop_of, list other_inputs, int copi
     for code in _CODE_SLOTS:
         for num, key in other_inputs:
             _register_user(ufunc, code.num, loop_of[key], _target_address(code),
-                           [num] * copies + extra_nums + [code.num])
+                           [num] * copies + [code.num])
         outs = list(results) + [c for c in _CODE_SLOTS if c != code] + [code]
         for result in outs:
             _register_user(ufunc, code.num, loop_of[_code_loop_name(code)],
                            _target_address(result),
-                           [code.num] * copies + extra_nums + [_num(result)])
+                           [code.num] * copies + [_num(result)])
     return 0
 
 
@@ -389,8 +389,7 @@ cdef object _rounding_gufunc(str kind, str name, str doc, str signature):
     others = ([(np.dtype(ch).num, _loop_name(np.dtype(ch))) for ch in _INTEGER_CHARS]
               + [(np.dtype(f).num, f) for f in _FLOAT_INPUTS] + [(BF16_NUM, "bfloat16")])
     loops = {key: <size_t>_pick(row, kind) for key, row in _INPUTS.items()}
-    _register_codes(ufunc, loops, others, 1, [],
-                    list(_BF16_RESULTS_LAST_WINS))
+    _register_codes(ufunc, loops, others, 1, list(_BF16_RESULTS_LAST_WINS))
     return ufunc
 
 
@@ -510,8 +509,7 @@ cdef object _dot_gufunc():
         _register_bf16(ufunc, dots["bfloat16"], _target_address(result),
                        [BF16_NUM, BF16_NUM, out_num])
     others = [(np.dtype(f).num, f) for f in _FLOAT_INPUTS] + [(BF16_NUM, "bfloat16")]
-    _register_codes(ufunc, dots, others, 2, [],
-                    list(_BF16_RESULTS_LAST_WINS))
+    _register_codes(ufunc, dots, others, 2, list(_BF16_RESULTS_LAST_WINS))
     return ufunc
 
 
