@@ -490,7 +490,7 @@ def test_vector_norm_cases(values, expected):
 
 @pytest.mark.parametrize("dtype,span", [(FLOAT16, None), (FLOAT32, None), (FLOAT64, None),
                                         (FLOAT64, 300), (COMPLEX128, 300)])
-def test_vector_norm_of_many_rows(dtype, span):
+def test_vector_norm_of_many_rows(dtype, span, norm_rows_path):
     """Many rows at once (the vectorized check when all values are within
     2**-380..2**315, and the exact path for the rows it leaves), each
     checked against its exact sum of squares."""
@@ -514,6 +514,82 @@ def test_vector_norm_of_many_rows(dtype, span):
     got = xp.linalg.vector_norm(wide, axis=-1)
     for k in range(50):
         assert_rounded_sqrt(got[k], _exact_square_sum(wide[k]), comp)
+
+
+@pytest.fixture(params=["short", "medium"])
+def norm_rows_path(request, monkeypatch):
+    """Both vectorized paths of the 2-norm: short rows (copied with three
+    more terms, proven by exact dots) and medium rows (read once into exact
+    dot states, proven from those), the latter forced on short test rows."""
+    from xsumufunc._core import norm as norm_module
+    if request.param == "medium":
+        monkeypatch.setattr(norm_module, "MEDIUM_ROW_TERMS", 1)
+    return request.param
+
+
+@pytest.mark.parametrize("dtype", [FLOAT16, FLOAT32, FLOAT64])
+def test_vector_norms_at_binade_ends_are_proven_without_python(dtype, monkeypatch,
+                                                               norm_rows_path):
+    """Exact roots (rows of ones: powers of two; Pythagorean rows) and roots
+    just below a power of two, where the grid below is twice as fine, are
+    proven by the vectorized check: none reaches the per-row integer root.
+    Each norm against the oracle."""
+    from xsumufunc._core import norm as norm_module
+    calls = []
+    original = norm_module.sqrt_rational
+    monkeypatch.setattr(norm_module, "sqrt_rational",
+                        lambda *args: calls.append(args) or original(*args))
+    fmt = FORMATS[dtype]
+    rng = np.random.default_rng(11)
+    below_two = 2.0 - 2.0 ** (1 - fmt.p)               # the largest value below 2
+    rows = [[1.0] * 4, [2.0, 2.0, 2.0, 2.0], [3.0, 4.0, 0.0, 0.0], [5.0, 12.0, 0.0, 0.0],
+            [below_two, 0.0, 0.0, 0.0]]
+    for j in range(1, 40):                             # just below 2: c = 2 - j ulps/2
+        rows.append([2.0 - j * 2.0 ** (1 - fmt.p), 2.0 ** (-fmt.p // 2 - rng.integers(0, 4)),
+                     0.0, 0.0])
+    x = np.array(rows, dtype) * dtype.type(2.0 ** int(rng.integers(-8, 8)))
+    got = xp.linalg.vector_norm(x, axis=1)
+    for k in range(len(x)):
+        assert_rounded_sqrt(got[k], _exact_square_sum(x[k]), dtype)
+    assert calls == []
+
+
+def test_vector_norm_near_a_tie_below_a_power_of_two(norm_rows_path):
+    """float32: the sum of squares is (2 - 2**-24)**2 - 2**-71 + 9*2**-96, a
+    hair below the square of the midpoint between 2 - 2**-23 and 2, where
+    the grid below 2 is twice as fine as above.  Its float64 root rounds to
+    that midpoint and then (ties to even) to the candidate 2, which only a
+    lower bound at half the gap below refuses."""
+    x = np.array([2 - 2.0**-23, 2.0**-11 - 2.0**-35, 2.0**-23, 2.0**-24 - 3 * 2.0**-48],
+                 np.float32)
+    assert _exact_square_sum(x) == (2 - Fraction(2)**-24)**2 - Fraction(2)**-71 \
+        + 9 * Fraction(2)**-96
+    got = xp.linalg.vector_norm(np.stack([x, x[::-1]]), axis=1)
+    assert_same(got, np.full(2, 2 - 2.0**-23, np.float32))
+    assert_rounded_sqrt(got[0], _exact_square_sum(x), FLOAT32)
+
+
+@pytest.mark.parametrize("long_rows", [False, True], ids=["blocks", "long-rows"])
+def test_vector_norm_in_blocks_and_long_rows(monkeypatch, long_rows, norm_rows_path):
+    """Blocks of one row, and rows taken as long rows (the exact root from
+    a dot state), give the same correctly rounded norms, over the whole
+    exponent range."""
+    from xsumufunc._core import norm as norm_module
+    monkeypatch.setattr(norm_module, "_NORM_BLOCK_BYTES", 1)
+    if long_rows:
+        monkeypatch.setattr(norm_module, "LONG_ROW_TERMS", 3)
+    rng = np.random.default_rng(12)
+    x = np.ldexp(rng.standard_normal((7, 10)), rng.integers(-1000, 1000, (7, 10)))
+    x[2] = 0.0
+    x[3, 4] = math.nan
+    x[6, 1] = -math.inf
+    got = xp.linalg.vector_norm(x, axis=1)
+    assert math.isnan(got[3]) and got[6] == math.inf
+    for k in (0, 1, 2, 4, 5):
+        assert_rounded_sqrt(got[k], _exact_square_sum(x[k]), FLOAT64)
+    assert_rounded_sqrt(xp.linalg.vector_norm(x[0]), _exact_square_sum(x[0]), FLOAT64)
+    c = x[4] + 1j * x[5]
+    assert_rounded_sqrt(xp.linalg.vector_norm(c), _exact_square_sum(c), FLOAT64)
 
 
 def test_vector_norm_spanning_the_whole_range():

@@ -1,8 +1,9 @@
-"""Bounded scratch memory (issue 18, defect 1): reductions that go through
-exact states (where=, the nan-variants, initial=, axes that do not merge)
-run in blocks of results, so their scratch stays near
-STATE_BLOCK_BYTES instead of 552 bytes per result; and the blocks give the
-same bits as one pass (the oracle)."""
+"""Bounded scratch memory (issue 18, defects 1 and 2): reductions that go
+through exact states (where=, the nan-variants, initial=) or over axes that
+do not merge as a view (broadcast views, strided slices) run in blocks, so
+their scratch stays near SCRATCH_BYTES instead of 552 bytes per result or a
+copy of the input; and the blocks give the same bits as one pass (the
+oracle)."""
 
 import tracemalloc
 import warnings
@@ -14,7 +15,7 @@ from oracle import oracle_reduce
 from oracle_products import oracle_mean_reduce
 
 import xsumufunc as xs
-import xsumufunc._core.reduce as reduce_module
+import xsumufunc._core.rows as rows_module
 
 MiB = 1 << 20
 
@@ -36,26 +37,59 @@ def peak_bytes(func, *args, **kwargs):
 ], ids=["initial", "nansum", "nanmean", "where"])
 def test_state_paths_use_bounded_scratch(call):
     """400,000 rows: one pass would hold 220 MB of states (440 MB with
-    initial=); blocks hold a few STATE_BLOCK_BYTES."""
+    initial=); blocks hold a few SCRATCH_BYTES."""
     x = np.ones((400_000, 4))
     result, peak = peak_bytes(call, x)
     assert result.shape == (400_000,)
-    assert peak < reduce_module.STATE_BLOCK_BYTES * 4 + 3 * result.nbytes + 8 * MiB, \
+    assert peak < rows_module.SCRATCH_BYTES * 4 + 3 * result.nbytes + 8 * MiB, \
         f"{peak / MiB:.0f} MiB"
 
 
-@pytest.fixture
-def tiny_blocks(monkeypatch):
-    """Blocks of three results, so that every test input is split (and
-    blocks of one index recurse onto the next kept axis)."""
-    monkeypatch.setattr(reduce_module, "STATE_BLOCK_BYTES", 3 * 69 * 8)
+@pytest.fixture(params=[3, 1], ids=["3-states", "1-state"])
+def tiny_blocks(monkeypatch, request):
+    """Scratch for three states, so that every test input is split (blocks
+    of one index recurse onto the next kept axis); or for one, so that no
+    copy fits and states over several reduced axes are merged block by
+    block."""
+    monkeypatch.setattr(rows_module, "SCRATCH_BYTES", request.param * rows_module.STATE_BYTES)
 
 
-@pytest.mark.parametrize("axis", [0, 1, 2, (0, 2), (1, 2)])
-def test_blocks_give_the_oracle(tiny_blocks, axis):
+@pytest.mark.parametrize("call", [
+    lambda b: xs.exact_sum(b, axis=(1, 2)),
+    lambda b: xs.exact_mean(b, axis=(0, 2)),
+    lambda b: xs.exact_nansum(b, axis=(1, 2)),
+    lambda b: xs.exact_sum(b, axis=None),
+    lambda b: xs.exact_sum_state(b, axis=(1, 2)),
+], ids=["sum", "mean-columns", "nansum", "all", "state"])
+def test_broadcast_views_are_never_copied_whole(call):
+    """Defect 2: axes that do not merge as a view.  A 32 MiB broadcast view
+    that holds 128 bytes: the scratch stays within a few SCRATCH_BYTES (one
+    pass copied all of it, or held 16 states per result)."""
+    b = np.broadcast_to(np.arange(16.0), (16_384, 16, 16))
+    result, peak = peak_bytes(call, b)
+    assert peak < rows_module.SCRATCH_BYTES * 4 + 3 * np.asarray(result).nbytes + 8 * MiB, \
+        f"{peak / MiB:.0f} MiB"
+
+
+def test_broadcast_view_sums_are_exact():
+    """The blocked copies against the oracle, on a view that broadcasts
+    wide-ranged values (and NaN for the nan-variant)."""
+    rng = np.random.default_rng(5)
+    row = rng.standard_normal(16) * np.exp(rng.uniform(-300, 300, 16))
+    b = np.broadcast_to(row, (3000, 16, 16))
+    expected = oracle_reduce(b[:2], axis=(1, 2))[0]
+    got = xs.exact_sum(b, axis=(1, 2))
+    assert got.shape == (3000,)
+    assert_same(got, np.full(3000, expected))
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, (0, 2), (1, 2), (0, 1, 2)])
+@pytest.mark.parametrize("view", ["contiguous", "strided"])
+def test_blocks_give_the_oracle(tiny_blocks, axis, view):
     rng = np.random.default_rng(3)
-    a = rng.standard_normal((5, 4, 6)) * np.exp(rng.uniform(-40, 40, (5, 4, 6)))
+    a = rng.standard_normal((5, 8, 6)) * np.exp(rng.uniform(-40, 40, (5, 8, 6)))
     a[rng.random(a.shape) < 0.1] = np.nan
+    a = a[:, ::2] if view == "strided" else a[:, :4]
     where = rng.random(a.shape) < 0.7
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -79,3 +113,17 @@ def test_empty_means_still_warn_in_blocks(tiny_blocks):
     with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
         got = xs.exact_nanmean(a, axis=1)
     assert got[0] == 1.0 and np.isnan(got[1:]).all()
+
+
+@pytest.mark.parametrize("shape,axis", [((400_000, 4), 1), ((3_000_000,), None),
+                                        ((4, 600_000), 0)], ids=["rows", "1-D", "columns"])
+def test_vector_norm_uses_bounded_scratch(shape, axis):
+    """Defect 3: the 2-norm took 9.4x its input for 1-D data and 130x for
+    short rows.  Now blocks of rows (and long rows through one exact dot
+    state each) keep the scratch near the block size, whatever the input."""
+    from xsumufunc import array_api as xp
+    x = np.ones(shape)
+    result, peak = peak_bytes(xp.linalg.vector_norm, x, axis=axis)
+    assert_same(result, np.full(result.shape, 2.0 if axis == 1 else np.sqrt(shape[axis or 0])))
+    assert peak < 2 * rows_module.SCRATCH_BYTES + 3 * result.nbytes + x.nbytes // 8 + 8 * MiB, \
+        f"{peak / MiB:.0f} MiB"

@@ -49,7 +49,6 @@ from .._ufuncs import (
     exact_cumsum_ufunc,
     exact_dot_state_round_ufunc,
     exact_dot_state_ufunc,
-    exact_state_merge_ufunc,
 )
 
 
@@ -408,21 +407,14 @@ def _dot_state_blocks(a, b, *, compute, parts):
                                     _dot.as_exact(y(b), compute, "b"),
                                     signature=(compute, compute, _INT64))
               for x, y, neg in pairs]
-        states.append(st[0] if len(st) == 1 else _merge_dot_states(np.stack(st, axis=-2)))
+        states.append(st[0] if len(st) == 1 else _state.merge_dot_states(np.stack(st, axis=-2)))
     return np.stack(states, axis=-2)[..., np.newaxis, :, :]
-
-
-def _merge_dot_states(states):
-    """(..., m, 207) -> (..., 207): each of the three parts merged over m."""
-    parts = states.reshape(states.shape[:-1] + (3, STATE_LENGTH))
-    merged = exact_state_merge_ufunc(np.moveaxis(parts, -2, -3))
-    return merged.reshape(merged.shape[:-2] + (DOT_STATE_LENGTH,))
 
 
 def _round_dot_states(states, *, result):
     """(..., m, parts, 207) -> the dot rounded once into result."""
     part = _dtypes.component(result)
-    merged = _merge_dot_states(np.moveaxis(states, -3, -2))
+    merged = _state.merge_dot_states(np.moveaxis(states, -3, -2))
     rounded = exact_dot_state_round_ufunc(merged, signature=(_INT64, part))
     if np.dtype(result).kind != "c":
         rounded = rounded[..., 0]

@@ -86,7 +86,8 @@ def reject_masked(a, func_name):
 
 def exactly_float64(values, func_name, argname):
     """Real values as float64, exactly: every float format we read widens
-    exactly, and so do integers within 2**53; wider integers are refused."""
+    exactly, and so do integers within 2**53; wider integers are refused.
+    float64 input comes back as it is (not a copy)."""
     if values.dtype.kind in "iu" and values.dtype.itemsize * 8 > 32:
         converted = values.astype(np.float64)
         # Only inside the integer range is the cast back defined; 2**63 as a
@@ -99,7 +100,7 @@ def exactly_float64(values, func_name, argname):
                 f"{func_name}: {argname} holds integers that a float64 cannot hold exactly; "
                 "convert them to float64 first if rounding them is intended")
         return converted
-    return values.astype(np.float64)
+    return values.astype(np.float64, copy=False)
 
 
 def default_result(dtype):

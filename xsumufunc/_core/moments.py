@@ -106,19 +106,11 @@ class Moments:
         parts = []
         for c in range(2 if complex_row else 1):
             a = norm.state_integer(self.s1[i, c] if complex_row else self.s1[i])
-            b, e2 = _square_integer(self.s2[i, c] if complex_row else self.s2[i])
+            b, e2 = norm.dot_state_integer(self.s2[i, c] if complex_row else self.s2[i])
             e = min(e2, 2 * fmt.UNIT_EXPONENT)
             parts.append(((n * b << (e2 - e)) - (a * a << (2 * fmt.UNIT_EXPONENT - e)), e))
         lowest = min(e for _, e in parts)
         return sum(value << (e - lowest) for value, e in parts), lowest
-
-
-def _square_integer(dot_state):
-    """S2 from an exact dot state: (m, e) with S2 = m * 2**e."""
-    main, fine, huge = (norm.state_integer(dot_state[k * fmt.LENGTH:(k + 1) * fmt.LENGTH])
-                        for k in range(3))
-    scale = fmt.DOT_SCALE
-    return (main << scale) + fine + (huge << (2 * scale)), fmt.UNIT_EXPONENT - scale
 
 
 def finish(moments, ddof, result, std, func_name):

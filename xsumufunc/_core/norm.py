@@ -2,209 +2,266 @@
 of squares.
 
 ``sqrt(round(S))`` is not always the correctly rounded ``sqrt(S)``, so the
-exact sum of squares S is kept exact to the end:
+exact sum of squares S = sum(x*x) is never rounded on the way.  The exact
+dot loops hold every product of two float64 exactly (squares of 1e300 and
+of 1e-300 included), so each step is an exact dot product:
 
-1. x*x spans about 4200 binades, more than float64's 2100, so the values are
-   put in three groups by magnitude, and each group is multiplied by its own
-   power of two 2**-s: exactly, into [2**-198, 2**511).
-2. Each scaled y is split (Veltkamp) into y = h + l, with h and l of at most
-   26 significant bits, so that y*y = h*h + 2*h*l + l*l with each of the
-   three terms exact in float64 (no overflow below 2**511, no underflow above
-   2**-198).  Each group's terms are summed into an exact state
-   (``exact_sum_state_ufunc``).
-3. Rows whose values all lie in one group: the candidate sqrt(round(S)),
-   rounded into the result dtype, or its neighbour, is proven correctly
-   rounded, vectorized, by the signs of S - (c -+ ulp/2)**2 computed as
-   exact states (_fast_roots).
-4. The other rows (ties, several groups, subnormal or overflowing results):
-   the states are read as Python integers (the state format of
-   docs/contract.md), shifted by their groups' scales and added: S exactly.
-   The square root is an integer square root with enough bits, plus a
-   sticky bit for inexactness, rounded once into the result dtype.  This is
-   a Python loop over those results (not over the terms).
+1. A candidate c: the row scaled by a power of two 2**-k that brings its
+   largest magnitude into [1/2, 1), its exact dot with itself rounded once,
+   square-rooted, scaled back and rounded into the result dtype.  c is
+   within an ulp of the answer.
+2. A proof, vectorized over the rows.  For results narrower than float64,
+   most candidates are proven by the error bound of their float64 root
+   alone (_far_from_midpoints).  Otherwise: c is the correctly rounded root iff
+   (c - below/2)**2 < S < (c + ulp/2)**2, where ulp is c's ulp and below the
+   gap to the next value down (half the ulp at the bottom of a binade).
+   S - (c -+ gap/2)**2 = x.x - c*c +- c*gap - (gap/2)*(gap/2) is the exact
+   dot of the row extended by three terms, whose rounding has the sign of
+   the exact value (0 only for a tie, or below half the smallest
+   subnormal: both left unproven).  When one side fails, c's neighbour on
+   that side is checked.
+3. Rows left unproven (ties, tiny or overflowing results) and rows longer
+   than LONG_ROW_TERMS: S as a Python integer from an exact dot state,
+   an integer square root with a sticky bit, rounded once
+   (``rational.sqrt_rational``).  A Python step per such row, a few
+   microseconds, small beside the row's own terms for the long rows.
+
+Rows are taken in blocks (_NORM_BLOCK_BYTES), so the scratch is bounded.
 """
 
 import math
 
 import numpy as np
 
-from .._ufuncs import (
-    exact_state_merge_ufunc,
-    exact_state_round_ufunc,
-    exact_sum_state_ufunc,
-)
-from . import dtypes, stateformat
+from .._ufuncs import exact_dot_state_round_ufunc, exact_dot_state_ufunc, exact_dot_ufunc
+from . import dtypes, states
+from . import stateformat as fmt
 from .rational import sqrt_rational
 
 _F64 = np.dtype(np.float64)
-_STATE = stateformat.NATIVE
 
-# (lower bound of |x|, upper bound (excluded), s): the group's values are
-# multiplied by 2**-s, which maps every nonzero float64 of the group exactly
-# into [2**-198, 2**511) (subnormals included: 2**-1074 * 2**891 is normal).
-_GROUPS = ((0.0, 2.0**-380, -891), (2.0**-380, 2.0**315, -196), (2.0**315, math.inf, 513))
-#: The scales s of the groups, in _GROUPS' order.
-GROUP_SCALES = tuple(s for _, _, s in _GROUPS)
-_SPLITTER = 2.0**27 + 1             # Veltkamp's constant for 53-bit doubles
+#: Rows longer than this go straight to the exact integer root (one dot
+#: state each, no copy of the row); shorter rows are extended by three
+#: terms (a copy) for the vectorized proof.
+LONG_ROW_TERMS = 1 << 15
 
+#: Rows of this many terms or more are read once, into exact dot states
+#: (1,656 bytes each), and proven from those; shorter rows are copied with
+#: three more terms and proven by exact dots.
+MEDIUM_ROW_TERMS = 64
 
+#: Scratch for a block of short rows: about 40 bytes per term (the copies
+#: extended by three terms) and 64 per row.
+_NORM_BLOCK_BYTES = 16 << 20
 
-def _square_sum_state(y):
-    """The exact state of the sum of y*y over the last axis, for |y| < 2**511
-    whose bits are all at or above 2**-250."""
-    terms = _split_square(y)
-    if 3 * y.shape[-1] <= stateformat.LENGTH:
-        # Short rows: one state of the terms side by side is cheaper than
-        # three states (69 words each) and a merge.
-        return exact_sum_state_ufunc(np.concatenate(terms, axis=-1), signature=(_F64, _STATE))
-    parts = [exact_sum_state_ufunc(term, signature=(_F64, _STATE)) for term in terms]
-    return exact_state_merge_ufunc(np.stack(parts, axis=-2))
+#: Candidates below this are left to the exact path: the gap terms
+#: (gap/2 down to an eighth of c's ulp) must be float64 values.
+_SMALLEST_CHECKED = 2.0**-1000
 
 
 def state_integer(state):
     """The exact value of one state as an integer count of 2**-1075."""
-    digits = state[:stateformat.DIGITS]
-    low = digits[:-1].astype(f"<u{stateformat.DIGIT_BITS // 8}").tobytes()
-    top = int(digits[-1]) << (stateformat.DIGIT_BITS * stateformat.TOP)
+    digits = state[:fmt.DIGITS]
+    low = digits[:-1].astype(f"<u{fmt.DIGIT_BITS // 8}").tobytes()
+    top = int(digits[-1]) << (fmt.DIGIT_BITS * fmt.TOP)
     return int.from_bytes(low, "little") + top
 
 
-def _split_square(y):
-    """Three float64 arrays whose exact sum is y*y, for |y| < 2**511 whose
-    bits are all at or above 2**-250."""
-    t = _SPLITTER * y
-    high = t - (t - y)              # the 26 leading bits of y (Veltkamp)
-    low = y - high                  # the rest, at most 26 bits: exact
-    # y*y = high*high + 2*high*low + low*low, each term exact in float64.
-    return high * high, 2.0 * (high * low), low * low
+def dot_state_integer(dot_state):
+    """The exact value of an exact dot state: (m, e) with value m * 2**e."""
+    main, fine, huge = (state_integer(dot_state[k * fmt.LENGTH:(k + 1) * fmt.LENGTH])
+                        for k in range(3))
+    scale = fmt.DOT_SCALE
+    return (main << scale) + fine + (huge << (2 * scale)), fmt.UNIT_EXPONENT - scale
 
 
-def _bracket(state, c, scale, fmt):
-    """For candidates c (float64 values of the result format, in [2**emin,
-    2**(emax+1))), the signs of S - (c - ulp/2)**2 and S - (c + ulp/2)**2
-    where S = state * 2**(2*scale), and where the check applies (not at the
-    bottom of a binade, where the gap below is half the ulp).
+def _exact_root(row, fmt_of_result):
+    """The correctly rounded norm of one finite float64 row (any length)."""
+    state = exact_dot_state_ufunc(row, row, signature=(_F64, _F64, fmt.NATIVE))
+    total, exponent = dot_state_integer(state)
+    return sqrt_rational(total, 1, exponent, fmt_of_result)
 
-    Both squares are exact sums of float64 terms: c*c split as in
-    _square_sum_state, c*ulp and ulp*ulp/4 (scalings by powers of two), so
-    the signs are those of merged exact states."""
-    p, emin, emax = fmt
+
+def _gaps(c, p, emin):
+    """c's ulp (in a format of p bits, smallest normal 2**emin) and the gap
+    to the next value down: half the ulp at a binade's first value, except
+    at 2**emin, where the subnormals keep the same spacing."""
     fraction, exponent = np.frexp(c)
-    valid = np.isfinite(c) & (c >= 2.0**emin) & (fraction != 0.5) & (exponent <= emax)
+    ulp = np.ldexp(1.0, exponent - p)
+    below = np.where((fraction == 0.5) & (exponent - 1 > emin), 0.5 * ulp, ulp)
+    return ulp, below
+
+
+def _bracket(values, c, fmt_of_result):
+    """The signs of S - (c - below/2)**2 and S - (c + ulp/2)**2 for the rows
+    of `values` (S their exact sums of squares) and candidates c (float64
+    values of the result format), and where the check applies."""
+    p, emin, emax = fmt_of_result
+    valid = np.isfinite(c) & (c >= max(2.0**emin, _SMALLEST_CHECKED)) & \
+        (np.frexp(c)[1] <= emax)
     c = np.where(valid, c, 1.0)
-    exponent = np.where(valid, exponent, 1)
-    unit_c = np.ldexp(c, -scale)                     # in the units of the state
-    ulp = np.ldexp(1.0, exponent - p - scale)
-    square = _split_square(unit_c)
-    cross, quarter = unit_c * ulp, ulp * ulp * 0.25
+    ulp, below = _gaps(c, p, emin)
     signs = []
-    for side in (1.0, -1.0):        # S - (c - ulp/2)**2, then S - (c + ulp/2)**2
-        terms = np.stack([-square[0], -square[1], -square[2], side * cross, -quarter],
-                         axis=-1)
-        bound = exact_sum_state_ufunc(terms, signature=(_F64, _STATE))
-        merged = exact_state_merge_ufunc(np.stack([state, bound], axis=-2))
-        signs.append(exact_state_round_ufunc(merged, signature=(_STATE, _F64)))
+    for side, gap in ((1.0, below), (-1.0, ulp)):
+        # x.x - c*c + side*c*gap - (gap/2)*(gap/2): an exact dot
+        left = np.concatenate([values, np.stack([c, c, 0.5 * gap], axis=-1)], axis=-1)
+        right = np.concatenate([values, np.stack([-c, side * gap, -0.5 * gap], axis=-1)],
+                               axis=-1)
+        signs.append(exact_dot_ufunc(left, right, signature=(_F64, _F64, _F64)))
     return signs[0], signs[1], valid
 
 
-def _fast_roots(state, scale, fmt, result_dtype):
-    """Correctly rounded roots of S = state * 2**(2*scale) where a
-    vectorized check proves them, and where it did.
+def _far_from_midpoints(root, c, fmt_of_result):
+    """Where the candidate c (root rounded into a format narrower than
+    float64) is proven without a bracket: root, the float64 root of the
+    rounded exact sum of squares of the scaled row, scaled back, is within
+    2**-52 * root of the exact root (one rounding of the sum, 2**-53, halved
+    by the root; one rounding of the root, 2**-53; terms that underflowed
+    in the scaling, below 2**-1000 relative), so c is the correctly
+    rounded root when both midpoints around it lie farther than 2**-51 *
+    root.  The subtractions are exact (Sterbenz)."""
+    p, emin, emax = fmt_of_result
+    if p >= 52:
+        return np.zeros(c.shape, bool)
+    valid = np.isfinite(root) & (c >= 2.0**emin) & (np.frexp(c)[1] <= emax)
+    c = np.where(valid, c, 1.0)
+    root = np.where(valid, root, 1.0)
+    ulp, below = _gaps(c, p, emin)
+    margin = np.ldexp(root, -51)
+    return valid & (root - (c - 0.5 * below) > margin) & ((c + 0.5 * ulp) - root > margin)
 
-    c is the correctly rounded root iff (c - ulp/2)**2 < S < (c + ulp/2)**2.
-    The first candidate, sqrt(round(S)) rounded into the result dtype, is
-    within one ulp; when the check fails on one side, its neighbour on that
-    side is checked.  Rows left unproven (ties, binade ends, subnormal or
-    overflowing results, zero sums) go to the exact integer path."""
-    p = fmt[0]
+
+def _prove(c, root, fmt_of_result, bracket):
+    """Which candidates c are proven correctly rounded (root: their float64
+    root before rounding into the result format), and the candidates after
+    one step to a neighbour where a bracket side failed.  bracket(rows, c)
+    gives the bracket signs (see _bracket) for those rows."""
+    p, emin, _ = fmt_of_result
+    proven = _far_from_midpoints(root, c, fmt_of_result)
+    if proven.any():                 # bracket only the others
+        todo = np.flatnonzero(~proven)
+        low, high, valid = (np.zeros(c.shape), np.zeros(c.shape), np.zeros(c.shape, bool))
+        low[todo], high[todo], valid[todo] = bracket(todo, c[todo])
+    else:
+        low, high, valid = bracket(slice(None), c)
+    proven |= valid & (low > 0) & (high < 0)
+    step = np.where(valid & (low < 0), -1.0, np.where(valid & (high > 0), 1.0, 0.0))
+    retry = np.flatnonzero(step)
+    if retry.size:
+        ulp, below = _gaps(c[retry], p, emin)
+        neighbour = c[retry] + np.where(step[retry] < 0, -below, ulp)
+        low, high, valid = bracket(retry, neighbour)
+        c[retry] = neighbour
+        proven[retry] = valid & (low > 0) & (high < 0)
+    return proven, c
+
+
+def _scaled_candidates(values, result_dtype):
+    """Candidates from the rows scaled by powers of two (2**-k brings each
+    row's largest magnitude into [1/2, 1)): the float64 roots and their
+    roundings into the result dtype (as float64)."""
+    largest = np.max(np.abs(values), axis=-1, initial=0.0)
+    k = np.frexp(largest)[1]
+    scaled = np.ldexp(values, -k[:, np.newaxis])          # exact, up to underflow
+    s = exact_dot_ufunc(scaled, scaled, signature=(_F64, _F64, _F64))
+    root = np.ldexp(np.sqrt(s), k)
+    return root, root.astype(result_dtype).astype(_F64)
+
+
+def _short_rows(values, result_dtype, fmt_of_result, flat_result):
+    """Norms of finite float64 rows (2-D, fewer than MEDIUM_ROW_TERMS terms
+    each) into flat_result: candidates from the scaled rows, brackets as
+    exact dots of the rows extended by three terms."""
     with np.errstate(all="ignore"):
-        scaled = exact_state_round_ufunc(state, signature=(_STATE, _F64))
-        c = np.ldexp(np.sqrt(scaled), scale).astype(result_dtype).astype(_F64)
-        below, above, valid = _bracket(state, c, scale, fmt)
-        proven = valid & (below > 0) & (above < 0)
-        step = np.where(valid & (below < 0), -1.0, np.where(valid & (above > 0), 1.0, 0.0))
-        retry = np.flatnonzero(step)
-        if retry.size:
-            ulp = np.ldexp(1.0, np.frexp(c[retry])[1] - p)
-            neighbour = c[retry] + step[retry] * ulp
-            below, above, valid = _bracket(state[retry], neighbour, scale, fmt)
-            c[retry] = neighbour
-            proven[retry] = valid & (below > 0) & (above < 0)
-    return c.astype(result_dtype), proven
+        root, c = _scaled_candidates(values, result_dtype)
+        proven, c = _prove(c, root, fmt_of_result,
+                           lambda rows, cand: _bracket(values[rows], cand, fmt_of_result))
+    proven |= np.max(np.abs(values), axis=-1, initial=0.0) == 0     # c is 0: exact
+    _finish(values, c, proven, result_dtype, fmt_of_result, flat_result)
 
 
-class SquareSums:
-    """The exact sums of squares of float64 rows (last axis), kept exact:
-    per magnitude group (scale s), the state of the sum of (x * 2**-s)**2.
+def _medium_rows(values, result_dtype, fmt_of_result, flat_result):
+    """Norms of finite float64 rows of MEDIUM_ROW_TERMS terms or more: one
+    pass over each row (its exact dot state); candidates from the state
+    rounded, brackets as that state merged with the state of the three
+    extra terms, so that no row is copied or read again."""
+    rows = exact_dot_state_ufunc(values, values, signature=(_F64, _F64, fmt.NATIVE))
 
-    has_nan, has_inf: per row (the rows' shape); scales: the groups used;
-    states: per group, (rows, LENGTH) states; in_rows: per group, which
-    (flat) rows have values in it."""
+    def bracket(idx, cand):
+        p, emin, emax = fmt_of_result
+        valid = np.isfinite(cand) & (cand >= max(2.0**emin, _SMALLEST_CHECKED)) & \
+            (np.frexp(cand)[1] <= emax)
+        cand = np.where(valid, cand, 1.0)
+        ulp, below = _gaps(cand, p, emin)
+        signs = []
+        for side, gap in ((1.0, below), (-1.0, ulp)):
+            extra = exact_dot_state_ufunc(np.stack([cand, cand, 0.5 * gap], axis=-1),
+                                          np.stack([-cand, side * gap, -0.5 * gap], axis=-1),
+                                          signature=(_F64, _F64, fmt.NATIVE))
+            merged = states.merge_dot_states(np.stack([rows[idx], extra], axis=-2))
+            signs.append(exact_dot_state_round_ufunc(merged, signature=(fmt.NATIVE, _F64)))
+        return signs[0], signs[1], valid
 
-    def __init__(self, has_nan, has_inf, scales, states, in_rows):
-        self.has_nan, self.has_inf = has_nan, has_inf
-        self.scales, self.states, self.in_rows = scales, states, in_rows
-        self.lowest = min(scales, default=0)
+    with np.errstate(all="ignore"):
+        s = exact_dot_state_round_ufunc(rows, signature=(fmt.NATIVE, _F64))
+        root = np.sqrt(s)
+        c = root.astype(result_dtype).astype(_F64)
+        # A sum of squares rounded to 0 is 0 only for a row of zeros.
+        zero = s == 0
+        maybe = np.flatnonzero(zero)
+        zero[maybe] = ~values[maybe].any(axis=-1)
+        # Sums of squares that overflow or are not normal: scaled candidates.
+        off = np.flatnonzero(~((s >= 2.0**-1000) & np.isfinite(s)) & ~zero)
+        if off.size:
+            root[off], c[off] = _scaled_candidates(values[off], result_dtype)
+        proven, c = _prove(c, root, fmt_of_result, bracket)
+    proven |= zero                                            # an exact 0
+    _finish(values, c, proven, result_dtype, fmt_of_result, flat_result)
 
-    def integer(self, i):
-        """Flat row i's exact sum of squares as (m, e): m * 2**e, m an int."""
-        total = sum(state_integer(st[i]) << (2 * (s - self.lowest))
-                    for st, s in zip(self.states, self.scales))
-        return total, stateformat.UNIT_EXPONENT + 2 * self.lowest
 
-
-def square_sums(values, every_group=False):
-    """:class:`SquareSums` of the last axis of the float64 array `values`
-    (NaN and Inf are flagged per row and left out of the sums).  With
-    every_group, all three groups are kept, used or not (states to merge
-    with those of other parts of the data)."""
-    with np.errstate(invalid="ignore"):
-        has_nan = np.isnan(values).any(axis=-1)
-        has_inf = np.isinf(values).any(axis=-1)
-        finite = np.where(np.isfinite(values), np.abs(values), 0.0)
-    in_group = [(finite >= low) & (finite < high) & (finite != 0) for low, high, _ in _GROUPS]
-    used = [(g, mask) for g, mask in zip(_GROUPS, in_group) if every_group or mask.any()]
-    states = []
-    for (_, _, scale), mask in used:
-        with np.errstate(over="ignore", under="ignore"):     # the others are masked
-            y = finite * 2.0**-scale
-        if len(used) > 1:
-            y = np.where(mask, y, 0.0)
-        states.append(_square_sum_state(y).reshape(-1, stateformat.LENGTH))
-    in_rows = [mask.any(axis=-1).reshape(-1) for _, mask in used]
-    return SquareSums(has_nan, has_inf, [g[2] for g, _ in used], states, in_rows)
+def _finish(values, c, proven, result_dtype, fmt_of_result, flat_result):
+    flat_result[proven] = c[proven].astype(result_dtype)
+    for i in np.flatnonzero(~proven):         # ties, tiny or overflowing results
+        flat_result[i] = _exact_root(values[i], fmt_of_result)
 
 
 def norm2_rows(rows, result_dtype, func_name="vector_norm"):
     """Euclidean norms of the last axis of `rows` (real or complex, any
     supported dtype), each correctly rounded into `result_dtype` (a real
-    float dtype).  Returns an array of shape rows.shape[:-1]."""
-    fmt = dtypes.FORMATS[result_dtype]
-    if rows.dtype.kind == "c":
-        rows = np.concatenate([rows.real, rows.imag], axis=-1)
-    values = dtypes.exactly_float64(rows, func_name, "x")
-    squares = square_sums(values)
+    float dtype).  Returns an array of shape rows.shape[:-1].  Works in
+    blocks of rows, so that the scratch stays near _NORM_BLOCK_BYTES."""
+    fmt_of_result = dtypes.FORMATS[result_dtype]
     result = np.empty(rows.shape[:-1], result_dtype)
     flat_result = result.reshape(-1)
-    flat_nan, flat_inf = squares.has_nan.reshape(-1), squares.has_inf.reshape(-1)
-    todo = np.ones(flat_result.size, bool)
-    # Rows whose values are all in one group: the vectorized check first.
-    in_rows = squares.in_rows
-    groups_per_row = np.sum(in_rows, axis=0) if in_rows else np.zeros(flat_result.size, int)
-    for scale, state, in_row in zip(squares.scales, squares.states, in_rows):
-        rows_of_g = np.flatnonzero(in_row & (groups_per_row == 1) & ~flat_nan & ~flat_inf)
-        if rows_of_g.size:
-            roots, proven = _fast_roots(state[rows_of_g], scale, fmt, result_dtype)
-            flat_result[rows_of_g[proven]] = roots[proven]
-            todo[rows_of_g[proven]] = False
-    for i in np.flatnonzero(todo):
-        if flat_nan[i]:
-            flat_result[i] = math.nan
-        elif flat_inf[i]:
-            flat_result[i] = math.inf
+    n = rows.shape[-1]
+    flat_rows = rows.reshape(flat_result.size, n)     # a view for vector_norm's merged rows
+    terms = n * (2 if rows.dtype.kind == "c" else 1)
+    long_rows = terms > LONG_ROW_TERMS
+    block = 1 if long_rows else max(1, _NORM_BLOCK_BYTES // (40 * terms + 64))
+    for start in range(0, flat_result.size, block):
+        part = flat_rows[start:start + block]
+        if part.dtype.kind == "c":
+            part = np.concatenate([part.real, part.imag], axis=-1)
+        values = dtypes.exactly_float64(part, func_name, "x")
+        out = flat_result[start:start + block]
+        with np.errstate(invalid="ignore"):
+            has_nan = np.isnan(values).any(axis=-1)
+            has_inf = np.isinf(values).any(axis=-1)
+        special = has_nan | has_inf
+        out[has_inf] = math.inf
+        out[has_nan] = math.nan
+        finite = np.flatnonzero(~special)
+        if long_rows:
+            for i in finite:
+                out[i] = _exact_root(values[i], fmt_of_result)
         else:
-            total, exponent = squares.integer(i)
-            flat_result[i] = sqrt_rational(total, 1, exponent, fmt)
+            rows_of = _short_rows if terms < MEDIUM_ROW_TERMS else _medium_rows
+            if finite.size == len(values):
+                rows_of(values, result_dtype, fmt_of_result, out)
+            elif finite.size:
+                norms = np.empty(finite.size, result_dtype)
+                rows_of(values[finite], result_dtype, fmt_of_result, norms)
+                out[finite] = norms
     return result
 
 

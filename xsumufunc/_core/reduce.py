@@ -63,32 +63,29 @@ def _reduce_component(values, axes, result, target, initial_state, mean, selecti
                                   signature=(fmt.NATIVE, fmt.NATIVE, result)), counts
 
 
-#: Scratch for exact states (552 bytes per result) is bounded by this: a
-#: reduction with many results that goes through states (where=, the
-#: nan-variants, initial=, axes that do not merge) runs in blocks of the
-#: first kept axis, each block's states rounded straight into the output.
-#: (initial= holds up to four such blocks at once: the states, the pair
-#: stacked with the initial state, the merged states.)
-STATE_BLOCK_BYTES = 16 << 20
-
-
 def _needs_states(values, axes, initial_state, selection):
     return selection is not None or initial_state is not None or rows.goes_by_states(values, axes)
 
 
 def _reduce_blocked(values, axes, result, target, initial_state, mean, selection):
-    """_reduce_component over blocks of the first kept axis when its states
-    would take more than STATE_BLOCK_BYTES (results and counts as it)."""
+    """_reduce_component over blocks of the kept axes when its scratch (exact
+    states of 552 bytes per result, copies of terms whose axes do not merge
+    as a view) would take more than rows.SCRATCH_BYTES; each block is
+    rounded straight into the output (results and counts as
+    _reduce_component).  initial= holds up to four blocks of states at once:
+    the states, the pair stacked with the initial state, the merged states."""
     kept = [ax for ax in range(values.ndim) if ax not in axes]
     outputs = math.prod(values.shape[ax] for ax in kept)
-    if (not kept or outputs * fmt.LENGTH * fmt.NATIVE.itemsize <= STATE_BLOCK_BYTES
-            or not _needs_states(values, axes, initial_state, selection)):
+    per_result = rows.scratch_per_result(
+        values, axes, mask=None if selection is None else selection[0],
+        states=_needs_states(values, axes, initial_state, selection))
+    if not kept or outputs <= 1 or outputs * per_result <= rows.SCRATCH_BYTES:
         return _reduce_component(values, axes, result, target, initial_state, mean, selection)
-    first = next(ax for ax in kept if values.shape[ax] > 1)     # outputs > 1 block
+    first = next(ax for ax in kept if values.shape[ax] > 1)     # outputs > 1
     at = kept.index(first)                             # its position in the output
     length = values.shape[first]
     per_index = outputs // length                      # results per index of that axis
-    block = max(1, STATE_BLOCK_BYTES // max(per_index * fmt.LENGTH * fmt.NATIVE.itemsize, 1))
+    block = max(1, rows.SCRATCH_BYTES // max(per_index * per_result, 1))
     outer_shape = tuple(values.shape[ax] for ax in kept)
     res = np.empty(outer_shape, result) if target is None else target
     counts = np.empty(outer_shape, fmt.NATIVE) if mean or selection is not None else None

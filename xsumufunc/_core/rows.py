@@ -1,10 +1,10 @@
 """Reduced axes as rows for the loops, or as exact states axis by axis.
 
 The gufuncs reduce the last axis.  Several reduced axes are moved to the end
-and merged into one when the strides allow (a view) or when a copy is
-cheaper than the alternative; otherwise the longest reduced axis is summed
-into exact states and the states are merged over the other axes, so that a
-broadcast view is never copied.
+and merged into one when the strides allow (a view) or when a copy fits in
+SCRATCH_BYTES (callers reduce in blocks so that it does); otherwise the
+longest reduced axis is summed into exact states and the states are merged
+over the other axes, so that a broadcast view is never copied whole.
 """
 
 import math
@@ -37,13 +37,20 @@ def merge_axes(arrays, axes, allow_copy):
         return [np.reshape(m, shape) for m in moved] if allow_copy else None
 
 
-def _copy_costs_more(values, axes):
-    """Would merging `axes` by a copy take more memory than reducing axis by
-    axis through exact states?  (Broadcast views, for one, must never be
-    copied.)"""
-    longest = max((values.shape[ax] for ax in axes), default=1)
-    state_bytes = values.size // max(longest, 1) * fmt.LENGTH * fmt.NATIVE.itemsize
-    return state_bytes < values.size * values.dtype.itemsize
+#: Scratch memory is bounded by this (a copy of terms to merge axes, exact
+#: states of 552 bytes each): a reduction that needs more runs in blocks
+#: (_core/reduce.py over the kept axes, states_axis_by_axis over the
+#: reduced ones), each block rounded or merged before the next.
+SCRATCH_BYTES = 16 << 20
+
+#: Bytes of one exact state.
+STATE_BYTES = fmt.LENGTH * fmt.NATIVE.itemsize
+
+
+def _copy_fits(arrays, axes):
+    """May merging `axes` copy these arrays?  Only within SCRATCH_BYTES (so a
+    broadcast view is copied a block at a time, never whole)."""
+    return sum(x.size * x.dtype.itemsize for x in arrays) <= SCRATCH_BYTES
 
 
 def _innermost(values, axes):
@@ -66,19 +73,67 @@ def _merge_states_over(states, axes, inner):
 def goes_by_states(values, axes):
     """Does rows() give None (the reduction then goes axis by axis through
     exact states)?  Decided without copying anything."""
-    return merge_axes([values], axes, allow_copy=False) is None and _copy_costs_more(values, axes)
+    return merge_axes([values], axes, allow_copy=False) is None and not _copy_fits([values], axes)
+
+
+def scratch_per_result(values, axes, mask=None, states=False):
+    """Bytes of scratch that one result of reducing `values` over `axes`
+    takes: a copy of its terms when the axes do not merge as a view and the
+    copy fits (with `mask`: of its mask too), else the states of going axis
+    by axis (which states_axis_by_axis bounds); plus its own state and count
+    when the path goes through states (`states`, or axis by axis)."""
+    arrays = [values] if mask is None else [values, mask]
+    own = STATE_BYTES + 8
+    if merge_axes(arrays, axes, allow_copy=False) is not None:
+        return own if states else 0
+    slab = math.prod(values.shape[ax] for ax in axes)
+    copy = slab * sum(x.dtype.itemsize for x in arrays)
+    if copy <= SCRATCH_BYTES:
+        return copy + (own if states else 0)
+    longest = max(values.shape[ax] for ax in axes)
+    return own + min(slab // max(longest, 1) * STATE_BYTES, SCRATCH_BYTES)
 
 
 def rows(values, axes):
-    """values as rows to reduce (see merge_axes), or None when going axis by
-    axis through exact states is cheaper than the copy a merge would need."""
-    merged = merge_axes([values], axes, allow_copy=not _copy_costs_more(values, axes))
+    """values as rows to reduce (see merge_axes), or None when the axes do
+    not merge as a view and a copy would not fit in SCRATCH_BYTES (then go
+    axis by axis through exact states)."""
+    merged = merge_axes([values], axes, allow_copy=_copy_fits([values], axes))
     return None if merged is None else merged[0]
+
+
+def _by_blocks_of_reduced_axis(values, axes, reduce, mask=None):
+    """reduce(values, axes[, mask]) -> (states, counts or None), applied to
+    blocks of the longest reduced axis other than the innermost when its
+    states would exceed SCRATCH_BYTES; the blocks' states are merged (and
+    counts added) one after another."""
+    inner = _innermost(values, axes)
+    outers = [ax for ax in axes if ax != inner and values.shape[ax] > 1]
+    if (not outers
+            or values.size // max(values.shape[inner], 1) * STATE_BYTES <= SCRATCH_BYTES):
+        return None
+    outer = max(outers, key=lambda ax: values.shape[ax])
+    per_index = values.size // values.shape[inner] // values.shape[outer] * STATE_BYTES
+    block = max(1, SCRATCH_BYTES // max(per_index, 1))
+    states = counts = None
+    for start in range(0, values.shape[outer], block):
+        part = (slice(None),) * outer + (slice(start, start + block),)
+        if mask is None:
+            s, c = reduce(values[part], axes), None
+        else:
+            s, c = reduce(values[part], mask[part], axes)
+        states = s if states is None else exact_state_merge_ufunc(np.stack([states, s], -2))
+        counts = c if counts is None else counts + c
+    return states, counts
 
 
 def states_axis_by_axis(values, axes):
     """Exact states of values summed over several axes, without a copy of
-    values: the longest axis is summed into states, the others merged."""
+    values: the longest axis is summed into states, the others merged (in
+    blocks, so that the states in flight stay within SCRATCH_BYTES)."""
+    blocked = _by_blocks_of_reduced_axis(values, axes, states_axis_by_axis)
+    if blocked is not None:
+        return blocked[0]
     inner = _innermost(values, axes)
     states = exact_sum_state_ufunc(np.moveaxis(values, inner, -1),
                                    signature=(dtypes.native(values.dtype), fmt.NATIVE))
@@ -98,9 +153,13 @@ def masked_states(values, mask, axes, skip_nan):
     """Exact states and counts, over `axes`, of the terms of `values` whose
     `mask` (same shape, often a broadcast view) is True and, with skip_nan,
     that are not NaN.  Merged rows as for rows(), else axis by axis."""
-    merged = merge_axes([values, mask], axes, allow_copy=not _copy_costs_more(values, axes))
+    merged = merge_axes([values, mask], axes, allow_copy=_copy_fits([values, mask], axes))
     if merged is not None:
         return masked_states_rows(merged[0], merged[1], skip_nan)
+    blocked = _by_blocks_of_reduced_axis(
+        values, axes, lambda v, m, ax: masked_states(v, m, ax, skip_nan), mask)
+    if blocked is not None:
+        return blocked
     inner = _innermost(values, axes)
     states, counts = masked_states_rows(np.moveaxis(values, inner, -1),
                                          np.moveaxis(mask, inner, -1), skip_nan)

@@ -258,3 +258,10 @@ def state_mean(state, count, dtype=np.float64):
         warn_empty_mean(stacklevel=3)
     return round_states(arr, counts, result, is_complex)
 
+
+def merge_dot_states(states):
+    """Exact dot states (..., m, DOT_LENGTH) merged over m: each of their
+    three parts (main, fine, huge) merged as an exact state."""
+    parts = states.reshape(states.shape[:-1] + (3, fmt.LENGTH))
+    merged = exact_state_merge_ufunc(np.moveaxis(parts, -2, -3))
+    return merged.reshape(merged.shape[:-2] + (fmt.DOT_LENGTH,))

@@ -1,0 +1,77 @@
+"""Speed of the exact 2-norm (xsumufunc.array_api.linalg.vector_norm)
+against np.linalg.norm, on several kinds of data and shapes.
+
+    python benchmarks/bench_norm.py            # one thread
+    python benchmarks/bench_norm.py --runs 3   # the median of three runs (README)
+
+Same-process, interleaved medians (one call of each method per round, see
+bench.measure); ratio = exact / np.linalg.norm (which is not correctly
+rounded, and overflows or underflows on the way for wide-ranged data).
+Data: standard normal, lognormal sigma=3 with random signs, and exponents
+spread over [-500, 500] (the squares span the whole float64 range); float64
+and float32.  Shapes: 1-D n = 1e6, rows (1e5, 10) axis=1, (1000, 1000)
+axis=1 and axis=0.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import measure  # noqa: E402
+
+import xsumufunc as xs  # noqa: E402
+from xsumufunc import array_api as xp  # noqa: E402
+
+SHAPES = [((10**6,), None, "1-D n=1e6"), ((10**5, 10), 1, "(1e5, 10) axis=1"),
+          ((1000, 1000), 1, "(1000, 1000) axis=1"), ((1000, 1000), 0, "(1000, 1000) axis=0")]
+
+
+def data(kind, shape, rng):
+    signs = rng.choice([-1.0, 1.0], shape)
+    if kind == "normal":
+        return rng.standard_normal(shape)
+    if kind == "lognormal(0, 3)":
+        return signs * rng.lognormal(0.0, 3.0, shape)
+    return signs * np.ldexp(rng.uniform(1, 2, shape), rng.integers(-500, 500, shape))
+
+
+def one_run(rounds):
+    """{(data, dtype, shape): (ratio, ns per element)} for one run."""
+    rng = np.random.default_rng(0)
+    out = {}
+    with np.errstate(all="ignore"):
+        for kind in ("normal", "lognormal(0, 3)", "exponents over [-500, 500]"):
+            for dtype in (np.float64, np.float32):
+                if dtype == np.float32 and kind.startswith("exponents"):
+                    continue          # not float32 values
+                for shape, axis, label in SHAPES:
+                    x = data(kind, shape, rng).astype(dtype)
+                    t = measure({"exact": lambda: xp.linalg.vector_norm(x, axis=axis),
+                                 "numpy": lambda: np.linalg.norm(x, axis=axis)}, rounds)
+                    out[(kind, np.dtype(dtype).name, label)] = (
+                        t["exact"] / t["numpy"], t["exact"] / x.size * 1e9)
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
+    args = parser.parse_args(argv)
+    xs.set_num_threads(1)
+    print(f"one thread, median of {args.runs} run(s) of {args.rounds} interleaved rounds\n")
+    print("| data | dtype | shape | vector_norm / np.linalg.norm | ns per element |")
+    print("|---|---|---|---|---|")
+    runs = [one_run(args.rounds) for _ in range(args.runs)]
+    for key in runs[0]:
+        ratio = statistics.median(r[key][0] for r in runs)
+        ns = statistics.median(r[key][1] for r in runs)
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {ratio:.1f}x | {ns:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
