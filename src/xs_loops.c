@@ -439,6 +439,55 @@ static inline void xs_dot_add_narrow(xs_dot *acc, xs_large *large, double a, dou
 #define XS_FMA_CLONES
 #endif
 
+/*
+ * Short rows (at most XS_DOT_SHORT_MAX products) rounded from a two-double
+ * approximation of the exact dot (xs_running.h) when it provably decides
+ * them: no accumulators to clear, propagate and round.  Each float64
+ * product goes in as p = fl(a*b) and e = fma(a, b, -p), both exact, for
+ * products with both factors normal and 2^-969 <= |a*b| < 2^1000: p is then
+ * a normal double (no underflow or overflow flag), e is exact, and both lie
+ * in the approximation's safe range.  Products of narrow values are exact
+ * doubles.  Anything else (zeros excepted: they add nothing), and every
+ * row the approximation does not decide (a zero or tiny result, a
+ * rounding boundary too close), goes to the accumulators from the start.
+ * No step raises a floating-point flag.
+ */
+#define XS_DOT_SHORT_MAX 512
+_Static_assert(2 * XS_DOT_SHORT_MAX <= XS_RUNNING_BLOCK,
+               "a short dot row's terms (two per product) fit xs_running_of's bound");
+/* Biased exponents: ea + eb - 2046 is the exponent of a*b, within one. */
+#define XS_DOT_SHORT_MIN_EXPONENTS (2 * 1023 - 969 + 1)
+#define XS_DOT_SHORT_MAX_EXPONENTS (2 * 1023 + 998)
+
+/* Adds a*b to the approximation hi + lo (err: see xs_running_of), 1; or 0:
+ * this row goes to the accumulators. */
+static inline int xs_dot_short_add_narrow(double *hi, double *lo, double *err, double a, double b)
+{
+    if (!(xs_running_abs(a) <= XS_RUNNING_MAX && xs_running_abs(b) <= XS_RUNNING_MAX)) {
+        return 0;                            /* Inf or NaN: no product here */
+    }
+    xs_running_short_add(hi, lo, err, a * b);    /* exact: at most 2 * 24 bits */
+    return 1;
+}
+
+static inline int xs_dot_short_add_float64(double *hi, double *lo, double *err, double a,
+                                           double b)
+{
+    unsigned ea = (unsigned)(xs_double_bits(a) >> 52) & 0x7ffu;
+    unsigned eb = (unsigned)(xs_double_bits(b) >> 52) & 0x7ffu;
+    if (a == 0.0 || b == 0.0) {
+        return ea != 0x7ffu && eb != 0x7ffu;      /* a zero product adds nothing */
+    }
+    if (ea == 0 || eb == 0 || ea + eb < XS_DOT_SHORT_MIN_EXPONENTS
+            || ea + eb > XS_DOT_SHORT_MAX_EXPONENTS) {
+        return 0;                                  /* also Inf and NaN */
+    }
+    double p = a * b;
+    xs_running_short_add(hi, lo, err, p);
+    xs_running_short_add(hi, lo, err, fma(a, b, -p));
+    return 1;
+}
+
 /* The windowed front end, for contiguous float64 rows long enough (returns
  * how many products it added); none for the narrow types. */
 #define XS_DOT_WINDOW_FLOAT64(acc, large, a, b, n, step_a, step_b) \
@@ -454,7 +503,24 @@ typedef struct {
     xs_dot parts[XS_MAX_THREADS];
 } xs_dot_job;
 
-#define XS_DOT_LOOP(IN, ADD_PRODUCT, WINDOW, ATTRIBUTES) \
+#define XS_DOT_LOOP(IN, ADD_PRODUCT, SHORT_ADD, WINDOW, ATTRIBUTES) \
+/* A short row's dot rounded into fmt, when the two-double approximation \
+ * decides it (1, *out); 0: use the accumulators. */ \
+ATTRIBUTES static int xs_dot_short_##IN(const char *a, const char *b, npy_intp n, \
+                                        npy_intp step_a, npy_intp step_b, \
+                                        const xs_format *fmt, double *out) \
+{ \
+    double hi = 0.0, lo = 0.0, err = 0.0;     /* see xs_running_of */ \
+    for (npy_intp k = 0; k < n; k++, a += step_a, b += step_b) { \
+        double x = xs_bits_to_double(xs_load_##IN(a)), y = xs_bits_to_double(xs_load_##IN(b)); \
+        if (!SHORT_ADD(&hi, &lo, &err, x, y)) { \
+            return 0; \
+        } \
+    } \
+    xs_running run = xs_running_of(hi, lo, err); \
+    return xs_running_round(&run, fmt, out); \
+} \
+\
 /* Adds the n products of one row exactly into acc (a large accumulator for \
  * long rows is made on first use and kept in *large). */ \
 ATTRIBUTES static void xs_dot_row_##IN(xs_dot *acc, xs_large **large, const char *a, \
@@ -529,7 +595,14 @@ static void xs_dot_rows_##IN(char **args, const npy_intp *dimensions, const npy_
     PyThreadState *gil = xs_release_gil_for(outer, n); \
     xs_large *large = NULL; \
     xs_dot_job *job = n >= XS_PARALLEL_MIN_TERMS ? malloc(sizeof *job) : NULL; \
+    int short_rows = target != NULL && n <= XS_DOT_SHORT_MAX; \
     for (npy_intp i = 0; i < outer; i++) { \
+        double quick; \
+        if (short_rows && xs_dot_short_##IN(args[0] + i * steps[0], args[1] + i * steps[1], \
+                                            n, steps[3], steps[4], target->format, &quick)) { \
+            XS_STORE(target, args[2] + i * steps[2], quick); \
+            continue; \
+        } \
         xs_dot acc; \
         xs_dot_compute_##IN(&acc, &large, job, args[0] + i * steps[0], \
                             args[1] + i * steps[1], n, steps[3], steps[4]); \
@@ -559,12 +632,14 @@ void xs_dot_state_##IN(char **args, const npy_intp *dimensions, const npy_intp *
     xs_dot_rows_##IN(args, dimensions, steps, NULL); \
 }
 
-XS_DOT_LOOP(float64, xs_dot_add_float64, XS_DOT_WINDOW_FLOAT64, XS_FMA_CLONES)
-XS_DOT_LOOP(float32, xs_dot_add_narrow, XS_DOT_NO_WINDOW, )
-XS_DOT_LOOP(float16, xs_dot_add_narrow, XS_DOT_NO_WINDOW, )
-XS_DOT_LOOP(bfloat16, xs_dot_add_narrow, XS_DOT_NO_WINDOW, )
+XS_DOT_LOOP(float64, xs_dot_add_float64, xs_dot_short_add_float64, XS_DOT_WINDOW_FLOAT64,
+            XS_FMA_CLONES)
+XS_DOT_LOOP(float32, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, )
+XS_DOT_LOOP(float16, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, )
+XS_DOT_LOOP(bfloat16, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, )
 /* Byte-coded formats: every value is a float32 value, products exact. */
-#define XS_CODE_DOT_LOOP(K) XS_DOT_LOOP(code##K, xs_dot_add_narrow, XS_DOT_NO_WINDOW, )
+#define XS_CODE_DOT_LOOP(K) \
+    XS_DOT_LOOP(code##K, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, )
 XS_CODE_DOT_LOOP(0) XS_CODE_DOT_LOOP(1) XS_CODE_DOT_LOOP(2) XS_CODE_DOT_LOOP(3)
 XS_CODE_DOT_LOOP(4) XS_CODE_DOT_LOOP(5) XS_CODE_DOT_LOOP(6) XS_CODE_DOT_LOOP(7)
 XS_CODE_DOT_LOOP(8) XS_CODE_DOT_LOOP(9)

@@ -112,6 +112,36 @@ static inline void xs_running_add(xs_running *r, double x)
 }
 
 /*
+ * The same for a short loop that keeps the approximation in registers
+ * (no struct in memory, no block bookkeeping): at most XS_RUNNING_BLOCK
+ * terms x, each with |x| <= XS_RUNNING_MAX, and
+ *     hi = xs_running_two_sum(hi, x, &e); lo += e; err += |lo| + XS_RUNNING_TINY;
+ * per term from hi = lo = err = 0.  Then err * 2^-52 bounds the error as
+ * in xs_running_add (err is a sum of fewer than 2^10 non-negative terms:
+ * its own roundings lose less than 2^-43 of it), and hi stays far from
+ * overflow (below XS_RUNNING_BLOCK * XS_RUNNING_MAX).
+ */
+static inline xs_running xs_running_of(double hi, double lo, double err)
+{
+    xs_running r;
+    r.hi = hi;
+    r.lo = lo;
+    r.bound = err * 0x1p-52 + XS_RUNNING_FLOOR;
+    r.valid = 1;
+    r.block_left = XS_RUNNING_BLOCK;
+    r.retry_in = 0;
+    return r;
+}
+
+static inline void xs_running_short_add(double *hi, double *lo, double *err, double x)
+{
+    double e;
+    *hi = xs_running_two_sum(*hi, x, &e);
+    *lo += e;
+    *err += xs_running_abs(*lo) + XS_RUNNING_TINY;
+}
+
+/*
  * The exact sum rounded to nearest (ties to even) into fmt, when the
  * approximation decides it: returns 1 and stores it in *out.  Decided only
  * for results that are normal numbers of fmt, not zero and not overflowing.
