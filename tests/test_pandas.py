@@ -157,9 +157,12 @@ from unittest import mock  # noqa: E402
 from xsumufunc._core import grouped as _grouped  # noqa: E402
 
 # Tiny sizes force batches, several merge levels and the large-group path on
-# small inputs.
-TINY = {"_BATCH_VALUES": 7, "_BATCH_GROUPS": 2, "_MAX_PIECE": 2, "_LARGE_GROUP": 6}
-SIZES = {"default": {}, "tiny": TINY, "tiny_pieces_only": {**TINY, "_LARGE_GROUP": 1 << 40}}
+# small inputs; "chunks" the chunked path of few groups (chunks of 3 values,
+# each chunk's group states merged into the running ones).
+TINY = {"_BATCH_VALUES": 7, "_BATCH_GROUPS": 2, "_MAX_PIECE": 2, "_LARGE_GROUP": 6,
+        "_CHUNK_VALUES": 1 << 20}
+SIZES = {"default": {}, "tiny": TINY, "tiny_pieces_only": {**TINY, "_LARGE_GROUP": 1 << 40},
+         "chunks": {**TINY, "_CHUNK_VALUES": 3}}
 
 
 @pytest.mark.parametrize("tiny", sorted(SIZES))
@@ -196,6 +199,23 @@ def test_grouped_sum_matches_groupby_agg_on_large_groups():
         assert_same(ours[key], exact_sum_oracle(terms_of(values[keys == key]), FLOAT64))
     assert_same(quiet(xs.exact_grouped_sum, values, codes, len(uniques), dtype=np.float32)[0],
                 exact_sum_oracle(terms_of(values[codes == 0]), FLOAT32))
+
+
+def test_grouped_sum_of_few_groups_uses_bounded_scratch():
+    """Issue 18, defect 4: one group needed three times the input (an order,
+    its sort and a sorted copy).  Few groups now go chunk by chunk: the
+    scratch (about 35 MiB) does not grow with the input."""
+    import tracemalloc
+    values = np.ones(12_000_000)                     # 92 MiB
+    codes = np.zeros(values.size, np.int8)
+    tracemalloc.start()
+    try:
+        sums = xs.exact_grouped_sum(values, codes, 1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert_same(sums, np.array([12e6]))
+    assert peak < 64 * 2**20, f"{peak / 2**20:.0f} MiB"
 
 
 def test_grouped_bad_arguments():

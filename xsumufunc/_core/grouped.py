@@ -100,10 +100,8 @@ def _batches(counts):
         g0 = g1
 
 
-def _checked(func_name, values, codes, ngroups, skip_nan):
-    """Checked arguments: values (1-D ndarray), its kind, codes, ngroups, and
-    the stable order of the kept values (by group; codes < 0 and, with
-    skip_nan, NaNs left out) with each group's count."""
+def _checked(func_name, values, codes, ngroups):
+    """Checked arguments: values (1-D ndarray), its kind, codes, ngroups."""
     values, kind = as_input(values, func_name)
     codes = np.asarray(codes)
     if values.ndim != 1:
@@ -121,6 +119,12 @@ def _checked(func_name, values, codes, ngroups, skip_nan):
     if codes.size and codes.max() >= ngroups:
         raise ValueError(f"{func_name}: codes must be below ngroups ({ngroups}); "
                          f"found {codes.max()}")
+    return values, kind, codes, ngroups
+
+
+def _order(values, codes, ngroups, skip_nan):
+    """The stable order of the kept values by group (codes < 0 and, with
+    skip_nan, NaNs left out) and each group's count."""
     keep = codes >= 0                      # -1: no group (pandas' missing keys)
     if skips_nan(skip_nan, values.dtype):
         keep &= ~np.isnan(values)
@@ -129,29 +133,59 @@ def _checked(func_name, values, codes, ngroups, skip_nan):
     narrow = np.uint16 if ngroups <= 1 << 16 else codes.dtype
     order = order[np.argsort(codes[order].astype(narrow), kind="stable")]
     counts = np.bincount(codes[order], minlength=ngroups).astype(_INT64)
-    return values, kind, ngroups, order, counts
+    return order, counts
 
 
-def _states_by_batch(values, kind, order, counts):
-    """(g0, g1, states of groups g0..g1-1) in bounded batches."""
-    sorted_values = values[order]
-    comps = (sorted_values,) if kind == "real" else (sorted_values.real, sorted_values.imag)
+def _sorted_batches(values, kind, order, counts):
+    """(g0, g1, states of groups g0..g1-1) in bounded batches, each batch's
+    values gathered in group order as it comes."""
     for g0, g1, e0, e1 in _batches(counts):
-        parts = [_batch_states(comp[e0:e1], counts[g0:g1]) for comp in comps]
+        chunk = values[order[e0:e1]]
+        comps = (chunk,) if kind == "real" else (chunk.real, chunk.imag)
+        parts = [_batch_states(comp, counts[g0:g1]) for comp in comps]
         yield g0, g1, parts[0] if kind == "real" else np.stack(parts, axis=-2)
+
+
+#: With at most this many groups (their states: 2.2 MB), long inputs are
+#: taken in chunks of _CHUNK_VALUES values, each chunk's group states merged
+#: into one state per group: the scratch is bounded by the chunk instead of
+#: growing with the input (an order and a sorted copy of every value).
+_FEW_GROUPS = 1 << 12
+_CHUNK_VALUES = 1 << 20
+
+
+def _group_states(values, kind, codes, ngroups, skip_nan):
+    """Each group's count and an iterator of (g0, g1, states of groups
+    g0..g1-1) (native int64, (g1 - g0, [2,] LENGTH))."""
+    if ngroups > _FEW_GROUPS or values.size <= _CHUNK_VALUES:
+        order, counts = _order(values, codes, ngroups, skip_nan)
+        return counts, _sorted_batches(values, kind, order, counts)
+    trailing = (fmt.LENGTH,) if kind == "real" else (2, fmt.LENGTH)
+    states = np.zeros((ngroups,) + trailing, _INT64)       # empty states
+    counts = np.zeros(ngroups, _INT64)
+    for c0 in range(0, values.size, _CHUNK_VALUES):
+        part_values, part_codes = values[c0:c0 + _CHUNK_VALUES], codes[c0:c0 + _CHUNK_VALUES]
+        order, part_counts = _order(part_values, part_codes, ngroups, skip_nan)
+        for g0, g1, part in _sorted_batches(part_values, kind, order, part_counts):
+            present = np.flatnonzero(part_counts[g0:g1])
+            into = present + g0
+            states[into] = exact_state_merge_ufunc(
+                np.stack([states[into], part[present]], axis=-2))
+        counts += part_counts
+    return counts, iter([(0, ngroups, states)])
 
 
 def grouped(func_name, values, codes, ngroups, dtype, skip_nan, mean):
     """Exact sums (means) of each group, rounded once into the result dtype."""
-    values, kind, ngroups, order, counts = _checked(func_name, values, codes, ngroups,
-                                                    skip_nan)
+    values, kind, codes, ngroups = _checked(func_name, values, codes, ngroups)
     result = dtypes.resolve_result(values.dtype, kind, dtype, None, func_name)
+    counts, batches = _group_states(values, kind, codes, ngroups, skip_nan)
     if mean and np.any(counts == 0):
         warn_empty_mean(stacklevel=4)
     out = np.empty(ngroups, result)
     # Each batch is rounded as soon as its states are known: the states of
     # all groups at once would take 552 bytes per group.
-    for g0, g1, states in _states_by_batch(values, kind, order, counts):
+    for g0, g1, states in batches:
         out[g0:g1] = round_states(states, counts[g0:g1] if mean else None, result,
                                   kind == "complex")
     return out
@@ -160,10 +194,10 @@ def grouped(func_name, values, codes, ngroups, dtype, skip_nan, mean):
 def grouped_states(func_name, values, codes, ngroups, skip_nan):
     """The exact state ((ngroups, [2,] LENGTH), native int64) and the count
     of each group: what the Dask backend merges across chunks."""
-    values, kind, ngroups, order, counts = _checked(func_name, values, codes, ngroups,
-                                                    skip_nan)
+    values, kind, codes, ngroups = _checked(func_name, values, codes, ngroups)
     trailing = (fmt.LENGTH,) if kind == "real" else (2, fmt.LENGTH)
     states = np.zeros((ngroups,) + trailing, _INT64)
-    for g0, g1, part in _states_by_batch(values, kind, order, counts):
+    counts, batches = _group_states(values, kind, codes, ngroups, skip_nan)
+    for g0, g1, part in batches:
         states[g0:g1] = part
     return states, counts
