@@ -127,3 +127,43 @@ def test_vector_norm_uses_bounded_scratch(shape, axis):
     assert_same(result, np.full(result.shape, 2.0 if axis == 1 else np.sqrt(shape[axis or 0])))
     assert peak < 2 * rows_module.SCRATCH_BYTES + 3 * result.nbytes + x.nbytes // 8 + 8 * MiB, \
         f"{peak / MiB:.0f} MiB"
+
+
+def test_integer_dot_operands_are_cast_a_block_at_a_time():
+    """Defect 4: integer operands were cast to float64 whole (8x an int8
+    operand).  A long int8 vector goes in chunks whose exact dot states are
+    merged; many rows go in blocks."""
+    pattern = np.arange(-3, 4, dtype=np.int8)
+    x, y = np.resize(pattern, 24_000_000), np.resize(pattern[::-1], 24_000_000)
+    result, peak = peak_bytes(xs.exact_dot, x, y)
+    assert_same(result, np.float64(int(np.dot(x.astype(np.int64), y.astype(np.int64)))))
+    assert peak < 2 * rows_module.SCRATCH_BYTES + 8 * MiB, f"{peak / MiB:.0f} MiB"
+    a = np.resize(pattern, (2_400_000, 10))
+    result, peak = peak_bytes(xs.exact_dot, a, np.resize(pattern, 10))
+    assert peak < 2 * rows_module.SCRATCH_BYTES + 2 * result.nbytes + 8 * MiB, \
+        f"{peak / MiB:.0f} MiB"
+
+
+@pytest.mark.parametrize("scratch", [1, 200])
+@pytest.mark.parametrize("da,db", [(np.int8, np.int8), (np.int16, np.float64),
+                                   (np.float16, np.float32), (np.int32, np.int64)])
+def test_dot_blocks_give_the_oracle(monkeypatch, scratch, da, db):
+    """With scratch for one value (chunks of the vector through merged dot
+    states) or a few rows (blocks of the broadcast loop), every dot against
+    the oracle, broadcasting and a vector axis that is not the last."""
+    from oracle_products import exact_dot_oracle
+    monkeypatch.setattr(rows_module, "SCRATCH_BYTES", scratch)
+    rng = np.random.default_rng(8)
+    a = rng.integers(-100, 100, (3, 7, 4)).astype(da)
+    b = (rng.integers(-100, 100, (1, 7, 1)) * (1.5 if np.dtype(db).kind == "f" else 1)).astype(db)
+    got = xs.exact_dot(a, b, axis=1)
+    assert got.shape == (3, 4)
+    bb = np.broadcast_to(b, (3, 7, 4))
+    for i in range(3):
+        for j in range(4):
+            assert_same(got[i, j], exact_dot_oracle(a[i, :, j].tolist(), bb[i, :, j].tolist(),
+                                                    got.dtype))
+    out = np.empty((3, 4), np.float32)
+    assert xs.exact_dot(a, b, axis=1, out=out) is out
+    assert_same(out[0, 0], exact_dot_oracle(a[0, :, 0].tolist(), bb[0, :, 0].tolist(),
+                                            np.float32))

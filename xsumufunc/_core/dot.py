@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from .._ufuncs import exact_dot_ufunc
-from . import dtypes
+from .._ufuncs import exact_dot_state_round_ufunc, exact_dot_state_ufunc, exact_dot_ufunc
+from . import dtypes, rows, states
+from . import stateformat as fmt
 from .spec import check_out
 
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
@@ -51,6 +52,38 @@ def as_exact(x, dtype, name):
     if x.dtype.kind in "iu" and x.dtype.itemsize * 8 > _SMALL_INTEGER_BITS:
         return dtypes.exactly_float64(x, "exact_dot", name).astype(dtype, copy=False)
     return x.astype(dtype, copy=False)
+
+
+def _cast_bytes(operands, compute):
+    """Bytes of the copies that casting the operands into `compute` makes."""
+    return sum(x.size * compute.itemsize for x in operands if x.dtype != compute)
+
+
+def _dot_in_blocks(a, b, out, compute, part):
+    """out[...] = the exact dots of the last axes of the broadcast views a
+    and b (one shape), rounded into out, with the operands cast into
+    `compute` a block at a time (rows.SCRATCH_BYTES): blocks of the leading
+    axis, or for one long vector, chunks of it whose exact dot states are
+    merged before one rounding."""
+    if _cast_bytes((a, b), compute) <= rows.SCRATCH_BYTES:
+        exact_dot_ufunc(as_exact(a, compute, "a"), as_exact(b, compute, "b"), out=out,
+                        signature=(compute, compute, part))
+    elif a.ndim > 1 and a.shape[0] == 1:
+        _dot_in_blocks(a[0], b[0], out[0, ...], compute, part)     # out[0, ...]: a view
+    elif a.ndim > 1:
+        step = max(1, rows.SCRATCH_BYTES // max(_cast_bytes((a[0], b[0]), compute), 1))
+        for start in range(0, a.shape[0], step):
+            _dot_in_blocks(a[start:start + step], b[start:start + step], out[start:start + step],
+                           compute, part)
+    else:
+        chunk = max(1, rows.SCRATCH_BYTES // (2 * compute.itemsize))
+        total = None
+        for start in range(0, a.shape[0], chunk):
+            st = exact_dot_state_ufunc(as_exact(a[start:start + chunk], compute, "a"),
+                                       as_exact(b[start:start + chunk], compute, "b"),
+                                       signature=(compute, compute, fmt.NATIVE))
+            total = st if total is None else states.merge_dot_states(np.stack([total, st]))
+        exact_dot_state_round_ufunc(total, out=out, signature=(fmt.NATIVE, part))
 
 
 def vector_layout(a, b, axis, func_name="exact_dot"):
@@ -108,8 +141,15 @@ def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
     axes = [(axis_a,), (axis_b,), ()]
     if kind == "real":
         compute = compute_dtype(da, db)
-        res = exact_dot_ufunc(as_exact(a, compute, "a"), as_exact(b, compute, "b"),
-                              out=target, axes=axes, signature=(compute, compute, part))
+        if _cast_bytes((a, b), compute) <= rows.SCRATCH_BYTES:
+            res = exact_dot_ufunc(as_exact(a, compute, "a"), as_exact(b, compute, "b"),
+                                  out=target, axes=axes, signature=(compute, compute, part))
+        else:
+            res = np.empty(shape, result) if target is None else target
+            loop = shape + (a.shape[axis_a],)
+            _dot_in_blocks(np.broadcast_to(np.moveaxis(a, axis_a, -1), loop),
+                           np.broadcast_to(np.moveaxis(b, axis_b, -1), loop),
+                           res, compute, part)
     else:
         # conj(a) . b, per component, each as one exact dot of twice the length:
         # real = ar.br + ai.bi, imag = ar.bi - ai.br.
