@@ -1,5 +1,6 @@
 """Speed of the exact 2-norm (xsumufunc.array_api.linalg.vector_norm)
-against np.linalg.norm, on several kinds of data and shapes.
+against np.linalg.norm, and of the exact sum of squares behind it
+(exact_dot(x, x)) against np.einsum, on several kinds of data and shapes.
 
     python benchmarks/bench_norm.py            # one thread
     python benchmarks/bench_norm.py --runs 3   # the median of three runs (README)
@@ -50,10 +51,16 @@ def one_run(rounds):
                     continue          # not float32 values
                 for shape, axis, label in SHAPES:
                     x = data(kind, shape, rng).astype(dtype)
+                    ax = -1 if axis is None else axis
+                    subscripts = ("i,i->" if x.ndim == 1
+                                  else "ij,ij->i" if ax == 1 else "ij,ij->j")
                     t = measure({"exact": lambda: xp.linalg.vector_norm(x, axis=axis),
-                                 "numpy": lambda: np.linalg.norm(x, axis=axis)}, rounds)
+                                 "numpy": lambda: np.linalg.norm(x, axis=axis),
+                                 "squares": lambda: xs.exact_dot(x, x, axis=ax),
+                                 "einsum": lambda: np.einsum(subscripts, x, x)}, rounds)
                     out[(kind, np.dtype(dtype).name, label)] = (
-                        t["exact"] / t["numpy"], t["exact"] / x.size * 1e9)
+                        t["exact"] / t["numpy"], t["exact"] / x.size * 1e9,
+                        t["squares"] / t["einsum"], t["squares"] / x.size * 1e9)
     return out
 
 
@@ -64,13 +71,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     xs.set_num_threads(1)
     print(f"one thread, median of {args.runs} run(s) of {args.rounds} interleaved rounds\n")
-    print("| data | dtype | shape | vector_norm / np.linalg.norm | ns per element |")
-    print("|---|---|---|---|---|")
+    print("| data | dtype | shape | vector_norm / np.linalg.norm | ns per element | "
+          "exact_dot(x, x) / np.einsum | ns per element |")
+    print("|---|---|---|---|---|---|---|")
     runs = [one_run(args.rounds) for _ in range(args.runs)]
     for key in runs[0]:
-        ratio = statistics.median(r[key][0] for r in runs)
-        ns = statistics.median(r[key][1] for r in runs)
-        print(f"| {key[0]} | {key[1]} | {key[2]} | {ratio:.1f}x | {ns:.1f} |")
+        cells = [statistics.median(r[key][k] for r in runs) for k in range(4)]
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {cells[0]:.1f}x | {cells[1]:.1f} | "
+              f"{cells[2]:.1f}x | {cells[3]:.1f} |")
 
 
 if __name__ == "__main__":
