@@ -38,7 +38,7 @@ from . import dtypes, states
 from . import stateformat as fmt
 from .rational import sqrt_rational
 
-_F64 = np.dtype(np.float64)
+_F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
 
 #: Rows longer than this go straight to the exact integer root (one dot
 #: state each, no copy of the row); shorter rows are extended by three
@@ -92,22 +92,33 @@ def _gaps(c, p, emin):
     return ulp, below
 
 
-def _bracket(values, c, fmt_of_result):
+def _bracket(values, c, fmt_of_result, shift=None):
     """The signs of S - (c - below/2)**2 and S - (c + ulp/2)**2 for the rows
     of `values` (S their exact sums of squares) and candidates c (float64
-    values of the result format), and where the check applies."""
+    values of the result format), and where the check applies.
+
+    shift: None, or per row the k by which the rows were scaled exactly
+    (values = x * 2**-k).  Then the bracket is taken at that scale, where
+    its value (about S * 2**-53) is a normal float32, and rounded into
+    float32: the sign needs no more, and the short-row dot loop decides that
+    rounding from its fast approximation (a float64 rounding of so
+    cancelled a sum it could not decide)."""
     p, emin, emax = fmt_of_result
     valid = np.isfinite(c) & (c >= max(2.0**emin, _SMALLEST_CHECKED)) & \
         (np.frexp(c)[1] <= emax)
     c = np.where(valid, c, 1.0)
     ulp, below = _gaps(c, p, emin)
+    sign_dtype = _F64
+    if shift is not None:                 # powers of two: exact
+        c, ulp, below = (np.ldexp(v, -shift) for v in (c, ulp, below))
+        sign_dtype = _F32
     signs = []
     for side, gap in ((1.0, below), (-1.0, ulp)):
         # x.x - c*c + side*c*gap - (gap/2)*(gap/2): an exact dot
         left = np.concatenate([values, np.stack([c, c, 0.5 * gap], axis=-1)], axis=-1)
         right = np.concatenate([values, np.stack([-c, side * gap, -0.5 * gap], axis=-1)],
                                axis=-1)
-        signs.append(exact_dot_ufunc(left, right, signature=(_F64, _F64, _F64)))
+        signs.append(exact_dot_ufunc(left, right, signature=(_F64, _F64, sign_dtype)))
     return signs[0], signs[1], valid
 
 
@@ -159,23 +170,41 @@ def _prove(c, root, fmt_of_result, bracket):
 def _scaled_candidates(values, result_dtype):
     """Candidates from the rows scaled by powers of two (2**-k brings each
     row's largest magnitude into [1/2, 1)): the float64 roots and their
-    roundings into the result dtype (as float64)."""
+    roundings into the result dtype (as float64); also the scaled rows and
+    k."""
     largest = np.max(np.abs(values), axis=-1, initial=0.0)
     k = np.frexp(largest)[1]
     scaled = np.ldexp(values, -k[:, np.newaxis])          # exact, up to underflow
     s = exact_dot_ufunc(scaled, scaled, signature=(_F64, _F64, _F64))
     root = np.ldexp(np.sqrt(s), k)
-    return root, root.astype(result_dtype).astype(_F64)
+    return root, root.astype(result_dtype).astype(_F64), scaled, k
 
 
 def _short_rows(values, result_dtype, fmt_of_result, flat_result):
     """Norms of finite float64 rows (2-D, fewer than MEDIUM_ROW_TERMS terms
     each) into flat_result: candidates from the scaled rows, brackets as
-    exact dots of the rows extended by three terms."""
+    exact dots of the rows extended by three terms, taken on the scaled
+    rows where the scaling was exact (no value lost bits below 2**-1074)."""
     with np.errstate(all="ignore"):
-        root, c = _scaled_candidates(values, result_dtype)
-        proven, c = _prove(c, root, fmt_of_result,
-                           lambda rows, cand: _bracket(values[rows], cand, fmt_of_result))
+        root, c, scaled, k = _scaled_candidates(values, result_dtype)
+        exact = np.all(np.ldexp(scaled, k[:, np.newaxis]) == values, axis=-1)
+        everywhere = bool(exact.all())
+
+        def bracket(rows, cand):
+            if everywhere:
+                return _bracket(scaled[rows], cand, fmt_of_result, shift=k[rows])
+            rows = np.arange(len(values))[rows]
+            signs = [np.empty(rows.size), np.empty(rows.size), np.empty(rows.size, bool)]
+            for part, shift in ((exact[rows], True), (~exact[rows], False)):
+                if part.any():
+                    got = _bracket(scaled[rows[part]] if shift else values[rows[part]],
+                                   cand[part], fmt_of_result,
+                                   shift=k[rows[part]] if shift else None)
+                    for whole, piece in zip(signs, got):
+                        whole[part] = piece
+            return tuple(signs)
+
+        proven, c = _prove(c, root, fmt_of_result, bracket)
     proven |= np.max(np.abs(values), axis=-1, initial=0.0) == 0     # c is 0: exact
     _finish(values, c, proven, result_dtype, fmt_of_result, flat_result)
 
@@ -213,7 +242,7 @@ def _medium_rows(values, result_dtype, fmt_of_result, flat_result):
         # Sums of squares that overflow or are not normal: scaled candidates.
         off = np.flatnonzero(~((s >= 2.0**-1000) & np.isfinite(s)) & ~zero)
         if off.size:
-            root[off], c[off] = _scaled_candidates(values[off], result_dtype)
+            root[off], c[off] = _scaled_candidates(values[off], result_dtype)[:2]
         proven, c = _prove(c, root, fmt_of_result, bracket)
     proven |= zero                                            # an exact 0
     _finish(values, c, proven, result_dtype, fmt_of_result, flat_result)
