@@ -7,12 +7,23 @@ without a copy where the producer allows; else ``np.asarray``), the NumPy
 path computes the exact result, and the result goes back into the caller's
 namespace (``xp.asarray``, on the input's device), 0-d results as 0-d arrays.
 
+Formats NumPy lacks but ml_dtypes has (torch's bfloat16 and float8 tensors,
+which DLPack cannot export to NumPy) are read through an integer view of
+their bits, reinterpreted as the ml_dtypes format of the same name (no
+copy), and results in those formats go back the same way.
+
 Only CPU arrays can be read; ``out=`` must be a NumPy array (results are
-written into it and it is returned).  Nothing here imports an array library:
-the caller's namespace comes from its own array.
+written into it and it is returned).  Tensors that require gradients are
+refused: an exact reduction has no gradient here.  Nothing here imports an
+array library: the caller's namespace and dtypes come from its own array
+(the library's top module, already imported by the caller).
 """
 
+import sys
+
 import numpy as np
+
+from .._core import dtypes
 
 _DLPACK_CPU = 1          # DLDeviceType kDLCPU
 
@@ -44,18 +55,53 @@ def _check_cpu(x, func_name, argname):
             "can be read: move it to the CPU first (for example x.cpu() in torch)")
 
 
+#: The integer type (by name, in the array's library) that views the bits of
+#: a format of this many bytes.
+_BIT_VIEWS = {1: "uint8", 2: "int16"}
+
+
+def _library(x):
+    """The top module of x's library (imported: the caller made x)."""
+    return sys.modules.get(type(x).__module__.split(".", 1)[0])
+
+
+def _bit_view(x):
+    """x, a tensor of a format NumPy lacks (torch.bfloat16, float8, ...), as
+    a NumPy array of the ml_dtypes format of the same name, through an
+    integer view of its bits (no copy); None when that does not apply."""
+    name = str(getattr(x, "dtype", "")).rsplit(".", 1)[-1]
+    target = dtypes.ml_dtype_named(name)
+    view = getattr(x, "view", None)
+    if target is None or view is None or target.itemsize not in _BIT_VIEWS:
+        return None
+    int_type = getattr(_library(x), _BIT_VIEWS[target.itemsize], None)
+    if int_type is None:
+        return None
+    try:
+        return np.from_dlpack(view(int_type)).view(target)
+    except (BufferError, TypeError, ValueError, RuntimeError):
+        return None
+
+
 def to_numpy(x, func_name, argname="a"):
     """x as a NumPy array (a view where DLPack allows); other arguments as
     they are."""
     if not is_foreign(x):
         return x
     _check_cpu(x, func_name, argname)
+    if getattr(x, "requires_grad", False) is True:
+        raise TypeError(
+            f"{func_name}: {argname} ({_type_name(x)}) requires gradients, and exact "
+            f"reductions are not differentiable: pass {argname}.detach() for the value")
     errors = []
     if hasattr(x, "__dlpack__"):
         try:
             return np.from_dlpack(x)
         except (BufferError, TypeError, ValueError, RuntimeError) as exc:
             errors.append(exc)
+        viewed = _bit_view(x)
+        if viewed is not None:
+            return viewed
     try:
         converted = np.asarray(x)
     except (TypeError, ValueError, RuntimeError) as exc:
@@ -94,6 +140,10 @@ def to_caller(result, like):
         return result
     device = getattr(like, "device", None)
     where = {} if device is None else {"device": device}
+    if result.dtype == dtypes.BFLOAT16 or dtypes.is_code(result.dtype):
+        returned = _from_bits(result, like, xp, where)
+        if returned is not None:
+            return returned
     try:
         return xp.asarray(result, **where)
     except (TypeError, ValueError, RuntimeError, BufferError):
@@ -105,6 +155,23 @@ def to_caller(result, like):
             f"the result ({result.dtype.name}) cannot be returned as an array of "
             f"{_type_name(like)}'s namespace, which has no such dtype; pass NumPy "
             "arrays to get it as a NumPy array") from None
+
+
+def _from_bits(result, like, xp, where):
+    """A result in an ml_dtypes format as a tensor of like's library in the
+    format of the same name, through an integer view of its bits; None when
+    the library has no such format."""
+    lib = _library(like)
+    target = getattr(lib, result.dtype.name, None)
+    int_name = _BIT_VIEWS.get(result.dtype.itemsize)
+    if target is None or int_name is None:
+        return None
+    bits = xp.asarray(result.view(np.dtype(int_name)), **where)
+    view = getattr(bits, "view", None)
+    try:
+        return view(target) if view is not None else None
+    except (TypeError, ValueError, RuntimeError):
+        return None
 
 
 def _check_out(out, func_name):

@@ -144,3 +144,12 @@ def resolve_result(in_dtype, kind, dtype, out, func_name):
 def component(dtype):
     """Real dtype of one component of a result dtype."""
     return COMPLEX_RESULTS.get(dtype, dtype)
+
+
+def ml_dtype_named(name):
+    """The dtype of that name among the formats we read from ml_dtypes
+    (bfloat16, the float8/float6/float4 formats), or None."""
+    for dtype in (BFLOAT16, *CODES):
+        if dtype.name == name:
+            return dtype
+    return None
