@@ -440,7 +440,8 @@ static inline void xs_dot_add_narrow(xs_dot *acc, xs_large *large, double a, dou
 #endif
 
 /*
- * Short rows (at most XS_DOT_SHORT_MAX products) rounded from a two-double
+ * Rows shorter than the window's minimum (at most XS_DOT_SHORT_MAX products)
+ * rounded from a two-double
  * approximation of the exact dot (xs_running.h) when it provably decides
  * them: no accumulators to clear, propagate and round.  Each float64
  * product goes in as p = fl(a*b) and e = fma(a, b, -p), both exact, for
@@ -452,9 +453,12 @@ static inline void xs_dot_add_narrow(xs_dot *acc, xs_large *large, double a, dou
  * rounding boundary too close), goes to the accumulators from the start.
  * No step raises a floating-point flag.
  */
-#define XS_DOT_SHORT_MAX 512
-_Static_assert(2 * XS_DOT_SHORT_MAX <= XS_RUNNING_BLOCK,
-               "a short dot row's terms (two per product) fit xs_running_of's bound");
+#define XS_DOT_SHORT_MAX (XS_DOT_WINDOW_MIN_TERMS - 1)
+/* Products per block of the approximation (two terms each at most). */
+#define XS_DOT_SHORT_FOLD 256
+_Static_assert(2 * XS_DOT_SHORT_FOLD <= XS_RUNNING_BLOCK,
+               "a block of a short dot row's terms fits xs_running_short_fold's bound");
+_Static_assert(2 * XS_DOT_SHORT_MAX < 2048, "xs_running_short_add: fewer than 2^11 terms");
 /* Biased exponents: ea + eb - 2046 is the exponent of a*b, within one. */
 #define XS_DOT_SHORT_MIN_EXPONENTS (2 * 1023 - 969 + 1)
 #define XS_DOT_SHORT_MAX_EXPONENTS (2 * 1023 + 998)
@@ -510,14 +514,17 @@ ATTRIBUTES static int xs_dot_short_##IN(const char *a, const char *b, npy_intp n
                                         npy_intp step_a, npy_intp step_b, \
                                         const xs_format *fmt, double *out) \
 { \
-    double hi = 0.0, lo = 0.0, err = 0.0;     /* see xs_running_of */ \
+    double hi = 0.0, lo = 0.0, err = 0.0, bound = 0.0;     /* see xs_running_short_add */ \
     for (npy_intp k = 0; k < n; k++, a += step_a, b += step_b) { \
         double x = xs_bits_to_double(xs_load_##IN(a)), y = xs_bits_to_double(xs_load_##IN(b)); \
         if (!SHORT_ADD(&hi, &lo, &err, x, y)) { \
             return 0; \
         } \
+        if ((k + 1) % XS_DOT_SHORT_FOLD == 0) { \
+            xs_running_short_fold(&hi, &lo, &err, &bound); \
+        } \
     } \
-    xs_running run = xs_running_of(hi, lo, err); \
+    xs_running run = xs_running_of(hi, lo, err, bound); \
     return xs_running_round(&run, fmt, out); \
 } \
 \

@@ -112,33 +112,45 @@ static inline void xs_running_add(xs_running *r, double x)
 }
 
 /*
- * The same for a short loop that keeps the approximation in registers
- * (no struct in memory, no block bookkeeping): at most XS_RUNNING_BLOCK
- * terms x, each with |x| <= XS_RUNNING_MAX, and
- *     hi = xs_running_two_sum(hi, x, &e); lo += e; err += |lo| + XS_RUNNING_TINY;
- * per term from hi = lo = err = 0.  Then err * 2^-52 bounds the error as
- * in xs_running_add (err is a sum of fewer than 2^10 non-negative terms:
- * its own roundings lose less than 2^-43 of it), and hi stays far from
- * overflow (below XS_RUNNING_BLOCK * XS_RUNNING_MAX).
+ * The same for a loop that keeps the approximation in registers (no struct
+ * in memory): per term x, with |x| <= XS_RUNNING_MAX,
+ *     xs_running_short_add(&hi, &lo, &err, x),
+ * i.e. hi = xs_running_two_sum(hi, x, &e); lo += e; err += |lo| + TINY;
+ * and after every block of at most XS_RUNNING_BLOCK terms
+ *     xs_running_short_fold(&hi, &lo, &err, &bound),
+ * from hi = lo = err = bound = 0.  err * 2^-52 bounds a block's error as in
+ * xs_running_add (err sums fewer than 2^10 non-negative terms: its own
+ * roundings lose less than 2^-43 of it); the fold adds it to bound and
+ * grows bound by GROWTH, as xs_running_add does per block, and folds lo
+ * into hi exactly.  The caller keeps the number of terms below 2^11, so
+ * that hi stays far from overflow (below 2^11 * XS_RUNNING_MAX).
  */
-static inline xs_running xs_running_of(double hi, double lo, double err)
-{
-    xs_running r;
-    r.hi = hi;
-    r.lo = lo;
-    r.bound = err * 0x1p-52 + XS_RUNNING_FLOOR;
-    r.valid = 1;
-    r.block_left = XS_RUNNING_BLOCK;
-    r.retry_in = 0;
-    return r;
-}
-
 static inline void xs_running_short_add(double *hi, double *lo, double *err, double x)
 {
     double e;
     *hi = xs_running_two_sum(*hi, x, &e);
     *lo += e;
     *err += xs_running_abs(*lo) + XS_RUNNING_TINY;
+}
+
+static inline void xs_running_short_fold(double *hi, double *lo, double *err, double *bound)
+{
+    *bound = (*bound + *err * 0x1p-52) * XS_RUNNING_GROWTH;
+    *err = 0.0;
+    *hi = xs_running_two_sum(*hi, *lo, lo);          /* exact */
+}
+
+/* The approximation such a loop has built, ready for xs_running_round. */
+static inline xs_running xs_running_of(double hi, double lo, double err, double bound)
+{
+    xs_running r;
+    r.hi = hi;
+    r.lo = lo;
+    r.bound = bound + err * 0x1p-52 + XS_RUNNING_FLOOR;
+    r.valid = 1;
+    r.block_left = XS_RUNNING_BLOCK;
+    r.retry_in = 0;
+    return r;
 }
 
 /*

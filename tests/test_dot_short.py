@@ -1,5 +1,6 @@
-"""The short-row path of the dot loops (rows of at most 512 products,
-rounded into a target: src/xs_loops.c, xs_dot_short_*).
+"""The short-row path of the dot loops (rows of at most 1023 products, in
+blocks of 256 products, rounded into a target: src/xs_loops.c,
+xs_dot_short_*).
 
 A row goes in as a two-double approximation with a proven error bound and
 is rounded from it when the bound decides; float64 products only when both
@@ -23,7 +24,8 @@ from strategies import float_lists, to_array
 
 import xsumufunc as xs
 
-SHORT_MAX = 512
+SHORT_MAX = 1023
+FOLD = 256
 NARROW = [FLOAT32, FLOAT16, BFLOAT16]
 
 
@@ -83,7 +85,8 @@ def test_ties_tiny_results_and_cancellation(target):
     check_rows(a, b, target)
 
 
-@pytest.mark.parametrize("n", [SHORT_MAX - 1, SHORT_MAX, SHORT_MAX + 1])
+@pytest.mark.parametrize("n", [FOLD - 1, FOLD, FOLD + 1, 2 * FOLD + 1, SHORT_MAX,
+                               SHORT_MAX + 1])
 @pytest.mark.parametrize("dtype", [FLOAT64] + NARROW, ids=str)
 def test_rows_at_the_length_limit(n, dtype):
     rng = np.random.default_rng(n)
