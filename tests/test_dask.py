@@ -165,6 +165,20 @@ def test_accumulate_signed_zeros_specials_and_dtype():
         xs.exact_add.accumulate(d, out=np.empty(10))
 
 
+@pytest.mark.parametrize("da_, db_", [(np.int32, np.int8), (np.int8, np.int8),
+                                     (np.int64, np.uint16), (np.bool_, np.int32)])
+def test_integer_zero_dots_are_plus_zero(da_, db_):
+    """Integer products are integers: a zero dot is +0, as exact_sum of the
+    same products and the NumPy path give (found by test_dot_every_chunking:
+    the Dask path gave -0.0 for [-1] . [0])."""
+    a = np.array([-1, 0, 1], da_) if da_ is not np.bool_ else np.array([True, False, True])
+    b = np.array([0, -1, 0], db_) if db_ is not np.uint16 else np.array([0, 5, 0], db_)
+    for chunks in (1, 2, 3):
+        got = xs.exact_dot(da.from_array(a, chunks=chunks), da.from_array(b, chunks=chunks))
+        assert_same(got.compute(), np.float64(0.0))
+        assert_same(got.compute(), xs.exact_dot(a, b))
+
+
 @given(data=st.data(),
        dtypes=st.sampled_from([(FLOAT32, FLOAT32), (FLOAT16, BFLOAT16), (FLOAT64, FLOAT64),
                                (np.dtype(np.int16), FLOAT32), (COMPLEX64, FLOAT32),

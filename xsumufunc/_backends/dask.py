@@ -491,6 +491,8 @@ def dot(a, b, axis, dtype, out, keepdims):
             res = _narrow_complex_dot(am, bm, result)
     else:
         res = _dot_through_states(am, bm, kind, result)
+    if _dot.integer_operands(dta, dtb):
+        res = res + np.zeros((), res.dtype)             # +0: see integer_operands
     if keepdims:
         res = da.expand_dims(res, kept_at)
     return res

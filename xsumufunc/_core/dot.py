@@ -47,6 +47,13 @@ def default_result(da, db):
     return res if res in dtypes.REAL_RESULTS else _F64
 
 
+def integer_operands(da, db):
+    """Are both operands bool or integers?  Then the products are integers
+    and a zero dot is +0, as exact_sum of the same products gives: the
+    float loops saw 0 * -1 = -0.0, so the callers add +0 to the result."""
+    return da.kind in "biu" and db.kind in "biu"
+
+
 def as_exact(x, dtype, name):
     """x in dtype, refusing 64-bit integers that a float64 cannot hold exactly."""
     if x.dtype.kind in "iu" and x.dtype.itemsize * 8 > _SMALL_INTEGER_BITS:
@@ -166,10 +173,8 @@ def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
                         np.concatenate([bi, br], axis=axis_b), out=res.imag, axes=axes,
                         signature=(compute, compute, part))
     res = np.asarray(res)
-    if da.kind in "biu" and db.kind in "biu" and res.size:
-        # Products of integers are integers: a zero sum is +0, as exact_sum
-        # of the same products gives (the float loop saw 0 * -1 = -0.0).
-        np.add(res, 0, out=res, casting="unsafe")
+    if integer_operands(da, db) and res.size:
+        np.add(res, 0, out=res, casting="unsafe")        # see integer_operands
     if keepdims:
         res = np.expand_dims(res, kept_at)
     if out is not None:
