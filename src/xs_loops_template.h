@@ -96,6 +96,31 @@ static int XS_FN(short_row_)(const char *p, npy_intp n, npy_intp stride,
     }
     return xs_short_row_sum(terms, (int)n, target->format, result);
 }
+
+/* A row of at most XS_RUNNING_ROW_MAX terms rounded from a two-double
+ * approximation with a proven error bound (xs_running.h), whatever its
+ * exponent spread: 1 and the rounded sum in *result when the bound decides,
+ * 0 when the row needs the accumulator (a term beyond 2^1000, Inf or NaN, a
+ * zero or tiny sum, a rounding boundary too close). */
+static int XS_FN(running_row_)(const char *p, npy_intp n, npy_intp stride,
+                                const xs_target *target, double *result)
+{
+    double hi = 0.0, lo = 0.0, err = 0.0, bound = 0.0;    /* see xs_running_short_add */
+    for (npy_intp k = 0; k < n; k++, p += stride) {
+        uint64_t bits = XS_LOAD(p);
+        double x;
+        memcpy(&x, &bits, sizeof x);
+        if (!(xs_running_abs(x) <= XS_RUNNING_MAX)) {
+            return 0;
+        }
+        xs_running_short_add(&hi, &lo, &err, x);
+        if ((k + 1) % XS_RUNNING_BLOCK == 0) {
+            xs_running_short_fold(&hi, &lo, &err, &bound);
+        }
+    }
+    xs_running run = xs_running_of(hi, lo, err, bound);
+    return xs_running_round(&run, target->format, result);
+}
 #endif
 
 /* Rows [begin, end) of a reduce_rows_ job, one after the other. */
@@ -112,6 +137,11 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, p
         double quick;
         if (!job->divide && n > 0 && n <= XS_SHORT_ROW_MAX &&
                 XS_FN(short_row_)(row, n, job->row_stride, job->target, &quick)) {
+            XS_STORE(job->target, result, quick);
+            continue;
+        }
+        if (!job->divide && n > 0 && n <= XS_RUNNING_ROW_MAX &&
+                XS_FN(running_row_)(row, n, job->row_stride, job->target, &quick)) {
             XS_STORE(job->target, result, quick);
             continue;
         }

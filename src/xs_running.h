@@ -125,6 +125,9 @@ static inline void xs_running_add(xs_running *r, double x)
  * into hi exactly.  The caller keeps the number of terms below 2^11, so
  * that hi stays far from overflow (below 2^11 * XS_RUNNING_MAX).
  */
+/* Rows this long or shorter may be summed that way (fewer than 2^11 terms). */
+#define XS_RUNNING_ROW_MAX 1023
+
 static inline void xs_running_short_add(double *hi, double *lo, double *err, double x)
 {
     double e;

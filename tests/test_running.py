@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from fuzz.driver import _accumulate_fast
 from helpers import assert_same
-from oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, round_fraction
+from oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, oracle_reduce, round_fraction
 
 import xsumufunc as xs
 
@@ -145,3 +145,63 @@ def test_moving_sums_on_the_fast_path(kind, dtype):
         warnings.simplefilter("ignore", RuntimeWarning)
         got = xs.exact_moving_sum(x, 17)
     assert_same(got, moving_oracle_sums(x.astype(np.float64), 17, dtype))
+
+
+# ---- row sums on the same approximation (rows of 129 to 1023 terms, and
+# shorter rows whose spread the two-double short-row sum cannot take) ------
+
+ROW_LENGTHS = [10, 128, 129, 1023, 1024]
+
+
+def spread_rows(rng, n, target):
+    """Rows of n terms built to sit on the decision's edges, each with its
+    own kind of data (see the comments)."""
+    p = {FLOAT64: 53, FLOAT32: 24, FLOAT16: 11, BFLOAT16: 8}[np.dtype(target)]
+    signs = rng.choice([-1.0, 1.0], n)
+    u = rng.random(n)
+    noise = signs * np.ldexp(rng.uniform(1, 2, n), rng.integers(-900, 900, n))
+    half = n // 2
+    cancel = np.concatenate([noise[:half], -noise[:half], np.zeros(n - 2 * half)])
+    rows = [
+        rng.standard_normal(n),
+        signs * rng.lognormal(0, 3, n),
+        signs * np.exp(30 * u) * u,                         # the paper's data
+        noise,                                              # exponents over +-900
+        cancel,                                             # exactly 0
+        cancel + np.eye(1, n, 0)[0],                        # exactly 1 among cancellation
+        cancel + np.eye(1, n, 0)[0] + np.ldexp(np.eye(1, n, n - 1)[0], -p),  # a tie: to even
+        cancel + np.eye(1, n, 0)[0] + np.ldexp(np.eye(1, n, n - 1)[0], -p) * (1 + 2.0**-40),
+        cancel + np.ldexp(np.eye(1, n, n - 1)[0], -1060),   # a subnormal sum
+        np.where(np.arange(n) == n - 1, 2.0**1001, noise),  # a term beyond 2**1000
+        np.where(np.arange(n) == n - 1, math.inf, noise),   # Inf arriving last
+        np.where(np.arange(n) == n // 3, math.nan, noise),
+    ]
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("n", ROW_LENGTHS)
+@pytest.mark.parametrize("target", TARGETS, ids=str)
+def test_row_sums_against_the_oracle(n, target):
+    rng = np.random.default_rng(n)
+    x = spread_rows(rng, n, target)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = xs.exact_sum(x, axis=1, dtype=target)
+        strided = xs.exact_sum(x[:, ::-1], axis=1, dtype=target)
+        expected = oracle_reduce(x, axis=1, dtype=target)
+    assert_same(got, expected)
+    assert_same(strided, expected)
+
+
+@pytest.mark.parametrize("n", [129, 700])
+@pytest.mark.parametrize("dtype", [FLOAT32, BFLOAT16, FLOAT16], ids=str)
+def test_row_sums_of_narrow_inputs(n, dtype):
+    rng = np.random.default_rng(n + 1)
+    span = {FLOAT32: 120, BFLOAT16: 120, FLOAT16: 12}[np.dtype(dtype)]
+    x = np.ldexp(rng.standard_normal((20, n)), rng.integers(-span, span, (20, n)))
+    x = x.astype(dtype)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for target in (dtype, FLOAT64):
+            assert_same(xs.exact_sum(x, axis=1, dtype=target),
+                        oracle_reduce(x, axis=1, dtype=target))
