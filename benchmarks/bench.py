@@ -93,6 +93,26 @@ def sum_methods(x, dtype):
     return methods
 
 
+#: Exponent spans of the spread kinds of spread_data.
+_SPANS = {"whole range": 1020, "exponents over [-500, 500]": 500}
+
+
+def spread_data(kind, shape, rng):
+    """float64 test data of one kind: "normal", "lognormal(0, 3)" (random
+    signs), "paper's data" (exp(30u)*u, random signs), or exponents uniform
+    over a span ("whole range": [-1020, 1020]; "exponents over [-500, 500]")."""
+    signs = rng.choice([-1.0, 1.0], shape)
+    if kind == "normal":
+        return rng.standard_normal(shape)
+    if kind == "lognormal(0, 3)":
+        return signs * rng.lognormal(0.0, 3.0, shape)
+    if kind == "paper's data":
+        u = rng.random(shape)
+        return signs * np.exp(30 * u) * u
+    span = _SPANS[kind]
+    return signs * np.ldexp(rng.uniform(1, 2, shape), rng.integers(-span, span, shape))
+
+
 def data(n, dtype, rng):
     return rng.standard_normal(n).astype(dtype)
 

@@ -22,22 +22,13 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import measure  # noqa: E402
+from bench import measure, spread_data  # noqa: E402
 
 import xsumufunc as xs  # noqa: E402
 from xsumufunc import array_api as xp  # noqa: E402
 
 SHAPES = [((10**6,), None, "1-D n=1e6"), ((10**5, 10), 1, "(1e5, 10) axis=1"),
           ((1000, 1000), 1, "(1000, 1000) axis=1"), ((1000, 1000), 0, "(1000, 1000) axis=0")]
-
-
-def data(kind, shape, rng):
-    signs = rng.choice([-1.0, 1.0], shape)
-    if kind == "normal":
-        return rng.standard_normal(shape)
-    if kind == "lognormal(0, 3)":
-        return signs * rng.lognormal(0.0, 3.0, shape)
-    return signs * np.ldexp(rng.uniform(1, 2, shape), rng.integers(-500, 500, shape))
 
 
 def one_run(rounds):
@@ -50,7 +41,7 @@ def one_run(rounds):
                 if dtype == np.float32 and kind.startswith("exponents"):
                     continue          # not float32 values
                 for shape, axis, label in SHAPES:
-                    x = data(kind, shape, rng).astype(dtype)
+                    x = spread_data(kind, shape, rng).astype(dtype)
                     ax = -1 if axis is None else axis
                     subscripts = ("i,i->" if x.ndim == 1
                                   else "ij,ij->i" if ax == 1 else "ij,ij->j")
