@@ -18,8 +18,10 @@ of 1e-300 included), so each step is an exact dot product:
    S - (c -+ gap/2)**2 = x.x - c*c +- c*gap - (gap/2)*(gap/2) is the exact
    dot of the row extended by three terms, whose rounding has the sign of
    the exact value (0 only for a tie, or below half the smallest
-   subnormal: both left unproven).  When one side fails, c's neighbour on
-   that side is checked.
+   subnormal: both left unproven).  Rows of MEDIUM_ROW_TERMS or more are
+   read once into exact dot states instead, and each bracket is that state
+   merged with the state of the three terms.  When one side fails, c's
+   neighbour on that side is checked.
 3. Rows left unproven (ties, tiny or overflowing results) and rows longer
    than LONG_ROW_TERMS: S as a Python integer from an exact dot state,
    an integer square root with a sticky bit, rounded once
