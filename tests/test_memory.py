@@ -168,3 +168,15 @@ def test_dot_blocks_give_the_oracle(monkeypatch, scratch, da, db):
     assert xs.exact_dot(a, b, axis=1, out=out) is out
     assert_same(out[0, 0], exact_dot_oracle(a[0, :, 0].tolist(), bb[0, :, 0].tolist(),
                                             np.float32))
+
+
+def test_blocked_dot_leaves_out_untouched_when_a_block_refuses(monkeypatch):
+    """A 64-bit integer that float64 cannot hold, in the last block: the
+    ValueError comes after earlier blocks were summed, and out is as it was."""
+    monkeypatch.setattr(rows_module, "SCRATCH_BYTES", 64)
+    a = np.ones((6, 5), np.int64)
+    a[5, 4] = 2**53 + 1
+    out = np.full(6, 7.0)
+    with pytest.raises(ValueError, match="cannot hold exactly"):
+        xs.exact_dot(a, np.ones(5, np.int64), out=out)
+    assert_same(out, np.full(6, 7.0))

@@ -152,7 +152,10 @@ def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
             res = exact_dot_ufunc(as_exact(a, compute, "a"), as_exact(b, compute, "b"),
                                   out=target, axes=axes, signature=(compute, compute, part))
         else:
-            res = np.empty(shape, result) if target is None else target
+            # Into a temporary: a later block may refuse its integers, and
+            # out must then be left untouched.
+            target = None
+            res = np.empty(shape, result)
             loop = shape + (a.shape[axis_a],)
             _dot_in_blocks(np.broadcast_to(np.moveaxis(a, axis_a, -1), loop),
                            np.broadcast_to(np.moveaxis(b, axis_b, -1), loop),

@@ -94,10 +94,29 @@ def _gaps(c, p, emin):
     return ulp, below
 
 
+def _bracket_terms(c, fmt_of_result, shift=None):
+    """Where the bracket of candidates c applies, and for its two sides the
+    three extra terms (left and right factors, each (rows, 3)) that extend
+    a row's x.x to S - (c - below/2)**2, then to S - (c + ulp/2)**2:
+    x.x - c*c + side*c*gap - (gap/2)*(gap/2).  shift: see _bracket."""
+    p, emin, emax = fmt_of_result
+    valid = np.isfinite(c) & (c >= max(2.0**emin, _SMALLEST_CHECKED)) & \
+        (np.frexp(c)[1] <= emax)
+    c = np.where(valid, c, 1.0)
+    ulp, below = _gaps(c, p, emin)
+    if shift is not None:                 # powers of two: exact
+        c, ulp, below = (np.ldexp(v, -shift) for v in (c, ulp, below))
+    sides = [(np.stack([c, c, 0.5 * gap], axis=-1),
+              np.stack([-c, side * gap, -0.5 * gap], axis=-1))
+             for side, gap in ((1.0, below), (-1.0, ulp))]
+    return valid, sides
+
+
 def _bracket(values, c, fmt_of_result, shift=None):
     """The signs of S - (c - below/2)**2 and S - (c + ulp/2)**2 for the rows
     of `values` (S their exact sums of squares) and candidates c (float64
-    values of the result format), and where the check applies.
+    values of the result format), and where the check applies: exact dots
+    of the rows extended by _bracket_terms.
 
     shift: None, or per row the k by which the rows were scaled exactly
     (values = x * 2**-k).  Then the bracket is taken at that scale, where
@@ -105,22 +124,12 @@ def _bracket(values, c, fmt_of_result, shift=None):
     float32: the sign needs no more, and the short-row dot loop decides that
     rounding from its fast approximation (a float64 rounding of so
     cancelled a sum it could not decide)."""
-    p, emin, emax = fmt_of_result
-    valid = np.isfinite(c) & (c >= max(2.0**emin, _SMALLEST_CHECKED)) & \
-        (np.frexp(c)[1] <= emax)
-    c = np.where(valid, c, 1.0)
-    ulp, below = _gaps(c, p, emin)
-    sign_dtype = _F64
-    if shift is not None:                 # powers of two: exact
-        c, ulp, below = (np.ldexp(v, -shift) for v in (c, ulp, below))
-        sign_dtype = _F32
-    signs = []
-    for side, gap in ((1.0, below), (-1.0, ulp)):
-        # x.x - c*c + side*c*gap - (gap/2)*(gap/2): an exact dot
-        left = np.concatenate([values, np.stack([c, c, 0.5 * gap], axis=-1)], axis=-1)
-        right = np.concatenate([values, np.stack([-c, side * gap, -0.5 * gap], axis=-1)],
-                               axis=-1)
-        signs.append(exact_dot_ufunc(left, right, signature=(_F64, _F64, sign_dtype)))
+    valid, sides = _bracket_terms(c, fmt_of_result, shift)
+    sign_dtype = _F64 if shift is None else _F32
+    signs = [exact_dot_ufunc(np.concatenate([values, left], axis=-1),
+                             np.concatenate([values, right], axis=-1),
+                             signature=(_F64, _F64, sign_dtype))
+             for left, right in sides]
     return signs[0], signs[1], valid
 
 
@@ -219,16 +228,10 @@ def _medium_rows(values, result_dtype, fmt_of_result, flat_result):
     rows = exact_dot_state_ufunc(values, values, signature=(_F64, _F64, fmt.NATIVE))
 
     def bracket(idx, cand):
-        p, emin, emax = fmt_of_result
-        valid = np.isfinite(cand) & (cand >= max(2.0**emin, _SMALLEST_CHECKED)) & \
-            (np.frexp(cand)[1] <= emax)
-        cand = np.where(valid, cand, 1.0)
-        ulp, below = _gaps(cand, p, emin)
+        valid, sides = _bracket_terms(cand, fmt_of_result)
         signs = []
-        for side, gap in ((1.0, below), (-1.0, ulp)):
-            extra = exact_dot_state_ufunc(np.stack([cand, cand, 0.5 * gap], axis=-1),
-                                          np.stack([-cand, side * gap, -0.5 * gap], axis=-1),
-                                          signature=(_F64, _F64, fmt.NATIVE))
+        for left, right in sides:
+            extra = exact_dot_state_ufunc(left, right, signature=(_F64, _F64, fmt.NATIVE))
             merged = states.merge_dot_states(np.stack([rows[idx], extra], axis=-2))
             signs.append(exact_dot_state_round_ufunc(merged, signature=(fmt.NATIVE, _F64)))
         return signs[0], signs[1], valid
