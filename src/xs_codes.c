@@ -94,6 +94,7 @@ int xs_code_format_init(int slot, const double *values, const unsigned char *enc
     f->nan_is_nan = isnan(values[f->nan_code]) != 0;
     f->format = (xs_format){precision, emin, emax};
     f->target = (xs_target){&f->format, store_code, f};
+    xs_code_fixed_init(f);
     return 0;
 }
 
@@ -150,23 +151,35 @@ void xs_code_histogram(uint64_t counts[256], const char *p, ptrdiff_t n, ptrdiff
     }
 }
 
-/* Rows shorter than this are added value by value: clearing and folding
- * the counters costs about as much as adding ~500 values. */
+/* Rows shorter than this are added value by value when they are counted:
+ * clearing and folding the counters costs about as much as adding ~500
+ * values. */
 #define XS_CODE_COUNT_MIN_TERMS 512
+
+void xs_code_count(const xs_code_format *f, xs_small *acc, const char *p, ptrdiff_t n,
+                   ptrdiff_t stride)
+{
+    uint64_t counts[256] = {0};
+    xs_code_histogram(counts, p, n, stride);
+    for (int c = 0; c < 256; c++) {
+        xs_small_add_double_times(acc, f->decode_bits[c], counts[c]);   /* 0: nothing */
+    }
+}
 
 void xs_code_accumulate(int slot, xs_small *acc, const char *p, ptrdiff_t n,
                         ptrdiff_t stride)
 {
     const xs_code_format *f = &xs_code_formats[slot];
-    if (n < XS_CODE_COUNT_MIN_TERMS) {
-        for (ptrdiff_t i = 0; i < n; i++, p += stride) {
-            xs_small_add_bits(acc, f->decode_bits[*(const unsigned char *)p]);
-        }
+    if (stride == 1) {
+        ptrdiff_t done = xs_code_fixed_accumulate(f, acc, (const unsigned char *)p, n);
+        p += done;
+        n -= done;
+    }
+    if (n >= XS_CODE_COUNT_MIN_TERMS) {
+        xs_code_count(f, acc, p, n, stride);
         return;
     }
-    uint64_t counts[256] = {0};
-    xs_code_histogram(counts, p, n, stride);
-    for (int c = 0; c < 256; c++) {
-        xs_small_add_double_times(acc, f->decode_bits[c], counts[c]);   /* 0: nothing */
+    for (ptrdiff_t i = 0; i < n; i++, p += stride) {
+        xs_small_add_bits(acc, f->decode_bits[*(const unsigned char *)p]);
     }
 }

@@ -36,6 +36,9 @@
 #include "xs_small.h"
 #include "xs_types.h"
 
+/* Bytes of the fixed-point form's integers, at most (xs_codes_fixed.c). */
+#define XS_CODE_FIXED_PLANES 6
+
 /* Formats the import may register (ml_dtypes 0.5 has ten that hold values). */
 #define XS_CODE_SLOTS 10
 
@@ -53,6 +56,14 @@ typedef struct {
     double max;                  /* largest finite value */
     xs_format format;
     xs_target target;
+    /* The fixed-point form (xs_codes_fixed.c): every finite value is
+     * k 2^fixed_exp, and u = k + fixed_bias >= 0; fixed_plane[j][c] is byte
+     * j of code c's u (the top plane's top bit flags NaN and Inf codes).
+     * fixed_planes: bytes per u, 0 when the format is too wide for it. */
+    int fixed_planes;
+    int fixed_exp;
+    uint64_t fixed_bias;
+    uint8_t fixed_plane[XS_CODE_FIXED_PLANES][256];
 } xs_code_format;
 
 extern xs_code_format xs_code_formats[XS_CODE_SLOTS];
@@ -74,7 +85,22 @@ const xs_target *xs_code_target(int slot);
 /* Count the codes of n bytes, stride bytes apart, into counts[256]. */
 void xs_code_histogram(uint64_t counts[256], const char *p, ptrdiff_t n, ptrdiff_t stride);
 
-/* Add n elements of format `slot` exactly into acc, by counting them. */
+/* Add n elements of format f exactly into acc by counting them: a
+ * histogram, then one exact multiply-add per code present. */
+void xs_code_count(const xs_code_format *f, xs_small *acc, const char *p, ptrdiff_t n,
+                   ptrdiff_t stride);
+
+/* Fill f's fixed-point form from its decode table (xs_codes_fixed.c). */
+void xs_code_fixed_init(xs_code_format *f);
+
+/* Add the first elements of n contiguous codes exactly into acc through the
+ * fixed-point form, 64 at a time; returns how many (a multiple of 64, 0
+ * when the CPU, XSUMUFUNC_KERNEL or the format rules the path out). */
+ptrdiff_t xs_code_fixed_accumulate(const xs_code_format *f, xs_small *acc,
+                                   const unsigned char *p, ptrdiff_t n);
+
+/* Add n elements of format `slot` exactly into acc: contiguous rows through
+ * the fixed-point form where it is available, else by counting them. */
 void xs_code_accumulate(int slot, xs_small *acc, const char *p, ptrdiff_t n,
                         ptrdiff_t stride);
 
