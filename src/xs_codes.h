@@ -9,13 +9,16 @@
  *
  * - Reading: an element's value is decode_bits[code], a float64 bit pattern
  *   (every value of these formats is a float64 value, exactly).
- * - Summing a row: count the codes (a histogram, 256 counters), then add
+ * - Summing a row: contiguous rows of 64 codes or more go through the
+ *   fixed-point form (xs_codes_fixed.c): each finite value is an integer k
+ *   times the format's smallest step, so 64 codes at a time are looked up
+ *   as bytes of k + bias (AVX-512 VBMI permutes) and added as integers, no
+ *   store per element.  Elsewhere (strided rows, CPUs without VBMI,
+ *   XSUMUFUNC_KERNEL=generic/sse2/avx2, blocks with a NaN or Inf code or a
+ *   zero sum): count the codes (a histogram, 256 counters), then add
  *   count * value for each code present, exactly: n loads become 256
  *   exact multiply-adds (Neal's small accumulator takes a count directly).
  *   Short rows (under XS_CODE_COUNT_MIN_TERMS) are added value by value.
- *   A sum of table entries (each value as a 64-bit fixed-point integer, no
- *   store per element) was tried and ran at 0.42 ns/element against the
- *   histogram's 0.36 on the development machine (AMD EPYC, AVX2).
  * - Storing a result: the exact value is rounded once onto the format's
  *   grid (to nearest, ties to even, subnormals included; xs_round.c), then
  *   looked up among the format's finite values.  What lies beyond the
@@ -95,7 +98,8 @@ void xs_code_fixed_init(xs_code_format *f);
 
 /* Add the first elements of n contiguous codes exactly into acc through the
  * fixed-point form, 64 at a time; returns how many (a multiple of 64, 0
- * when the CPU, XSUMUFUNC_KERNEL or the format rules the path out). */
+ * when the CPU, XSUMUFUNC_KERNEL or the format rules the path out; n when
+ * the sum became NaN, which the rest cannot change). */
 ptrdiff_t xs_code_fixed_accumulate(const xs_code_format *f, xs_small *acc,
                                    const unsigned char *p, ptrdiff_t n);
 

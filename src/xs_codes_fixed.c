@@ -17,7 +17,8 @@
  * element, which is what limits the 256-counter histogram (xs_codes.c).
  * The top plane keeps its top bit free for one flag: codes that are NaN or
  * Inf set it, and a block that holds one is counted by the histogram
- * instead (the special values' rules live there).  So is a block whose
+ * instead (the special values' rules live there); once the sum is NaN, the
+ * rest of the row cannot change it and is skipped.  So is a block whose
  * sum k is 0, so that the sign of a zero sum (all -0 terms) stays the
  * histogram's business too.
  *
@@ -31,6 +32,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "xs_round.h"
 
 /* The largest |k| a format may have: 2 * 2^40 plus the flag bit fit in
  * XS_CODE_FIXED_PLANES bytes. */
@@ -226,6 +229,9 @@ ptrdiff_t xs_code_fixed_accumulate(const xs_code_format *f, xs_small *acc,
         m -= m % XS_CODE_FIXED_STEP;
         if (fixed_block(f, kernel, acc, p + done, m) != 0) {
             xs_code_count(f, acc, (const char *)(p + done), m, 1);
+            if (acc->flags & XS_NAN) {
+                return n;               /* NaN absorbs the rest: nothing to add */
+            }
         }
         done += m;
     }

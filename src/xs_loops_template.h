@@ -99,11 +99,12 @@ static int XS_FN(short_row_)(const char *p, npy_intp n, npy_intp stride,
 
 /* A row of at most XS_RUNNING_ROW_MAX terms rounded from a two-double
  * approximation with a proven error bound (xs_running.h), whatever its
- * exponent spread: 1 and the rounded sum in *result when the bound decides,
- * 0 when the row needs the accumulator (a term beyond 2^1000, Inf or NaN, a
- * zero or tiny sum, a rounding boundary too close). */
+ * exponent spread: 1 and the rounded sum (divisor 1) or mean (divisor n) in
+ * *result when the bound decides, 0 when the row needs the accumulator (a
+ * term beyond 2^1000, Inf or NaN, a zero or tiny sum, a rounding boundary
+ * too close). */
 static int XS_FN(running_row_)(const char *p, npy_intp n, npy_intp stride,
-                                const xs_target *target, double *result)
+                                const xs_target *target, uint64_t divisor, double *result)
 {
     double hi = 0.0, lo = 0.0, err = 0.0, bound = 0.0;    /* see xs_running_short_add */
     for (npy_intp k = 0; k < n; k++, p += stride) {
@@ -119,6 +120,9 @@ static int XS_FN(running_row_)(const char *p, npy_intp n, npy_intp stride,
         }
     }
     xs_running run = xs_running_of(hi, lo, err, bound);
+    if (divisor != 1u && !xs_running_divide(&run, divisor, &run)) {
+        return 0;
+    }
     return xs_running_round(&run, target->format, result);
 }
 #endif
@@ -140,8 +144,9 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, p
             XS_STORE(job->target, result, quick);
             continue;
         }
-        if (!job->divide && n > 0 && n <= XS_RUNNING_ROW_MAX &&
-                XS_FN(running_row_)(row, n, job->row_stride, job->target, &quick)) {
+        if (n > 0 && n <= XS_RUNNING_ROW_MAX &&
+                XS_FN(running_row_)(row, n, job->row_stride, job->target,
+                                    job->divide ? (uint64_t)n : 1u, &quick)) {
             XS_STORE(job->target, result, quick);
             continue;
         }

@@ -7,10 +7,11 @@
  * fixed-point accumulator cannot take back is kept beside it as counts:
  * the infinities of each sign, the terms that are not -0.0 (a window of
  * only -0.0 sums to -0.0) and the non-NaN terms (NaNs are not terms, as in
- * bottleneck's move_sum).  A sum is mostly rounded from the two-double
- * approximation of xs_running.h, which provably decides it, else (and for
- * means) from the accumulator (one carry propagation and one rounding):
- * O(1) per element whatever the window length.
+ * bottleneck's move_sum).  A sum or a mean is mostly rounded from the
+ * two-double approximation of xs_running.h (of the sum, or of the sum over
+ * the count: xs_running_divide), which provably decides it, else from the
+ * accumulator (one carry propagation and one rounding): O(1) per element
+ * whatever the window length.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -33,7 +34,7 @@
 
 typedef struct {
     xs_small acc;          /* the finite terms in the window */
-    xs_running run;        /* a fast approximation of acc (sums only) */
+    xs_running run;        /* a fast approximation of acc */
     int64_t terms;         /* non-NaN terms in the window */
     int64_t pos_inf, neg_inf;
     int64_t not_neg_zero;  /* terms other than -0.0 */
@@ -82,14 +83,17 @@ static double xs_window_round(xs_window_sum *w, int mean, const xs_format *fmt)
     /* Only the sign of a zero sum depends on the flags: rebuild them from
      * the counts (the accumulator's own flags remember removed terms). */
     w->acc.flags = XS_HAS_TERM | (w->not_neg_zero ? XS_NOT_NEG_ZERO : 0u);
-    if (mean) {
-        return xs_small_round_divided(&w->acc, (uint64_t)w->terms, fmt);
-    }
     double value;
-    if (xs_running_round(&w->run, fmt, &value)) {
+    uint64_t divisor = mean ? (uint64_t)w->terms : 1u;
+    xs_running quotient;
+    const xs_running *approx = &w->run;
+    if (mean) {
+        approx = xs_running_divide(&w->run, divisor, &quotient) ? &quotient : NULL;
+    }
+    if (approx != NULL && xs_running_round(approx, fmt, &value)) {
         return value;                 /* decided by the approximation */
     }
-    value = xs_small_round(&w->acc, fmt);
+    value = xs_small_round_divided(&w->acc, divisor, fmt);
     xs_running_rebuild(&w->run, &w->acc);
     return value;
 }

@@ -34,6 +34,7 @@
 #ifndef XS_RUNNING_H
 #define XS_RUNNING_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -207,6 +208,42 @@ static inline int xs_running_round(const xs_running *r, const xs_format *fmt, do
         return 0;
     }
     *out = rounded;
+    return 1;
+}
+
+/*
+ * The approximation of S / n (a mean) from that of S, for xs_running_round:
+ * returns 1 and fills *q, or 0 when it cannot (stale, n not below 2^53, |hi|
+ * outside [XS_RUNNING_DIVIDE_MIN, XS_RUNNING_MAX]).
+ *
+ * q1 = fl(hi / n); its remainder rem = hi - q1 n is a double and fma gives
+ * it exactly (a correctly rounded quotient's remainder is representable
+ * when nothing underflows: |q1| >= 2^-700 / 2^53 keeps its ulp far above
+ * the subnormals).  t = fl(rem + lo), q2 = fl(t / n).  Then
+ *     S / n = q1 + q2 + (t - (rem + lo)) / n + (t / n - q2)
+ *                     + (S - hi - lo) / n,
+ * and the three last terms are at most |t| 2^-53 / n + |q2| 2^-53 + bound / n
+ * <= |q2| 2^-51 + bound / n (|t| / n <= |q2| (1 + 2^-52)), each rounding of
+ * the new bound covered by the factor 1 + 2^-50.
+ */
+#define XS_RUNNING_DIVIDE_MIN 0x1p-700
+
+static inline int xs_running_divide(const xs_running *r, uint64_t n, xs_running *q)
+{
+    double n_value = (double)n;
+    if (!r->valid || n == 0 || n >= ((uint64_t)1 << 53) ||
+            !(xs_running_abs(r->hi) >= XS_RUNNING_DIVIDE_MIN &&
+              xs_running_abs(r->hi) <= XS_RUNNING_MAX)) {
+        return 0;
+    }
+    double q1 = r->hi / n_value;
+    double rem = fma(-q1, n_value, r->hi);             /* exact */
+    double q2 = (rem + r->lo) / n_value;
+    *q = *r;
+    q->hi = q1;
+    q->lo = q2;
+    q->bound = ((r->bound / n_value + xs_running_abs(q2) * 0x1p-51) + XS_RUNNING_FLOOR) *
+               (1.0 + 0x1p-50);
     return 1;
 }
 

@@ -13,7 +13,16 @@ import numpy as np
 import pytest
 from fuzz.driver import _accumulate_fast
 from helpers import assert_same
-from oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, oracle_reduce, round_fraction
+from oracle import (
+    BFLOAT16,
+    FLOAT16,
+    FLOAT32,
+    FLOAT64,
+    oracle_reduce,
+    round_fraction,
+    terms_of,
+)
+from oracle_products import exact_mean_oracle
 
 import xsumufunc as xs
 
@@ -110,9 +119,9 @@ def test_a_million_prefixes():
     check(x)
 
 
-def moving_oracle_sums(x, window, target):
-    """Every trailing window's exact sum rounded once (finite float64 x),
-    by exact integer prefix sums."""
+def moving_oracle_sums(x, window, target, mean=False):
+    """Every trailing window's exact sum (or mean) rounded once (finite
+    float64 x), by exact integer prefix sums."""
     units = [int(Fraction(v) * 2**1074) for v in x.tolist()]
     prefix = np.cumsum([0] + units, dtype=object)
     out = np.empty(len(x), target)
@@ -122,7 +131,8 @@ def moving_oracle_sums(x, window, target):
             continue
         total = prefix[i + 1] - prefix[i + 1 - window]
         neg = all(v == 0 and math.copysign(1, v) < 0 for v in x[i + 1 - window:i + 1].tolist())
-        out[i] = round_fraction(Fraction(total, 2**1074), target, zero_sign=-1 if neg else 1)
+        total = Fraction(total, 2**1074 * (window if mean else 1))
+        out[i] = round_fraction(total, target, zero_sign=-1 if neg else 1)
     return out
 
 
@@ -144,7 +154,34 @@ def test_moving_sums_on_the_fast_path(kind, dtype):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         got = xs.exact_moving_sum(x, 17)
+        means = xs.exact_moving_mean(x, 17)
     assert_same(got, moving_oracle_sums(x.astype(np.float64), 17, dtype))
+    assert_same(means, moving_oracle_sums(x.astype(np.float64), 17, dtype, mean=True))
+
+
+@pytest.mark.parametrize("window", [1, 3, 7, 64])
+@pytest.mark.parametrize("target", [FLOAT64, FLOAT32], ids=str)
+def test_moving_means_on_and_next_to_ties(window, target):
+    """Windows whose mean is 1 + half an ulp of the target (a tie: to even),
+    or a hair above or below it at every scale; and means whose quotient
+    does not end (thirds, sevenths): the quotient's approximation
+    (xs_running_divide) must decide them right or hand them over.  The
+    result is in the input's dtype; float32 input holds what of the hairs
+    float32 can."""
+    p = {FLOAT64: 53, FLOAT32: 24}[target]
+    x = [1.0] * window
+    for k in list(range(0, 60)) + [300, 1000]:
+        hair = 2.0 ** -(p + k) if p + k <= 1074 else 2.0 ** -1074
+        # The window's last term makes the sum window * (1 + 2^-p) +- hair.
+        x += [1.0] * (window - 1) + [1.0 + window * 2.0**-p]
+        x += [1.0] * (window - 1) + [1.0 + window * 2.0**-p + hair]
+        x += [1.0] * (window - 1) + [1.0 + window * 2.0**-p - hair]
+        x += [1.0] * (window - 1) + [1.0 + 2.0**-k]
+    x = np.array(x).astype(target)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = xs.exact_moving_mean(x, window)
+    assert_same(got, moving_oracle_sums(x.astype(np.float64), window, target, mean=True))
 
 
 # ---- row sums on the same approximation (rows of 129 to 1023 terms, and
@@ -189,6 +226,34 @@ def test_row_sums_against_the_oracle(n, target):
         got = xs.exact_sum(x, axis=1, dtype=target)
         strided = xs.exact_sum(x[:, ::-1], axis=1, dtype=target)
         expected = oracle_reduce(x, axis=1, dtype=target)
+    assert_same(got, expected)
+    assert_same(strided, expected)
+
+
+def mean_rows(rng, n, target):
+    """The spread rows, and rows whose mean is a tie of the target, a hair
+    off it, or a quotient that does not end."""
+    p = {FLOAT64: 53, FLOAT32: 24, FLOAT16: 11, BFLOAT16: 8}[np.dtype(target)]
+    base = np.zeros(n)
+    base[0] = n * (1.0 + 2.0**-p)                   # mean 1 + 2^-p: a tie
+    hairs = [base + np.ldexp(np.eye(1, n, n - 1)[0], -(p + k)) * sign
+             for k in (1, 10, 40, 60, 200) for sign in (1, -1)]
+    thirds = np.full(n, 1.0)
+    thirds[0] += 1.0                                # mean (n + 1) / n
+    return np.vstack([spread_rows(rng, n, target), base, *hairs, thirds,
+                      rng.standard_normal(n) + 1e6])
+
+
+@pytest.mark.parametrize("n", ROW_LENGTHS)
+@pytest.mark.parametrize("target", TARGETS, ids=str)
+def test_row_means_against_the_oracle(n, target):
+    rng = np.random.default_rng(n + 2)
+    x = mean_rows(rng, n, target)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = xs.exact_mean(x, axis=1, dtype=target)
+        strided = xs.exact_mean(x[:, ::-1], axis=1, dtype=target)
+    expected = np.array([exact_mean_oracle(terms_of(row), target) for row in x], target)
     assert_same(got, expected)
     assert_same(strided, expected)
 
