@@ -12,6 +12,16 @@
  * the count: xs_running_divide), which provably decides it, else from the
  * accumulator (one carry propagation and one rounding): O(1) per element
  * whatever the window length.
+ *
+ * The accumulator is brought up to date lazily: it holds the exact sum of
+ * the window that ended at `synced`, and only when the approximation cannot
+ * decide a window does it take the terms that entered and left since then,
+ * or, when that is more work, sum the window's own terms afresh: at most
+ * min(2 (k - synced), window) additions, O(1) per element amortised over
+ * the steps since the last catch-up, and never more than the eager update.
+ * On data where the approximation decides (nearly always, away from ties
+ * and exact cancellation) a step is the approximation's update and
+ * decision only.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -19,7 +29,9 @@
 #include "xs_moving.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "xs_round.h"
@@ -32,82 +44,444 @@
 #define XS_SIGN_BIT ((uint64_t)1 << 63)
 #define XS_EXPONENT_MASK ((uint64_t)0x7ff << 52)
 
+/* What the window at k holds, besides its finite sum: counts kept in
+ * registers by the loop. */
 typedef struct {
-    xs_small acc;          /* the finite terms in the window */
-    xs_running run;        /* a fast approximation of acc */
-    int64_t terms;         /* non-NaN terms in the window */
+    int64_t terms;         /* non-NaN terms */
     int64_t pos_inf, neg_inf;
-    int64_t not_neg_zero;  /* terms other than -0.0 */
-} xs_window_sum;
+} xs_window_counts;
 
-/* Add (direction +1) or take back (-1) the term with these bits. */
-static void xs_window_update(xs_window_sum *w, uint64_t bits, int direction)
+/* The exact side, touched only when the approximation cannot decide. */
+typedef struct {
+    xs_small acc;          /* the finite terms of the window ending at synced */
+    int64_t not_neg_zero;  /* how many of them are not -0.0 */
+    npy_intp synced;       /* -1: the empty window before the first term */
+    const char *in;        /* the row: n float64 values, stride bytes apart */
+    npy_intp stride, window;
+} xs_window_exact;
+
+/* The counts when the term with these bits entered (direction +1) or left
+ * (-1). */
+static inline void xs_window_count(xs_window_counts *c, uint64_t bits, int direction)
 {
     if ((bits & XS_EXPONENT_MASK) == XS_EXPONENT_MASK) {
         if (bits & ~(XS_SIGN_BIT | XS_EXPONENT_MASK)) {
             return;                                   /* NaN: not a term */
         }
         if (bits & XS_SIGN_BIT) {
-            w->neg_inf += direction;
+            c->neg_inf += direction;
         }
         else {
-            w->pos_inf += direction;
+            c->pos_inf += direction;
         }
-        w->terms += direction;
-        w->not_neg_zero += direction;
-        return;
     }
-    w->terms += direction;
-    if (bits != XS_SIGN_BIT) {
-        w->not_neg_zero += direction;
+    c->terms += direction;
+}
+
+/* The value of a term for the approximation: finite terms as they are,
+ * NaN and Inf as 0 (the counts carry them); *ok = 0 beyond the safe range. */
+static inline double xs_window_term(uint64_t bits, int *ok)
+{
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    if ((bits & XS_EXPONENT_MASK) == XS_EXPONENT_MASK) {
+        return 0.0;
     }
-    /* Negating a finite double is exact: flip its sign bit. */
-    uint64_t term = direction > 0 ? bits : bits ^ XS_SIGN_BIT;
-    xs_small_add_bits(&w->acc, term);
-    if (w->run.valid) {
-        double x;
-        memcpy(&x, &term, sizeof x);
-        xs_running_add(&w->run, x);
+    *ok &= xs_running_abs(x) <= XS_RUNNING_MAX;
+    return x;
+}
+
+static inline uint64_t xs_window_load(const char *in, npy_intp stride, npy_intp j)
+{
+    uint64_t bits;
+    memcpy(&bits, in + j * stride, sizeof bits);
+    return bits;
+}
+
+/* Add (direction +1) or take back (-1) a finite term to the accumulator. */
+static void xs_window_add_exact(xs_window_exact *x, uint64_t bits, int direction)
+{
+    if ((bits & XS_EXPONENT_MASK) != XS_EXPONENT_MASK) {
+        /* Negating a finite double is exact: flip its sign bit. */
+        xs_small_add_bits(&x->acc, direction > 0 ? bits : bits ^ XS_SIGN_BIT);
+        x->not_neg_zero += (bits != XS_SIGN_BIT) ? direction : 0;
     }
 }
 
-/* The window's sum (or mean) rounded once into fmt. */
-static double xs_window_round(xs_window_sum *w, int mean, const xs_format *fmt)
+/* The window ending at k rounded from the accumulator into *value (a sum,
+ * divisor 1, or a mean); returns the approximation rebuilt from it.  The
+ * accumulator first catches up with the window at k: by the terms that
+ * entered and left since it was last brought up to date, or from scratch,
+ * the window's own terms, whichever is fewer additions.  (The state comes
+ * and goes by value, so that the loop keeps it in registers.) */
+static xs_running xs_window_settle(xs_window_exact *x, xs_running run, npy_intp k,
+                                   uint64_t divisor, const xs_format *fmt, double *value)
 {
-    if (w->pos_inf && w->neg_inf) {
-        return NAN;
+    npy_intp first = k - x->window + 1 > 0 ? k - x->window + 1 : 0;
+    if (2 * (k - x->synced) <= k + 1 - first) {
+        for (npy_intp j = x->synced + 1; j <= k; j++) {
+            xs_window_add_exact(x, xs_window_load(x->in, x->stride, j), +1);
+            if (j >= x->window) {
+                xs_window_add_exact(x, xs_window_load(x->in, x->stride, j - x->window), -1);
+            }
+        }
     }
-    if (w->pos_inf || w->neg_inf) {
-        return w->pos_inf ? INFINITY : -INFINITY;
+    else {
+        xs_small_init(&x->acc);
+        x->not_neg_zero = 0;
+        for (npy_intp j = first; j <= k; j++) {
+            xs_window_add_exact(x, xs_window_load(x->in, x->stride, j), +1);
+        }
     }
+    x->synced = k;
     /* Only the sign of a zero sum depends on the flags: rebuild them from
-     * the counts (the accumulator's own flags remember removed terms). */
-    w->acc.flags = XS_HAS_TERM | (w->not_neg_zero ? XS_NOT_NEG_ZERO : 0u);
-    double value;
-    uint64_t divisor = mean ? (uint64_t)w->terms : 1u;
+     * the count (the accumulator's own flags remember removed terms).  No
+     * Inf is in the window here, so its finite terms are all its terms. */
+    x->acc.flags = XS_HAS_TERM | (x->not_neg_zero ? XS_NOT_NEG_ZERO : 0u);
+    *value = xs_small_round_divided(&x->acc, divisor, fmt);
+    xs_running_rebuild_exact(&run, &x->acc);
+    return run;
+}
+
+/* The window's sum (divisor 1) or mean decided by the approximation alone:
+ * 1 and *value, or 0. */
+static inline int xs_window_decide(const xs_running *run, uint64_t divisor,
+                                   const xs_format *fmt, double *value)
+{
+    if (divisor == 1u) {
+        return xs_running_round(run, fmt, value);
+    }
     xs_running quotient;
-    const xs_running *approx = &w->run;
-    if (mean) {
-        approx = xs_running_divide(&w->run, divisor, &quotient) ? &quotient : NULL;
+    return xs_running_divide(run, divisor, &quotient) && xs_running_round(&quotient, fmt, value);
+}
+
+/* Rows without NaN or Inf, long enough, run as XS_MOVING_LANES stretches
+ * side by side: each step of the approximation is a chain of dependent
+ * additions (TwoSum on TwoSum), so one stretch alone leaves the core
+ * waiting; independent stretches fill the gaps.  Each lane starts stale,
+ * its accumulator holding the window before its first output (summed from
+ * scratch), and settles (and so rebuilds its approximation) at its first
+ * output.  The values are exactly what one stretch gives. */
+#define XS_MOVING_LANES 4
+#define XS_MOVING_LANES_MIN_TERMS 4096
+
+/* Does the row hold a NaN or an Inf? */
+static int xs_row_has_special(const char *in, npy_intp stride, npy_intp n)
+{
+    uint64_t all = 0;
+    for (npy_intp k = 0; k < n; k++) {
+        uint64_t bits = xs_window_load(in, stride, k);
+        all |= (uint64_t)((bits & XS_EXPONENT_MASK) == XS_EXPONENT_MASK);
     }
-    if (approx != NULL && xs_running_round(approx, fmt, &value)) {
-        return value;                 /* decided by the approximation */
+    return all != 0;
+}
+
+/* Output k of a lane (a row without NaN or Inf). */
+static inline void xs_lane_step(xs_running *run, xs_window_exact *exact, npy_intp k,
+                                int64_t window, int64_t min_count, int mean,
+                                const xs_target *target, char *out, npy_intp out_step)
+{
+    double x_in, x_out = 0.0;
+    uint64_t bits = xs_window_load(exact->in, exact->stride, k);
+    memcpy(&x_in, &bits, sizeof x_in);
+    if (k >= window) {
+        bits = xs_window_load(exact->in, exact->stride, k - window);
+        memcpy(&x_out, &bits, sizeof x_out);
     }
-    value = xs_small_round_divided(&w->acc, divisor, fmt);
-    xs_running_rebuild(&w->run, &w->acc);
-    return value;
+    if (run->valid && xs_running_abs(x_in) <= XS_RUNNING_MAX &&
+            xs_running_abs(x_out) <= XS_RUNNING_MAX) {
+        xs_running_move(run, x_in, x_out);
+    }
+    else {
+        run->valid = 0;
+    }
+    int64_t terms = k + 1 < window ? k + 1 : window;
+    uint64_t divisor = mean ? (uint64_t)terms : 1u;
+    double value = NAN;
+    if (terms >= min_count && !xs_window_decide(run, divisor, target->format, &value)) {
+        *run = xs_window_settle(exact, *run, k, divisor, target->format, &value);
+    }
+    XS_STORE(target, out + k * out_step, value);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define XS_MOVING_X86 1
+#include <immintrin.h>
+
+/*
+ * The lanes' steps [0, len) with float64 results, four lanes in the four
+ * doubles of AVX2 registers: the same operations as xs_running_move,
+ * xs_running_divide and xs_running_round (for a float64 target, where the
+ * value rounded to the target is the approximation itself), lane by lane.
+ * A lane that cannot take a term (beyond the safe range) or whose window
+ * the approximation cannot decide goes through xs_window_settle alone, as
+ * in xs_lane_step; so does a lane whose window holds fewer than min_count
+ * terms (NaN, no decision).  Stale lanes carry zeros, so that no garbage
+ * raises a floating-point flag.
+ */
+__attribute__((target("avx2,fma")))
+static void xs_lanes_avx2(xs_running run[XS_MOVING_LANES], xs_window_exact exact[XS_MOVING_LANES],
+                          const npy_intp start[XS_MOVING_LANES], npy_intp len, int64_t window,
+                          int64_t min_count, int mean, const xs_target *target, char *out,
+                          npy_intp out_step)
+{
+    const char *in = exact[0].in;
+    npy_intp stride = exact[0].stride;
+    const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX));
+    const __m256d safe = _mm256_set1_pd(XS_RUNNING_MAX), tiny = _mm256_set1_pd(0x1p-800);
+    const __m256d divide_min = _mm256_set1_pd(XS_RUNNING_DIVIDE_MIN);
+    const __m256d zero = _mm256_setzero_pd();
+    const __m256i exponent_mask = _mm256_set1_epi64x((int64_t)XS_EXPONENT_MASK);
+    const __m256i mantissa_mask = _mm256_set1_epi64x((int64_t)(((uint64_t)1 << 52) - 1));
+    const __m256i ulp_shift = _mm256_set1_epi64x((int64_t)52 << 52);
+    double hi_l[XS_MOVING_LANES], lo_l[XS_MOVING_LANES], bound_l[XS_MOVING_LANES];
+    double valid_l[XS_MOVING_LANES];
+    for (int l = 0; l < XS_MOVING_LANES; l++) {
+        int v = run[l].valid != 0;
+        hi_l[l] = v ? run[l].hi : 0.0;
+        lo_l[l] = v ? run[l].lo : 0.0;
+        bound_l[l] = v ? run[l].bound : 0.0;
+        valid_l[l] = v ? 1.0 : 0.0;
+    }
+    __m256d hi = _mm256_loadu_pd(hi_l), lo = _mm256_loadu_pd(lo_l);
+    __m256d bound = _mm256_loadu_pd(bound_l);
+    __m256d valid = _mm256_cmp_pd(_mm256_loadu_pd(valid_l), zero, _CMP_NEQ_OQ);
+    int block_left = XS_RUNNING_BLOCK;
+    for (npy_intp t = 0; t < len; t++) {
+        double xi[XS_MOVING_LANES], xo[XS_MOVING_LANES], terms_l[XS_MOVING_LANES];
+        int counted = 1;                        /* every lane has min_count terms */
+        for (int l = 0; l < XS_MOVING_LANES; l++) {
+            npy_intp k = start[l] + t;
+            uint64_t bits = xs_window_load(in, stride, k);
+            memcpy(&xi[l], &bits, sizeof bits);
+            xo[l] = 0.0;
+            if (k >= window) {
+                bits = xs_window_load(in, stride, k - window);
+                memcpy(&xo[l], &bits, sizeof bits);
+            }
+            int64_t terms = k + 1 < window ? k + 1 : window;
+            terms_l[l] = (double)terms;
+            counted &= terms >= min_count;
+        }
+        __m256d x_in = _mm256_set_pd(xi[3], xi[2], xi[1], xi[0]);
+        __m256d x_out = _mm256_set_pd(xo[3], xo[2], xo[1], xo[0]);
+        /* Which lanes can move; the others go stale and carry zeros. */
+        __m256d ok = _mm256_and_pd(
+            _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(x_in, abs_mask), safe, _CMP_LE_OQ),
+                          _mm256_cmp_pd(_mm256_and_pd(x_out, abs_mask), safe, _CMP_LE_OQ)),
+            _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(hi, abs_mask), safe, _CMP_LE_OQ), valid));
+        valid = ok;
+        x_in = _mm256_and_pd(x_in, ok);
+        x_out = _mm256_and_pd(x_out, ok);
+        hi = _mm256_and_pd(hi, ok);
+        lo = _mm256_and_pd(lo, ok);
+        bound = _mm256_and_pd(bound, ok);
+        /* xs_running_move. */
+        __m256d minus_out = _mm256_sub_pd(zero, x_out);
+        __m256d d = _mm256_add_pd(x_in, minus_out);
+        __m256d bb = _mm256_sub_pd(d, x_in);
+        __m256d d_lo = _mm256_add_pd(_mm256_sub_pd(x_in, _mm256_sub_pd(d, bb)),
+                                     _mm256_sub_pd(minus_out, bb));
+        __m256d s = _mm256_add_pd(hi, d);
+        bb = _mm256_sub_pd(s, hi);
+        __m256d e = _mm256_add_pd(_mm256_sub_pd(hi, _mm256_sub_pd(s, bb)), _mm256_sub_pd(d, bb));
+        hi = s;
+        __m256d f = _mm256_add_pd(e, d_lo);
+        bb = _mm256_sub_pd(f, e);
+        __m256d err1 = _mm256_add_pd(_mm256_sub_pd(e, _mm256_sub_pd(f, bb)),
+                                     _mm256_sub_pd(d_lo, bb));
+        __m256d l2 = _mm256_add_pd(lo, f);
+        bb = _mm256_sub_pd(l2, lo);
+        __m256d err2 = _mm256_add_pd(_mm256_sub_pd(lo, _mm256_sub_pd(l2, bb)),
+                                     _mm256_sub_pd(f, bb));
+        lo = l2;
+        bound = _mm256_add_pd(bound, _mm256_add_pd(_mm256_and_pd(err1, abs_mask),
+                                                   _mm256_and_pd(err2, abs_mask)));
+        if (--block_left == 0) {
+            block_left = XS_RUNNING_BLOCK;
+            bound = _mm256_mul_pd(bound, _mm256_set1_pd(XS_RUNNING_GROWTH));
+            s = _mm256_add_pd(hi, lo);
+            bb = _mm256_sub_pd(s, hi);
+            lo = _mm256_add_pd(_mm256_sub_pd(hi, _mm256_sub_pd(s, bb)), _mm256_sub_pd(lo, bb));
+            hi = s;
+        }
+        /* The approximation to decide from: of the sum, or of the mean
+         * (xs_running_divide). */
+        __m256d a_hi = hi, a_lo = lo, a_bound = bound, usable = valid;
+        if (mean) {
+            __m256d n = _mm256_set_pd(terms_l[3], terms_l[2], terms_l[1], terms_l[0]);
+            __m256d mag = _mm256_and_pd(hi, abs_mask);
+            usable = _mm256_and_pd(usable, _mm256_cmp_pd(mag, divide_min, _CMP_GE_OQ));
+            __m256d q1 = _mm256_div_pd(hi, n);
+            __m256d rem = _mm256_fnmadd_pd(q1, n, hi);               /* exact */
+            __m256d q2 = _mm256_div_pd(_mm256_add_pd(rem, lo), n);
+            a_hi = _mm256_and_pd(q1, usable);
+            a_lo = _mm256_and_pd(q2, usable);
+            a_bound = _mm256_mul_pd(
+                _mm256_add_pd(_mm256_add_pd(_mm256_div_pd(bound, n),
+                                            _mm256_mul_pd(_mm256_and_pd(q2, abs_mask),
+                                                          _mm256_set1_pd(0x1p-51))),
+                              _mm256_set1_pd(XS_RUNNING_FLOOR)),
+                _mm256_set1_pd(1.0 + 0x1p-50));
+        }
+        /* xs_running_round for a float64 target. */
+        __m256d approx = _mm256_add_pd(a_hi, a_lo);
+        bb = _mm256_sub_pd(approx, a_hi);
+        __m256d c = _mm256_add_pd(_mm256_sub_pd(a_hi, _mm256_sub_pd(approx, bb)),
+                                  _mm256_sub_pd(a_lo, bb));
+        __m256i bits = _mm256_castpd_si256(_mm256_and_pd(approx, abs_mask));
+        __m256d q = _mm256_castsi256_pd(
+            _mm256_sub_epi64(_mm256_and_si256(bits, exponent_mask), ulp_shift));
+        __m256d binade_start = _mm256_castsi256_pd(_mm256_cmpeq_epi64(
+            _mm256_and_si256(bits, mantissa_mask), _mm256_setzero_si256()));
+        __m256d half_gap = _mm256_mul_pd(q, _mm256_blendv_pd(_mm256_set1_pd(0.5),
+                                                             _mm256_set1_pd(0.25), binade_start));
+        __m256d error = _mm256_add_pd(_mm256_and_pd(c, abs_mask),
+                                      _mm256_mul_pd(a_bound, _mm256_set1_pd(XS_RUNNING_GROWTH)));
+        __m256d close = _mm256_cmp_pd(
+            error, _mm256_mul_pd(half_gap, _mm256_set1_pd(XS_RUNNING_MARGIN)), _CMP_LT_OQ);
+        __m256d exact_sum = _mm256_cmp_pd(a_bound, zero, _CMP_EQ_OQ);   /* sums only */
+        __m256d decided = _mm256_and_pd(
+            _mm256_and_pd(usable, _mm256_cmp_pd(_mm256_and_pd(approx, abs_mask), tiny,
+                                                _CMP_GE_OQ)),
+            _mm256_or_pd(close, exact_sum));
+        int mask = _mm256_movemask_pd(decided);
+        double value[XS_MOVING_LANES];
+        _mm256_storeu_pd(value, approx);
+        if (mask != (1 << XS_MOVING_LANES) - 1 || !counted) {
+            /* Some lane is settled alone (or shows NaN): its state leaves
+             * the registers and comes back. */
+            _mm256_storeu_pd(hi_l, hi);
+            _mm256_storeu_pd(lo_l, lo);
+            _mm256_storeu_pd(bound_l, bound);
+            int valid_mask = _mm256_movemask_pd(valid);
+            for (int l = 0; l < XS_MOVING_LANES; l++) {
+                npy_intp k = start[l] + t;
+                if (terms_l[l] < (double)min_count) {
+                    value[l] = NAN;
+                    continue;
+                }
+                if (mask & (1 << l)) {
+                    continue;
+                }
+                xs_running r = run[l];
+                r.hi = hi_l[l];
+                r.lo = lo_l[l];
+                r.bound = bound_l[l];
+                r.valid = (valid_mask >> l) & 1;
+                uint64_t divisor = mean ? (uint64_t)terms_l[l] : 1u;
+                r = xs_window_settle(&exact[l], r, k, divisor, target->format, &value[l]);
+                run[l].retry_in = r.retry_in;
+                int v = r.valid != 0;
+                hi_l[l] = v ? r.hi : 0.0;
+                lo_l[l] = v ? r.lo : 0.0;
+                bound_l[l] = v ? r.bound : 0.0;
+                valid_l[l] = v ? 1.0 : 0.0;
+                valid_mask = (valid_mask & ~(1 << l)) | (v << l);
+            }
+            for (int l = 0; l < XS_MOVING_LANES; l++) {
+                valid_l[l] = (valid_mask >> l) & 1 ? 1.0 : 0.0;
+            }
+            hi = _mm256_loadu_pd(hi_l);
+            lo = _mm256_loadu_pd(lo_l);
+            bound = _mm256_loadu_pd(bound_l);
+            valid = _mm256_cmp_pd(_mm256_loadu_pd(valid_l), zero, _CMP_NEQ_OQ);
+        }
+        for (int l = 0; l < XS_MOVING_LANES; l++) {
+            memcpy(out + (start[l] + t) * out_step, &value[l], sizeof value[l]);
+        }
+    }
+    _mm256_storeu_pd(hi_l, hi);
+    _mm256_storeu_pd(lo_l, lo);
+    _mm256_storeu_pd(bound_l, bound);
+    int valid_mask = _mm256_movemask_pd(valid);
+    for (int l = 0; l < XS_MOVING_LANES; l++) {
+        run[l].hi = hi_l[l];
+        run[l].lo = lo_l[l];
+        run[l].bound = bound_l[l];
+        run[l].valid = (valid_mask >> l) & 1;
+        run[l].block_left = block_left;
+    }
+    (void)target;
+}
+#endif
+
+/* Are the AVX2 lanes usable here (chosen once; XSUMUFUNC_KERNEL=generic or
+ * sse2 turns them off, as for the sum kernels)? */
+static int xs_lanes_avx2_usable(void)
+{
+#ifdef XS_MOVING_X86
+    static _Atomic int usable = -1;
+    int ok = atomic_load(&usable);
+    if (ok < 0) {
+        __builtin_cpu_init();
+        ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        const char *forced = getenv("XSUMUFUNC_KERNEL");
+        if (forced && (strcmp(forced, "generic") == 0 || strcmp(forced, "sse2") == 0)) {
+            ok = 0;
+        }
+        atomic_store(&usable, ok);
+    }
+    return ok;
+#else
+    return 0;
+#endif
+}
+
+static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
+                            int64_t window, int64_t min_count, int mean,
+                            const xs_target *target, char *out, npy_intp out_step)
+{
+    const char *in = exact[0].in;
+    npy_intp stride = exact[0].stride;
+    npy_intp len = n / XS_MOVING_LANES, start[XS_MOVING_LANES];
+    xs_running run[XS_MOVING_LANES];
+    for (int l = 0; l < XS_MOVING_LANES; l++) {
+        start[l] = l * len;
+        xs_running_init_exact(&run[l]);
+        run[l].valid = l == 0;
+        /* The window that ends just before the lane's first output. */
+        exact[l].synced = start[l] - 1;
+        xs_small_init(&exact[l].acc);
+        exact[l].not_neg_zero = 0;
+        for (npy_intp j = start[l] - window > 0 ? start[l] - window : 0; j < start[l]; j++) {
+            xs_window_add_exact(&exact[l], xs_window_load(in, stride, j), +1);
+        }
+    }
+    npy_intp t = 0;
+#ifdef XS_MOVING_X86
+    if (target == &xs_target_float64 && xs_lanes_avx2_usable()) {
+        xs_lanes_avx2(run, exact, start, len, window, min_count, mean, target, out, out_step);
+        t = len;
+    }
+#endif
+    for (; t < len; t++) {
+#pragma GCC unroll 4
+        for (int l = 0; l < XS_MOVING_LANES; l++) {
+            xs_lane_step(&run[l], &exact[l], start[l] + t, window, min_count, mean, target,
+                         out, out_step);
+        }
+    }
+    /* The rest of the row, after the last lane's stretch. */
+    int last = XS_MOVING_LANES - 1;
+    for (npy_intp k = start[last] + len; k < n; k++) {
+        xs_lane_step(&run[last], &exact[last], k, window, min_count, mean, target, out,
+                     out_step);
+    }
 }
 
 void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *steps,
                        void *data)
 {
     const xs_target *target = data;
+    const xs_format *fmt = target->format;
     npy_intp outer = dimensions[0], n = dimensions[1];
     PyThreadState *saved = NULL;
     if ((outer >= XS_MOVING_GIL_MIN_TERMS || n >= XS_MOVING_GIL_MIN_TERMS ||
          outer * n >= XS_MOVING_GIL_MIN_TERMS) && PyGILState_Check()) {
         saved = PyEval_SaveThread();
     }
+    xs_window_exact exact, lanes[XS_MOVING_LANES];
     for (npy_intp i = 0; i < outer; i++) {
         const char *in = args[0] + i * steps[0];
         char *out = args[4] + i * steps[4];
@@ -116,20 +490,50 @@ void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *
         memcpy(&window, args[1] + i * steps[1], sizeof window);
         memcpy(&min_count, args[2] + i * steps[2], sizeof min_count);
         memcpy(&mean, args[3] + i * steps[3], sizeof mean);
-        xs_window_sum w;
-        memset(&w, 0, sizeof w);
-        xs_small_init(&w.acc);
-        xs_running_init(&w.run);
-        for (npy_intp k = 0; k < n; k++) {
-            uint64_t bits;
-            memcpy(&bits, in + k * steps[5], sizeof bits);
-            xs_window_update(&w, bits, +1);
-            if (k >= window) {
-                memcpy(&bits, in + (k - window) * steps[5], sizeof bits);
-                xs_window_update(&w, bits, -1);
+        if (n >= XS_MOVING_LANES_MIN_TERMS && !xs_row_has_special(in, steps[5], n)) {
+            for (int l = 0; l < XS_MOVING_LANES; l++) {
+                lanes[l].in = in;
+                lanes[l].stride = steps[5];
+                lanes[l].window = (npy_intp)window;
             }
-            double value = w.terms >= min_count ? xs_window_round(&w, mean, target->format)
-                                                : NAN;
+            xs_moving_lanes(lanes, n, window, min_count, mean, target, out, steps[6]);
+            continue;
+        }
+        xs_small_init(&exact.acc);
+        exact.not_neg_zero = 0;
+        exact.synced = -1;
+        exact.in = in;
+        exact.stride = steps[5];
+        exact.window = (npy_intp)window;
+        xs_window_counts c = {0, 0, 0};
+        xs_running run;
+        xs_running_init_exact(&run);
+        for (npy_intp k = 0; k < n; k++) {
+            uint64_t in_bits = xs_window_load(in, steps[5], k), out_bits = 0;  /* 0: +0.0 */
+            xs_window_count(&c, in_bits, +1);
+            if (k >= window) {
+                out_bits = xs_window_load(in, steps[5], k - window);
+                xs_window_count(&c, out_bits, -1);
+            }
+            int ok = 1;
+            double x_in = xs_window_term(in_bits, &ok), x_out = xs_window_term(out_bits, &ok);
+            if (ok && run.valid) {
+                xs_running_move(&run, x_in, x_out);
+            }
+            else {
+                run.valid = 0;        /* stale until the next rebuild */
+            }
+            double value;
+            uint64_t divisor = mean ? (uint64_t)c.terms : 1u;
+            if (c.terms < min_count) {
+                value = NAN;
+            }
+            else if (c.pos_inf || c.neg_inf) {
+                value = c.pos_inf && c.neg_inf ? NAN : c.pos_inf ? INFINITY : -INFINITY;
+            }
+            else if (!xs_window_decide(&run, divisor, fmt, &value)) {
+                run = xs_window_settle(&exact, run, k, divisor, fmt, &value);
+            }
             XS_STORE(target, out + k * steps[6], value);
         }
     }

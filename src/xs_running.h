@@ -113,6 +113,43 @@ static inline void xs_running_add(xs_running *r, double x)
 }
 
 /*
+ * A moving window: x_in entered and x_out left (both |x| <= XS_RUNNING_MAX;
+ * a term that is not one, pass 0).  Here the bound grows by the errors
+ * actually made, found exactly by TwoSum, not by an a-priori estimate:
+ * d + d_lo = x_in - x_out and hi + e = old hi + d exactly; f = fl(e + d_lo)
+ * with error err1 (off the loop-carried chain), lo = fl(lo + f) with error
+ * err2, so the approximation moves off the exact sum by exactly err1 + err2 and the bound grows by
+ * |err1| + |err2| (its own roundings: GROWTH per block, as above).  While
+ * every step is exact (as for sums of a few dozen binades) the bound stays
+ * 0 and xs_running_round may decide even a tie (see there).
+ */
+static inline void xs_running_move(xs_running *r, double x_in, double x_out)
+{
+    if (!(xs_running_abs(r->hi) <= XS_RUNNING_MAX)) {
+        r->valid = 0;
+        return;
+    }
+    double d_lo, e, err1, err2;
+    double d = xs_running_two_sum(x_in, -x_out, &d_lo);
+    r->hi = xs_running_two_sum(r->hi, d, &e);
+    double f = xs_running_two_sum(e, d_lo, &err1);        /* off the chain */
+    r->lo = xs_running_two_sum(r->lo, f, &err2);
+    r->bound += xs_running_abs(err1) + xs_running_abs(err2);
+    if (--r->block_left == 0) {
+        r->block_left = XS_RUNNING_BLOCK;
+        r->bound *= XS_RUNNING_GROWTH;
+        r->hi = xs_running_two_sum(r->hi, r->lo, &r->lo);     /* exact */
+    }
+}
+
+/* The approximation of the empty window: exactly 0, bound 0. */
+static inline void xs_running_init_exact(xs_running *r)
+{
+    xs_running_init(r);
+    r->bound = 0.0;
+}
+
+/*
  * The same for a loop that keeps the approximation in registers (no struct
  * in memory): per term x, with |x| <= XS_RUNNING_MAX,
  *     xs_running_short_add(&hi, &lo, &err, x),
@@ -192,6 +229,13 @@ static inline int xs_running_round(const xs_running *r, const xs_format *fmt, do
     uint64_t rounded_magnitude = rounded_bits & ~((uint64_t)1 << 63);
     if ((int)(rounded_magnitude >> 52) - 1023 > fmt->emax) {
         return 0;                                   /* rounds to overflow */
+    }
+    if (r->bound == 0.0 && shift == 0) {
+        /* hi + lo is the exact sum (a bound of 0 means no error was made),
+         * so approx = fl(hi + lo) is the exact sum rounded to nearest, ties
+         * to even, by the hardware: the answer even on a tie. */
+        *out = approx;
+        return 1;
     }
     /* q = 2^(e - p + 1), the ulp of fmt in hi's binade (a normal double). */
     uint64_t q_bits = (uint64_t)(e - fmt->precision + 1 + 1023) << 52;
@@ -277,6 +321,29 @@ static inline void xs_running_rebuild(xs_running *r, xs_small *acc)
     r->bound = (xs_running_abs(lo) + XS_RUNNING_TINY) * 0x1p-52 + XS_RUNNING_FLOOR;
     r->valid = 1;
     r->block_left = XS_RUNNING_BLOCK;
+}
+
+/*
+ * The same for a moving window (xs_running_move): when hi + lo is the
+ * accumulator's value exactly (S - hi - lo, a multiple of 2^-1074, rounds
+ * to 0 only when it is 0), the bound is 0.
+ */
+static inline void xs_running_rebuild_exact(xs_running *r, xs_small *acc)
+{
+    xs_running_rebuild(r, acc);
+    if (!r->valid) {
+        return;
+    }
+    xs_small copy = *acc;
+    double minus[2] = {-r->hi, -r->lo};
+    for (int j = 0; j < 2; j++) {
+        uint64_t bits;
+        memcpy(&bits, &minus[j], sizeof bits);
+        xs_small_add_bits(&copy, bits);
+    }
+    if (xs_small_round(&copy, &xs_format_float64) == 0.0) {
+        r->bound = 0.0;
+    }
 }
 
 #endif

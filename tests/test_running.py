@@ -6,6 +6,10 @@ ties of every target, values a hair off a tie, cancellation down to tiny
 sums, the ends of the safe range, NaN and Inf arriving late."""
 
 import math
+import os
+import subprocess
+import sys
+import textwrap
 import warnings
 from fractions import Fraction
 
@@ -119,19 +123,24 @@ def test_a_million_prefixes():
     check(x)
 
 
-def moving_oracle_sums(x, window, target, mean=False):
+def moving_oracle_sums(x, window, target, mean=False, min_count=None):
     """Every trailing window's exact sum (or mean) rounded once (finite
-    float64 x), by exact integer prefix sums."""
+    float64 x), by exact integer prefix sums; NaN where the window holds
+    fewer than min_count (default: window) terms."""
+    min_count = window if min_count is None else min_count
     units = [int(Fraction(v) * 2**1074) for v in x.tolist()]
     prefix = np.cumsum([0] + units, dtype=object)
+    values = x.tolist()
     out = np.empty(len(x), target)
     for i in range(len(x)):
-        if i + 1 < window:
+        first = max(0, i + 1 - window)
+        terms = i + 1 - first
+        if terms < min_count:
             out[i] = np.nan
             continue
-        total = prefix[i + 1] - prefix[i + 1 - window]
-        neg = all(v == 0 and math.copysign(1, v) < 0 for v in x[i + 1 - window:i + 1].tolist())
-        total = Fraction(total, 2**1074 * (window if mean else 1))
+        total = prefix[i + 1] - prefix[first]
+        neg = all(v == 0 and math.copysign(1, v) < 0 for v in values[first:i + 1])
+        total = Fraction(total, 2**1074 * (terms if mean else 1))
         out[i] = round_fraction(total, target, zero_sign=-1 if neg else 1)
     return out
 
@@ -182,6 +191,87 @@ def test_moving_means_on_and_next_to_ties(window, target):
         warnings.simplefilter("ignore", RuntimeWarning)
         got = xs.exact_moving_mean(x, window)
     assert_same(got, moving_oracle_sums(x.astype(np.float64), window, target, mean=True))
+
+
+# ---- long rows in lanes (src/xs_moving.c: rows of 4096 terms or more
+# without NaN or Inf run as four stretches side by side, in AVX2 registers
+# where the CPU has them) ----------------------------------------------------
+
+def lane_rows(rng, n):
+    """Rows for the lanes: the kinds above, and rows built for their seams:
+    exact ties everywhere (small dyadic integers and halves), cancellation
+    to exact zeros and -0.0, terms beyond the safe range that make lanes
+    stale for a while."""
+    kinds = rows(rng, n)
+    ties = rng.integers(-8, 9, n) * 0.5 + rng.integers(0, 2, n) * 2.0**52
+    zeros = np.repeat(rng.standard_normal(n // 8 + 1), 8)[:n]
+    zeros[1::2] = -zeros[::2][:len(zeros[1::2])]
+    zeros[n // 2:n // 2 + 300] = -0.0
+    huge = rng.standard_normal(n)
+    huge[::997] = 2.0**1010
+    huge[5::997] = -(2.0**1010)
+    return {"normal": kinds["normal"], "lognormal": kinds["lognormal"], "wide": kinds["wide"],
+            "ties": ties, "zeros": zeros, "huge": huge}
+
+
+@pytest.mark.parametrize("mean", [False, True], ids=["sum", "mean"])
+@pytest.mark.parametrize("kind", ["normal", "lognormal", "wide", "ties", "zeros", "huge"])
+def test_moving_lanes_against_the_oracle(kind, mean):
+    n = 4099                                   # 4 lanes of 1024 and a tail of 3
+    rng = np.random.default_rng(len(kind) + 10 * mean)
+    x = lane_rows(rng, n)[kind]
+    func = xs.exact_moving_mean if mean else xs.exact_moving_sum
+    for window, min_count in ((1, None), (3, None), (100, 1), (100, 37), (1500, None),
+                              (1030, 1), (n, 1), (n, None)):
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            got = func(x, window, min_count=min_count)
+            strided = func(np.repeat(x, 2)[::2], window, min_count=min_count)
+        want = moving_oracle_sums(x, window, FLOAT64, mean=mean, min_count=min_count)
+        assert_same(got, want)
+        assert_same(strided, want)
+
+
+def test_moving_lanes_of_float32_rows():
+    """float32 input: float32 results, the lanes without AVX2 registers."""
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal(5000) * 2.0**rng.integers(-20, 20, 5000)).astype(np.float32)
+    for mean in (False, True):
+        func = xs.exact_moving_mean if mean else xs.exact_moving_sum
+        got = func(x, 64)
+        assert_same(got, moving_oracle_sums(x.astype(np.float64), 64, FLOAT32, mean=mean))
+
+
+@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512"])
+def test_moving_lanes_under_every_forced_kernel(kernel, tmp_path):
+    """The same windows in a fresh process per XSUMUFUNC_KERNEL (the AVX2
+    lanes or the plain ones), against the oracle."""
+    rng = np.random.default_rng(12)
+    data = lane_rows(rng, 4500)
+    src, dst = tmp_path / "in.npz", tmp_path / "out.npz"
+    np.savez(src, **data)
+    code = textwrap.dedent(f"""
+        import warnings
+        import numpy as np
+        import xsumufunc as xs
+        warnings.simplefilter("ignore")
+        data = np.load({str(src)!r})
+        out = {{}}
+        with np.errstate(all="ignore"):
+            for name in data.files:
+                out[name + "-sum"] = xs.exact_moving_sum(data[name], 50)
+                out[name + "-mean"] = xs.exact_moving_mean(data[name], 50, min_count=7)
+        np.savez({str(dst)!r}, **out)
+    """)
+    env = dict(os.environ, XSUMUFUNC_KERNEL=kernel)
+    proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = np.load(dst)
+    for name, x in data.items():
+        assert_same(got[name + "-sum"], moving_oracle_sums(x, 50, FLOAT64))
+        assert_same(got[name + "-mean"],
+                    moving_oracle_sums(x, 50, FLOAT64, mean=True, min_count=7))
 
 
 # ---- row sums on the same approximation (rows of 129 to 1023 terms, and
