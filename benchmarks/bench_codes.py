@@ -33,8 +33,9 @@ def datasets(n, dtype, rng):
     scaled training tensor would be: a NaN term would make every sum NaN)."""
     signs = rng.choice([-1.0, 1.0], n)
     top = float(ml_dtypes.finfo(dtype).max)
+    lognormal = signs * rng.lognormal(0.0, 2.0, n)
     return {"normal": np.clip(rng.standard_normal(n), -top, top).astype(dtype),
-            "lognormal(0, 2)": np.clip(signs * rng.lognormal(0.0, 2.0, n), -top, top).astype(dtype)}
+            "lognormal(0, 2)": np.clip(lognormal, -top, top).astype(dtype)}
 
 
 def one_run(sizes, rounds):
