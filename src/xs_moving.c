@@ -162,7 +162,8 @@ static inline int xs_window_decide(const xs_running *run, uint64_t divisor,
  * its accumulator holding the window before its first output (summed from
  * scratch), and settles (and so rebuilds its approximation) at its first
  * output.  The values are exactly what one stretch gives. */
-#define XS_MOVING_LANES 4
+#define XS_MOVING_LANES 8          /* at most (AVX-512) */
+#define XS_MOVING_SCALAR_LANES 4   /* without vector lanes (as many as AVX2) */
 #define XS_MOVING_LANES_MIN_TERMS 4096
 
 /* Does the row hold a NaN or an Inf? */
@@ -208,221 +209,45 @@ static inline void xs_lane_step(xs_running *run, xs_window_exact *exact, npy_int
 #define XS_MOVING_X86 1
 #include <immintrin.h>
 
-/*
- * The lanes' steps [0, len) with float64 results, four lanes in the four
- * doubles of AVX2 registers: the same operations as xs_running_move,
- * xs_running_divide and xs_running_round (for a float64 target, where the
- * value rounded to the target is the approximation itself), lane by lane.
- * A lane that cannot take a term (beyond the safe range) or whose window
- * the approximation cannot decide goes through xs_window_settle alone, as
- * in xs_lane_step; so does a lane whose window holds fewer than min_count
- * terms (NaN, no decision).  Stale lanes carry zeros, so that no garbage
- * raises a floating-point flag.
- */
-__attribute__((target("avx2,fma")))
-static void xs_lanes_avx2(xs_running run[XS_MOVING_LANES], xs_window_exact exact[XS_MOVING_LANES],
-                          const npy_intp start[XS_MOVING_LANES], npy_intp len, int64_t window,
-                          int64_t min_count, int mean, const xs_target *target, char *out,
-                          npy_intp out_step)
-{
-    const char *in = exact[0].in;
-    npy_intp stride = exact[0].stride;
-    const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX));
-    const __m256d safe = _mm256_set1_pd(XS_RUNNING_MAX), tiny = _mm256_set1_pd(0x1p-800);
-    const __m256d divide_min = _mm256_set1_pd(XS_RUNNING_DIVIDE_MIN);
-    const __m256d zero = _mm256_setzero_pd();
-    const __m256i exponent_mask = _mm256_set1_epi64x((int64_t)XS_EXPONENT_MASK);
-    const __m256i mantissa_mask = _mm256_set1_epi64x((int64_t)(((uint64_t)1 << 52) - 1));
-    const __m256i ulp_shift = _mm256_set1_epi64x((int64_t)52 << 52);
-    double hi_l[XS_MOVING_LANES], lo_l[XS_MOVING_LANES], bound_l[XS_MOVING_LANES];
-    double valid_l[XS_MOVING_LANES];
-    for (int l = 0; l < XS_MOVING_LANES; l++) {
-        int v = run[l].valid != 0;
-        hi_l[l] = v ? run[l].hi : 0.0;
-        lo_l[l] = v ? run[l].lo : 0.0;
-        bound_l[l] = v ? run[l].bound : 0.0;
-        valid_l[l] = v ? 1.0 : 0.0;
-    }
-    __m256d hi = _mm256_loadu_pd(hi_l), lo = _mm256_loadu_pd(lo_l);
-    __m256d bound = _mm256_loadu_pd(bound_l);
-    __m256d valid = _mm256_cmp_pd(_mm256_loadu_pd(valid_l), zero, _CMP_NEQ_OQ);
-    int block_left = XS_RUNNING_BLOCK;
-    for (npy_intp t = 0; t < len; t++) {
-        double xi[XS_MOVING_LANES], xo[XS_MOVING_LANES], terms_l[XS_MOVING_LANES];
-        int counted = 1;                        /* every lane has min_count terms */
-        for (int l = 0; l < XS_MOVING_LANES; l++) {
-            npy_intp k = start[l] + t;
-            uint64_t bits = xs_window_load(in, stride, k);
-            memcpy(&xi[l], &bits, sizeof bits);
-            xo[l] = 0.0;
-            if (k >= window) {
-                bits = xs_window_load(in, stride, k - window);
-                memcpy(&xo[l], &bits, sizeof bits);
-            }
-            int64_t terms = k + 1 < window ? k + 1 : window;
-            terms_l[l] = (double)terms;
-            counted &= terms >= min_count;
-        }
-        __m256d x_in = _mm256_set_pd(xi[3], xi[2], xi[1], xi[0]);
-        __m256d x_out = _mm256_set_pd(xo[3], xo[2], xo[1], xo[0]);
-        /* Which lanes can move; the others go stale and carry zeros. */
-        __m256d ok = _mm256_and_pd(
-            _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(x_in, abs_mask), safe, _CMP_LE_OQ),
-                          _mm256_cmp_pd(_mm256_and_pd(x_out, abs_mask), safe, _CMP_LE_OQ)),
-            _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(hi, abs_mask), safe, _CMP_LE_OQ), valid));
-        valid = ok;
-        x_in = _mm256_and_pd(x_in, ok);
-        x_out = _mm256_and_pd(x_out, ok);
-        hi = _mm256_and_pd(hi, ok);
-        lo = _mm256_and_pd(lo, ok);
-        bound = _mm256_and_pd(bound, ok);
-        /* xs_running_move. */
-        __m256d minus_out = _mm256_sub_pd(zero, x_out);
-        __m256d d = _mm256_add_pd(x_in, minus_out);
-        __m256d bb = _mm256_sub_pd(d, x_in);
-        __m256d d_lo = _mm256_add_pd(_mm256_sub_pd(x_in, _mm256_sub_pd(d, bb)),
-                                     _mm256_sub_pd(minus_out, bb));
-        __m256d s = _mm256_add_pd(hi, d);
-        bb = _mm256_sub_pd(s, hi);
-        __m256d e = _mm256_add_pd(_mm256_sub_pd(hi, _mm256_sub_pd(s, bb)), _mm256_sub_pd(d, bb));
-        hi = s;
-        __m256d f = _mm256_add_pd(e, d_lo);
-        bb = _mm256_sub_pd(f, e);
-        __m256d err1 = _mm256_add_pd(_mm256_sub_pd(e, _mm256_sub_pd(f, bb)),
-                                     _mm256_sub_pd(d_lo, bb));
-        __m256d l2 = _mm256_add_pd(lo, f);
-        bb = _mm256_sub_pd(l2, lo);
-        __m256d err2 = _mm256_add_pd(_mm256_sub_pd(lo, _mm256_sub_pd(l2, bb)),
-                                     _mm256_sub_pd(f, bb));
-        lo = l2;
-        bound = _mm256_add_pd(bound, _mm256_add_pd(_mm256_and_pd(err1, abs_mask),
-                                                   _mm256_and_pd(err2, abs_mask)));
-        if (--block_left == 0) {
-            block_left = XS_RUNNING_BLOCK;
-            bound = _mm256_mul_pd(bound, _mm256_set1_pd(XS_RUNNING_GROWTH));
-            s = _mm256_add_pd(hi, lo);
-            bb = _mm256_sub_pd(s, hi);
-            lo = _mm256_add_pd(_mm256_sub_pd(hi, _mm256_sub_pd(s, bb)), _mm256_sub_pd(lo, bb));
-            hi = s;
-        }
-        /* The approximation to decide from: of the sum, or of the mean
-         * (xs_running_divide). */
-        __m256d a_hi = hi, a_lo = lo, a_bound = bound, usable = valid;
-        if (mean) {
-            __m256d n = _mm256_set_pd(terms_l[3], terms_l[2], terms_l[1], terms_l[0]);
-            __m256d mag = _mm256_and_pd(hi, abs_mask);
-            usable = _mm256_and_pd(usable, _mm256_cmp_pd(mag, divide_min, _CMP_GE_OQ));
-            __m256d q1 = _mm256_div_pd(hi, n);
-            __m256d rem = _mm256_fnmadd_pd(q1, n, hi);               /* exact */
-            __m256d q2 = _mm256_div_pd(_mm256_add_pd(rem, lo), n);
-            a_hi = _mm256_and_pd(q1, usable);
-            a_lo = _mm256_and_pd(q2, usable);
-            a_bound = _mm256_mul_pd(
-                _mm256_add_pd(_mm256_add_pd(_mm256_div_pd(bound, n),
-                                            _mm256_mul_pd(_mm256_and_pd(q2, abs_mask),
-                                                          _mm256_set1_pd(0x1p-51))),
-                              _mm256_set1_pd(XS_RUNNING_FLOOR)),
-                _mm256_set1_pd(1.0 + 0x1p-50));
-        }
-        /* xs_running_round for a float64 target. */
-        __m256d approx = _mm256_add_pd(a_hi, a_lo);
-        bb = _mm256_sub_pd(approx, a_hi);
-        __m256d c = _mm256_add_pd(_mm256_sub_pd(a_hi, _mm256_sub_pd(approx, bb)),
-                                  _mm256_sub_pd(a_lo, bb));
-        __m256i bits = _mm256_castpd_si256(_mm256_and_pd(approx, abs_mask));
-        __m256d q = _mm256_castsi256_pd(
-            _mm256_sub_epi64(_mm256_and_si256(bits, exponent_mask), ulp_shift));
-        __m256d binade_start = _mm256_castsi256_pd(_mm256_cmpeq_epi64(
-            _mm256_and_si256(bits, mantissa_mask), _mm256_setzero_si256()));
-        __m256d half_gap = _mm256_mul_pd(q, _mm256_blendv_pd(_mm256_set1_pd(0.5),
-                                                             _mm256_set1_pd(0.25), binade_start));
-        __m256d error = _mm256_add_pd(_mm256_and_pd(c, abs_mask),
-                                      _mm256_mul_pd(a_bound, _mm256_set1_pd(XS_RUNNING_GROWTH)));
-        __m256d close = _mm256_cmp_pd(
-            error, _mm256_mul_pd(half_gap, _mm256_set1_pd(XS_RUNNING_MARGIN)), _CMP_LT_OQ);
-        __m256d exact_sum = _mm256_cmp_pd(a_bound, zero, _CMP_EQ_OQ);   /* sums only */
-        __m256d decided = _mm256_and_pd(
-            _mm256_and_pd(usable, _mm256_cmp_pd(_mm256_and_pd(approx, abs_mask), tiny,
-                                                _CMP_GE_OQ)),
-            _mm256_or_pd(close, exact_sum));
-        int mask = _mm256_movemask_pd(decided);
-        double value[XS_MOVING_LANES];
-        _mm256_storeu_pd(value, approx);
-        if (mask != (1 << XS_MOVING_LANES) - 1 || !counted) {
-            /* Some lane is settled alone (or shows NaN): its state leaves
-             * the registers and comes back. */
-            _mm256_storeu_pd(hi_l, hi);
-            _mm256_storeu_pd(lo_l, lo);
-            _mm256_storeu_pd(bound_l, bound);
-            int valid_mask = _mm256_movemask_pd(valid);
-            for (int l = 0; l < XS_MOVING_LANES; l++) {
-                npy_intp k = start[l] + t;
-                if (terms_l[l] < (double)min_count) {
-                    value[l] = NAN;
-                    continue;
-                }
-                if (mask & (1 << l)) {
-                    continue;
-                }
-                xs_running r = run[l];
-                r.hi = hi_l[l];
-                r.lo = lo_l[l];
-                r.bound = bound_l[l];
-                r.valid = (valid_mask >> l) & 1;
-                uint64_t divisor = mean ? (uint64_t)terms_l[l] : 1u;
-                r = xs_window_settle(&exact[l], r, k, divisor, target->format, &value[l]);
-                run[l].retry_in = r.retry_in;
-                int v = r.valid != 0;
-                hi_l[l] = v ? r.hi : 0.0;
-                lo_l[l] = v ? r.lo : 0.0;
-                bound_l[l] = v ? r.bound : 0.0;
-                valid_l[l] = v ? 1.0 : 0.0;
-                valid_mask = (valid_mask & ~(1 << l)) | (v << l);
-            }
-            for (int l = 0; l < XS_MOVING_LANES; l++) {
-                valid_l[l] = (valid_mask >> l) & 1 ? 1.0 : 0.0;
-            }
-            hi = _mm256_loadu_pd(hi_l);
-            lo = _mm256_loadu_pd(lo_l);
-            bound = _mm256_loadu_pd(bound_l);
-            valid = _mm256_cmp_pd(_mm256_loadu_pd(valid_l), zero, _CMP_NEQ_OQ);
-        }
-        for (int l = 0; l < XS_MOVING_LANES; l++) {
-            memcpy(out + (start[l] + t) * out_step, &value[l], sizeof value[l]);
-        }
-    }
-    _mm256_storeu_pd(hi_l, hi);
-    _mm256_storeu_pd(lo_l, lo);
-    _mm256_storeu_pd(bound_l, bound);
-    int valid_mask = _mm256_movemask_pd(valid);
-    for (int l = 0; l < XS_MOVING_LANES; l++) {
-        run[l].hi = hi_l[l];
-        run[l].lo = lo_l[l];
-        run[l].bound = bound_l[l];
-        run[l].valid = (valid_mask >> l) & 1;
-        run[l].block_left = block_left;
-    }
-    (void)target;
-}
+#define XS_ML_NAME xs_lanes_avx2
+#define XS_ML_W 4
+#define XS_ML_TARGET "avx2,fma"
+#define XS_ML_FNMSUB(a, b, c) \
+    ((V)_mm256_fnmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
+#define XS_ML_ALL(m) (_mm256_movemask_pd((__m256d)(m)) == 0xf)
+#include "xs_moving_lanes_template.h"
+
+#define XS_ML_NAME xs_lanes_avx512
+#define XS_ML_W 8
+#define XS_ML_TARGET "avx512f"
+#define XS_ML_FNMSUB(a, b, c) \
+    ((V)_mm512_fnmadd_pd((__m512d)(a), (__m512d)(b), (__m512d)(c)))
+#define XS_ML_ALL(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) == 0xff)
+#include "xs_moving_lanes_template.h"
 #endif
 
-/* Are the AVX2 lanes usable here (chosen once; XSUMUFUNC_KERNEL=generic or
- * sse2 turns them off, as for the sum kernels)? */
-static int xs_lanes_avx2_usable(void)
+/* How many vector lanes this CPU runs (0: none), chosen once:
+ * XSUMUFUNC_KERNEL=generic or sse2 turns them off, avx2 keeps them at 4, as
+ * for the sum kernels. */
+static int xs_vector_lanes(void)
 {
 #ifdef XS_MOVING_X86
-    static _Atomic int usable = -1;
-    int ok = atomic_load(&usable);
-    if (ok < 0) {
+    static _Atomic int chosen = -1;
+    int lanes = atomic_load(&chosen);
+    if (lanes < 0) {
         __builtin_cpu_init();
-        ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        lanes = __builtin_cpu_supports("avx512f") ? 8 : avx2 ? 4 : 0;
         const char *forced = getenv("XSUMUFUNC_KERNEL");
         if (forced && (strcmp(forced, "generic") == 0 || strcmp(forced, "sse2") == 0)) {
-            ok = 0;
+            lanes = 0;
         }
-        atomic_store(&usable, ok);
+        if (forced && strcmp(forced, "avx2") == 0) {
+            lanes = avx2 ? 4 : 0;
+        }
+        atomic_store(&chosen, lanes);
     }
-    return ok;
+    return lanes;
 #else
     return 0;
 #endif
@@ -434,9 +259,11 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
 {
     const char *in = exact[0].in;
     npy_intp stride = exact[0].stride;
-    npy_intp len = n / XS_MOVING_LANES, start[XS_MOVING_LANES];
+    int vector = target == &xs_target_float64 ? xs_vector_lanes() : 0;
+    int lanes = vector ? vector : XS_MOVING_SCALAR_LANES;
+    npy_intp len = n / lanes, start[XS_MOVING_LANES];
     xs_running run[XS_MOVING_LANES];
-    for (int l = 0; l < XS_MOVING_LANES; l++) {
+    for (int l = 0; l < lanes; l++) {
         start[l] = l * len;
         xs_running_init_exact(&run[l]);
         run[l].valid = l == 0;
@@ -450,20 +277,24 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
     }
     npy_intp t = 0;
 #ifdef XS_MOVING_X86
-    if (target == &xs_target_float64 && xs_lanes_avx2_usable()) {
+    if (vector == 8) {
+        xs_lanes_avx512(run, exact, start, len, window, min_count, mean, target, out,
+                        out_step);
+        t = len;
+    }
+    else if (vector == 4) {
         xs_lanes_avx2(run, exact, start, len, window, min_count, mean, target, out, out_step);
         t = len;
     }
 #endif
     for (; t < len; t++) {
-#pragma GCC unroll 4
-        for (int l = 0; l < XS_MOVING_LANES; l++) {
+        for (int l = 0; l < lanes; l++) {
             xs_lane_step(&run[l], &exact[l], start[l] + t, window, min_count, mean, target,
                          out, out_step);
         }
     }
     /* The rest of the row, after the last lane's stretch. */
-    int last = XS_MOVING_LANES - 1;
+    int last = lanes - 1;
     for (npy_intp k = start[last] + len; k < n; k++) {
         xs_lane_step(&run[last], &exact[last], k, window, min_count, mean, target, out,
                      out_step);
