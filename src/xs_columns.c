@@ -44,17 +44,31 @@ static inline double hi_part(double x)
     return x;
 }
 
-/* Eight columns (one 64-byte line of a row) as one value: GCC/Clang vector
- * extensions, lowered to one AVX-512 register, two AVX2 or four SSE2 ones. */
-typedef double xs_v8d __attribute__((vector_size(64)));
-typedef int64_t xs_v8i __attribute__((vector_size(64)));
+/* Strips of eight columns: one 64-byte line of a row. */
 #define XS_STRIP 8
 /* Prefetch distance: the same line of the next chunk of columns. */
 #define XS_PREFETCH_BYTES (XS_COLUMN_CHUNK * (ptrdiff_t)sizeof(double))
 
+/* GCC and Clang: a strip as one value of their vector extensions, lowered to
+ * one AVX-512 register, two AVX2 or four SSE2 ones.  Other compilers (MSVC)
+ * or -DXS_NO_VECTOR_EXT: the same operations on an array of eight doubles,
+ * lane by lane; each lane sees the same values in the same order, so the
+ * results are the same bits. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(XS_NO_VECTOR_EXT)
+#define XS_COLUMN_VECTORS 1
+typedef double xs_v8d __attribute__((vector_size(64)));
+typedef int64_t xs_v8i __attribute__((vector_size(64)));
+
 /* Lane-wise m ? a : b, for masks of all ones or all zeros per lane.  (A
  * macro: a function returning a 64-byte vector would need AVX-512's ABI.) */
 #define XS_SELECT8(m, a, b) ((xs_v8d)(((xs_v8i)(a) & (m)) | ((xs_v8i)(b) & ~(m))))
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define XS_PREFETCH(address) __builtin_prefetch(address)
+#else
+#define XS_PREFETCH(address) ((void)0)
+#endif
 
 /* Block sums and ranges of `cols` columns over `rows` rows.  Strips of eight
  * columns are summed down the rows with their sums and ranges in registers
@@ -68,10 +82,11 @@ __attribute__((target_clones("avx512f", "avx2", "default")))
 static void sum_block(const char *p, ptrdiff_t rows, int cols, ptrdiff_t row_stride,
                       xs_column_block *b)
 {
+    int c = 0;
+#ifdef XS_COLUMN_VECTORS
     const xs_v8i hi_mask = (xs_v8i){0} + (int64_t)XS_HI_MASK;
     const xs_v8i abs_mask = (xs_v8i){0} + INT64_MAX;
     const xs_v8d zero = {0}, inf = zero + INFINITY;
-    int c = 0;
     for (; c + XS_STRIP <= cols; c += XS_STRIP) {
         xs_v8d hi = zero, lo = zero, max_abs = zero, min_abs = inf;
         const char *q = p + c * (ptrdiff_t)sizeof(double);
@@ -82,7 +97,7 @@ static void sum_block(const char *p, ptrdiff_t rows, int cols, ptrdiff_t row_str
              * this row in now (the rows are too far apart for the hardware
              * prefetcher).  Integer arithmetic: the address may lie past
              * the array, which a prefetch may touch but C may not form. */
-            __builtin_prefetch((const void *)((uintptr_t)q + XS_PREFETCH_BYTES));
+            XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES));
             xs_v8d h = (xs_v8d)((xs_v8i)v & hi_mask);
             hi += h;
             lo += v - h;
@@ -96,6 +111,32 @@ static void sum_block(const char *p, ptrdiff_t rows, int cols, ptrdiff_t row_str
         memcpy(b->max_abs + c, &max_abs, sizeof max_abs);
         memcpy(b->min_abs + c, &min_abs, sizeof min_abs);
     }
+#else
+    for (; c + XS_STRIP <= cols; c += XS_STRIP) {
+        double hi[XS_STRIP], lo[XS_STRIP], max_abs[XS_STRIP], min_abs[XS_STRIP];
+        for (int k = 0; k < XS_STRIP; k++) {
+            hi[k] = lo[k] = max_abs[k] = 0.0;
+            min_abs[k] = INFINITY;
+        }
+        const char *q = p + c * (ptrdiff_t)sizeof(double);
+        for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
+            double v[XS_STRIP];
+            memcpy(v, q, sizeof v);
+            XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES));
+            for (int k = 0; k < XS_STRIP; k++) {
+                double h = hi_part(v[k]), a = fabs(v[k]);
+                hi[k] += h;
+                lo[k] += v[k] - h;
+                max_abs[k] = a > max_abs[k] ? a : max_abs[k];
+                min_abs[k] = (a != 0.0 && a < min_abs[k]) ? a : min_abs[k];
+            }
+        }
+        memcpy(b->hi + c, hi, sizeof hi);
+        memcpy(b->lo + c, lo, sizeof lo);
+        memcpy(b->max_abs + c, max_abs, sizeof max_abs);
+        memcpy(b->min_abs + c, min_abs, sizeof min_abs);
+    }
+#endif
     for (; c < cols; c++) {
         double hi = 0.0, lo = 0.0, max_abs = 0.0, min_abs = INFINITY;
         const char *q = p + c * (ptrdiff_t)sizeof(double);

@@ -26,7 +26,9 @@ Registered here:
 import functools
 import importlib
 import inspect
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -89,12 +91,16 @@ class Function:
         return bound
 
 
-def dispatching(name, arrays, backends=None):
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def dispatching(name: str, arrays: Iterable[str],
+                backends: Iterable[str] | None = None) -> Callable[[F], F]:
     """Decorate the NumPy implementation of public function `name`, whose
     array arguments are named in `arrays`, so that the arrays of other
     libraries go to their backend (only those in `backends`, if given)."""
 
-    def decorate(core):
+    def decorate(core: F) -> F:
         function = Function(name, core, tuple(arrays), inspect.signature(core))
         params = list(function.signature.parameters)
         positions = tuple(params.index(a) for a in arrays)
@@ -113,7 +119,7 @@ def dispatching(name, arrays, backends=None):
                     break
             return core(*args, **kwargs)
 
-        public.dispatched = function
-        return public
+        public.dispatched = function  # type: ignore[attr-defined]
+        return cast(F, public)
 
     return decorate

@@ -30,6 +30,8 @@ Examples
 [nan, nan, 1.0, -1e+100, -1e+100, 3.0]
 """
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -93,7 +95,7 @@ def _reduce(method, values, axis, skipna, kwargs):
 class ExactFrameAccessor:
     """``df.exact.sum/mean/var/std(axis=0, skipna=True, numeric_only=False)``."""
 
-    def __init__(self, df):
+    def __init__(self, df: pd.DataFrame) -> None:
         self._df = df
 
     def _reduction(self, method, axis, skipna, numeric_only, **kwargs):
@@ -120,19 +122,23 @@ class ExactFrameAccessor:
                                      for v in columns])
         return pd.Series(_reduce(method, block, 1, skipna, kwargs), index=df.index)
 
-    def sum(self, axis=0, skipna=True, numeric_only=False):
+    def sum(self, axis: int | str = 0, skipna: bool = True,
+            numeric_only: bool = False) -> pd.Series:
         """Exact column sums (axis=0) or row sums (axis=1), rounded once."""
         return self._reduction("sum", axis, skipna, numeric_only)
 
-    def mean(self, axis=0, skipna=True, numeric_only=False):
+    def mean(self, axis: int | str = 0, skipna: bool = True,
+             numeric_only: bool = False) -> pd.Series:
         """Exact means, rounded once."""
         return self._reduction("mean", axis, skipna, numeric_only)
 
-    def var(self, axis=0, skipna=True, ddof=1, numeric_only=False):
+    def var(self, axis: int | str = 0, skipna: bool = True, ddof: int = 1,
+            numeric_only: bool = False) -> pd.Series:
         """Exact variances (pandas' ddof=1), rounded once."""
         return self._reduction("var", axis, skipna, numeric_only, ddof=ddof)
 
-    def std(self, axis=0, skipna=True, ddof=1, numeric_only=False):
+    def std(self, axis: int | str = 0, skipna: bool = True, ddof: int = 1,
+            numeric_only: bool = False) -> pd.Series:
         """Correctly rounded standard deviations (pandas' ddof=1)."""
         return self._reduction("std", axis, skipna, numeric_only, ddof=ddof)
 
@@ -142,7 +148,7 @@ class ExactSeriesAccessor:
     """``series.exact.sum/mean/var/std(skipna=True)`` and
     ``series.exact.rolling_sum/rolling_mean(window, min_periods=None)``."""
 
-    def __init__(self, series):
+    def __init__(self, series: pd.Series) -> None:
         self._series = series
 
     def _values(self, method):
@@ -151,23 +157,23 @@ class ExactSeriesAccessor:
     def _reduction(self, method, skipna, **kwargs):
         return _reduce(method, self._values(method), None, skipna, kwargs)
 
-    def sum(self, skipna=True):
+    def sum(self, skipna: bool = True) -> Any:
         """The exact sum, rounded once."""
         return self._reduction("sum", skipna)
 
-    def mean(self, skipna=True):
+    def mean(self, skipna: bool = True) -> Any:
         """The exact mean, rounded once."""
         return self._reduction("mean", skipna)
 
-    def var(self, skipna=True, ddof=1):
+    def var(self, skipna: bool = True, ddof: int = 1) -> Any:
         """The exact variance (pandas' ddof=1), rounded once."""
         return self._reduction("var", skipna, ddof=ddof)
 
-    def std(self, skipna=True, ddof=1):
+    def std(self, skipna: bool = True, ddof: int = 1) -> Any:
         """The correctly rounded standard deviation (pandas' ddof=1)."""
         return self._reduction("std", skipna, ddof=ddof)
 
-    def rolling_sum(self, window, min_periods=None):
+    def rolling_sum(self, window: int, min_periods: int | None = None) -> pd.Series:
         """``rolling(window, min_periods).sum()``, each window exact and
         rounded once (no drift): NaNs are not terms, a window with fewer
         than min_periods (default: window) values is NaN."""
@@ -175,7 +181,7 @@ class ExactSeriesAccessor:
         return pd.Series(exact_moving_sum(values, window, min_count=min_periods),
                          index=self._series.index, name=self._series.name)
 
-    def rolling_mean(self, window, min_periods=None):
+    def rolling_mean(self, window: int, min_periods: int | None = None) -> pd.Series:
         """``rolling(window, min_periods).mean()``, exact and rounded once."""
         values = self._values("rolling_mean")
         return pd.Series(exact_moving_mean(values, window, min_count=min_periods),

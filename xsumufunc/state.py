@@ -20,7 +20,10 @@ Functions: :func:`exact_sum_state`, :func:`exact_count`,
 :func:`merge_states`, :func:`round_state`, :func:`state_mean`.
 """
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from ._core import states as _states
 from ._core.stateformat import DTYPE as STATE_DTYPE
@@ -32,7 +35,9 @@ __all__ = ["STATE_DTYPE", "STATE_LENGTH", "exact_count", "exact_sum_state", "mer
 
 
 @dispatching("exact_sum_state", ("a", "where"))
-def exact_sum_state(a, axis=None, *, keepdims=False, where=True, skip_nan=False):
+def exact_sum_state(a: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
+                    keepdims: bool = False, where: ArrayLike = True,
+                    skip_nan: bool = False) -> Any:
     """The exact sum of the terms of `a` over `axis`, as a portable state.
 
     Parameters
@@ -70,7 +75,8 @@ def exact_sum_state(a, axis=None, *, keepdims=False, where=True, skip_nan=False)
 
 
 @dispatching("exact_count", ("a", "where"))
-def exact_count(a, axis=None, *, keepdims=False, where=True, skip_nan=False):
+def exact_count(a: ArrayLike, axis: int | tuple[int, ...] | None = None, *, keepdims: bool = False,
+                where: ArrayLike = True, skip_nan: bool = False) -> Any:
     """Number of terms :func:`exact_sum_state` sums, as ``'<i8'`` (for means).
 
     Same arguments as :func:`exact_sum_state`; counts merge by adding them.
@@ -86,7 +92,7 @@ def exact_count(a, axis=None, *, keepdims=False, where=True, skip_nan=False):
 
 
 @dispatching("merge_states", ("states",))
-def merge_states(states, axis=0, *, complex_parts=False):
+def merge_states(states: ArrayLike, axis: int = 0, *, complex_parts: bool = False) -> Any:
     """Merge exact states along `axis` (of the outer axes): the state of all
     their terms together.
 
@@ -119,7 +125,7 @@ def merge_states(states, axis=0, *, complex_parts=False):
 
 
 @dispatching("round_state", ("state",))
-def round_state(state, dtype=np.float64):
+def round_state(state: ArrayLike, dtype: DTypeLike = np.float64) -> Any:
     """Round exact states once into `dtype`.
 
     Parameters
@@ -141,7 +147,7 @@ def round_state(state, dtype=np.float64):
 
 
 @dispatching("state_mean", ("state", "count"))
-def state_mean(state, count, dtype=np.float64):
+def state_mean(state: ArrayLike, count: ArrayLike, dtype: DTypeLike = np.float64) -> Any:
     """Exact sum / count, rounded once into `dtype` (the exact mean).
 
     Parameters

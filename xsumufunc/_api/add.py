@@ -5,7 +5,10 @@ boundary of its loop, so this is a small object of our own whose methods are
 dispatching functions over the NumPy bodies in ``_core``.
 """
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from .._core import add as _add
 from .._core.reduce import exact_reduce
@@ -48,22 +51,24 @@ class ExactAdd:
     nin = 2
     nout = 1
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return np.add(*args, **kwargs)
 
-    def outer(self, a, b, **kwargs):
+    def outer(self, a: ArrayLike, b: ArrayLike, **kwargs: Any) -> Any:
         """``np.add.outer``: every result is one correctly rounded addition."""
         return np.add.outer(a, b, **kwargs)
 
-    def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=NO_VALUE,
-               where=True):
+    def reduce(self, a: ArrayLike, axis: int | tuple[int, ...] | None = 0,
+               dtype: DTypeLike | None = None, out: np.ndarray | None = None,
+               keepdims: bool = False, initial: Any = NO_VALUE, where: ArrayLike = True) -> Any:
         """Exact sum along `axis` (default 0, as ``np.add.reduce``).
 
         Same arguments and results as :func:`xsumufunc.exact_sum`.
         """
         return _reduce(a, axis, dtype, out, keepdims, initial, where)
 
-    def accumulate(self, a, axis=0, dtype=None, out=None):
+    def accumulate(self, a: ArrayLike, axis: int = 0, dtype: DTypeLike | None = None,
+                   out: np.ndarray | None = None) -> Any:
         """Every prefix sum along `axis`, each exact and rounded once.
 
         ``np.add.accumulate`` rounds each running sum and adds the next term to
@@ -72,7 +77,8 @@ class ExactAdd:
         """
         return _accumulate(a, axis, dtype, out)
 
-    def reduceat(self, a, indices, axis=0, dtype=None, out=None):
+    def reduceat(self, a: ArrayLike, indices: ArrayLike, axis: int = 0,
+                 dtype: DTypeLike | None = None, out: np.ndarray | None = None) -> Any:
         """Exact sums of the segments that ``np.add.reduceat`` would sum.
 
         Segment i is ``a[indices[i]:indices[i+1]]`` along `axis` when
@@ -81,10 +87,10 @@ class ExactAdd:
         """
         return _reduceat(a, indices, axis, dtype, out)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<xsumufunc.exact_add: numpy.add with exact reduce/accumulate/reduceat>"
 
-    def __reduce__(self):
+    def __reduce__(self) -> str:
         return "exact_add"          # pickled by reference to the module attribute
 
 

@@ -1,12 +1,18 @@
 """exact_dot: vector dot products with no product ever rounded (the
 algorithm: ``_core/dot.py`` and the dot kernels in ``src/``)."""
 
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
 from .._core.dot import dot
 from .._dispatch import dispatching
 
 
 @dispatching("exact_dot", ("a", "b"))
-def exact_dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
+def exact_dot(a: ArrayLike, b: ArrayLike, axis: int = -1, dtype: DTypeLike | None = None,
+              out: np.ndarray | None = None, keepdims: bool = False) -> Any:
     """Dot product of vectors along `axis`, exact and rounded once.
 
     The result is the exact value of ``sum(conj(a[i]) * b[i])`` rounded to the

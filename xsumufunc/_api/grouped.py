@@ -1,6 +1,10 @@
 """exact_grouped_sum and exact_grouped_mean: one exact result per group,
 without a Python call per group (the algorithm: ``_core/grouped.py``)."""
 
+from typing import Any
+
+from numpy.typing import ArrayLike, DTypeLike
+
 from .._core.grouped import grouped
 from .._dispatch import dispatching
 
@@ -8,7 +12,8 @@ _ARRAYS = ("values", "codes")
 
 
 @dispatching("exact_grouped_sum", _ARRAYS)
-def exact_grouped_sum(values, codes, ngroups, *, dtype=None, skip_nan=False):
+def exact_grouped_sum(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
+                      dtype: DTypeLike | None = None, skip_nan: bool = False) -> Any:
     """Exact sum of the values of each group, without a Python call per group.
 
     Parameters
@@ -45,7 +50,8 @@ def exact_grouped_sum(values, codes, ngroups, *, dtype=None, skip_nan=False):
 
 
 @dispatching("exact_grouped_mean", _ARRAYS)
-def exact_grouped_mean(values, codes, ngroups, *, dtype=None, skip_nan=False):
+def exact_grouped_mean(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
+                       dtype: DTypeLike | None = None, skip_nan: bool = False) -> Any:
     """Exact mean of the values of each group (see :func:`exact_grouped_sum`).
 
     A group without values gets NaN with a RuntimeWarning, as

@@ -1,12 +1,17 @@
 """exact_moving_sum and exact_moving_mean: sums and means of trailing
 windows that never drift (the algorithm: ``src/xs_moving.c``)."""
 
+from typing import Any
+
+from numpy.typing import ArrayLike
+
 from .._core.moving import moving
 from .._dispatch import dispatching
 
 
 @dispatching("exact_moving_sum", ("a",))
-def exact_moving_sum(a, window, axis=-1, min_count=None):
+def exact_moving_sum(a: ArrayLike, window: int, axis: int = -1,
+                     min_count: int | None = None) -> Any:
     """Exact sum of each trailing window, rounded once (bottleneck's
     ``move_sum``, without drift).
 
@@ -48,7 +53,8 @@ def exact_moving_sum(a, window, axis=-1, min_count=None):
 
 
 @dispatching("exact_moving_mean", ("a",))
-def exact_moving_mean(a, window, axis=-1, min_count=None):
+def exact_moving_mean(a: ArrayLike, window: int, axis: int = -1,
+                      min_count: int | None = None) -> Any:
     """Exact mean of each trailing window, rounded once (bottleneck's
     ``move_mean``, without drift).
 

@@ -1,6 +1,11 @@
 """exact_var, exact_std, exact_nanvar and exact_nanstd: the variance about
 the exact mean, rounded once (the algorithm: ``_core/moments.py``)."""
 
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
 from .._core.moments import variance
 from .._core.spec import NO_VALUE
 from .._dispatch import dispatching
@@ -9,8 +14,10 @@ _ARRAYS = ("a", "where")
 
 
 @dispatching("exact_var", _ARRAYS)
-def exact_var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
-              correction=NO_VALUE):
+def exact_var(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
+              dtype: DTypeLike | None = None, out: np.ndarray | None = None, ddof: float = 0,
+              keepdims: bool = False, *, where: ArrayLike = True,
+              correction: Any = NO_VALUE) -> Any:
     """Variance, exact and rounded once: ``numpy.var`` without rounding error.
 
     The result is the exact value of ``sum((x - mean)**2) / (n - ddof)``,
@@ -68,8 +75,10 @@ def exact_var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, whe
 
 
 @dispatching("exact_std", _ARRAYS)
-def exact_std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
-              correction=NO_VALUE):
+def exact_std(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
+              dtype: DTypeLike | None = None, out: np.ndarray | None = None, ddof: float = 0,
+              keepdims: bool = False, *, where: ArrayLike = True,
+              correction: Any = NO_VALUE) -> Any:
     """Standard deviation, exact and rounded once: ``numpy.std`` without
     rounding error.
 
@@ -90,8 +99,10 @@ def exact_std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, whe
 
 
 @dispatching("exact_nanvar", _ARRAYS)
-def exact_nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
-                 correction=NO_VALUE):
+def exact_nanvar(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
+                 dtype: DTypeLike | None = None, out: np.ndarray | None = None, ddof: float = 0,
+                 keepdims: bool = False, *, where: ArrayLike = True,
+                 correction: Any = NO_VALUE) -> Any:
     """Exact variance ignoring NaNs, like ``numpy.nanvar``.
 
     NaNs are neither terms nor counted (a complex term is NaN when either
@@ -110,8 +121,10 @@ def exact_nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, 
 
 
 @dispatching("exact_nanstd", _ARRAYS)
-def exact_nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
-                 correction=NO_VALUE):
+def exact_nanstd(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
+                 dtype: DTypeLike | None = None, out: np.ndarray | None = None, ddof: float = 0,
+                 keepdims: bool = False, *, where: ArrayLike = True,
+                 correction: Any = NO_VALUE) -> Any:
     """Exact standard deviation ignoring NaNs, like ``numpy.nanstd``.
 
     Same arguments as :func:`exact_var`.

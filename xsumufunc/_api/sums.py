@@ -1,5 +1,10 @@
 """exact_sum, exact_nansum, exact_mean and exact_nanmean."""
 
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
 from .._core.reduce import exact_reduce
 from .._core.spec import NO_VALUE
 from .._dispatch import dispatching
@@ -8,8 +13,9 @@ _ARRAYS = ("a", "where", "initial")
 
 
 @dispatching("exact_sum", _ARRAYS)
-def exact_sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=NO_VALUE,
-              where=True):
+def exact_sum(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
+              dtype: DTypeLike | None = None, out: np.ndarray | None = None,
+              keepdims: bool = False, initial: Any = NO_VALUE, where: ArrayLike = True) -> Any:
     """Sum of array elements over the given axes, exact and rounded once.
 
     The result is the exact mathematical sum of the terms rounded to the
@@ -63,8 +69,9 @@ def exact_sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=NO_VAL
 
 
 @dispatching("exact_nansum", _ARRAYS)
-def exact_nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=NO_VALUE,
-                 where=True):
+def exact_nansum(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
+                 dtype: DTypeLike | None = None, out: np.ndarray | None = None,
+                 keepdims: bool = False, initial: Any = NO_VALUE, where: ArrayLike = True) -> Any:
     """Exact sum treating NaNs as absent, like ``numpy.nansum``.
 
     Same arguments as :func:`exact_sum`.  A row of only NaNs sums to +0.0.
@@ -84,7 +91,9 @@ def exact_nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=NO_
 
 
 @dispatching("exact_mean", ("a", "where"))
-def exact_mean(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
+def exact_mean(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
+               dtype: DTypeLike | None = None, out: np.ndarray | None = None,
+               keepdims: bool = False, where: ArrayLike = True) -> Any:
     """Arithmetic mean over the given axes: the exact sum divided by the count,
     rounded once.
 
@@ -135,7 +144,9 @@ def exact_mean(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
 
 
 @dispatching("exact_nanmean", ("a", "where"))
-def exact_nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
+def exact_nanmean(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
+                  dtype: DTypeLike | None = None, out: np.ndarray | None = None,
+                  keepdims: bool = False, where: ArrayLike = True) -> Any:
     """Exact mean ignoring NaNs, like ``numpy.nanmean``.
 
     NaNs are neither summed nor counted; a row of only NaNs gives NaN with a

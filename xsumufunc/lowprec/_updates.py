@@ -2,9 +2,11 @@
 overview: ``xsumufunc.lowprec``)."""
 
 import numbers
+from typing import Any
 
 import ml_dtypes
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from .._core.dtypes import CODES, reject_masked
 from .._core.spec import normalize_axes
@@ -44,13 +46,13 @@ def _names(dtypes):
     return ", ".join(_name(d) for d in dtypes)
 
 
-def _native(arr):
+def _native(arr: np.ndarray) -> np.ndarray:
     if arr.dtype.byteorder not in "=|":
         return arr.astype(arr.dtype.newbyteorder("="))
     return arr
 
 
-def _float_array(value, func, argname):
+def _float_array(value: Any, func: str, argname: str) -> np.ndarray:
     """value as a native array of a float dtype we read exactly.
 
     Python and NumPy scalars of other kinds are refused rather than rounded:
@@ -70,7 +72,7 @@ def _float_array(value, func, argname):
     return _native(arr)
 
 
-def _storage_array(value, func, argname):
+def _storage_array(value: Any, func: str, argname: str) -> np.ndarray:
     if not isinstance(value, np.ndarray) and not isinstance(value, np.generic):
         raise TypeError(f"{func}: {argname} must be a NumPy array of dtype "
                         f"{_names(STORAGE_DTYPES)}, not {type(value).__name__}")
@@ -131,7 +133,8 @@ def _unwrap(result, shape):
     return result[()] if shape == () and isinstance(result, np.ndarray) else result
 
 
-def kahan_add(w, c, u, out=None):
+def kahan_add(w: np.ndarray | np.generic, c: np.ndarray | np.generic, u: ArrayLike,
+              out: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[Any, Any]:
     """Add updates ``u`` to weights ``w`` with Kahan compensation ``c``.
 
     Algorithm 1 of Zamirai et al. (2021), element-wise, every operation
@@ -195,7 +198,8 @@ def kahan_add(w, c, u, out=None):
         if out is None:
             return tuple(_unwrap(r, shape) for r in kahan_add_ufunc(w, c, u))
         return kahan_add_ufunc(w, c, u, out=out)
-    w_new, c_new = _codes.kahan_add(*np.broadcast_arrays(w, c), u)
+    w_b, c_b = np.broadcast_arrays(w, c)
+    w_new, c_new = _codes.kahan_add(w_b, c_b, u)
     if out is None:
         return _unwrap(np.broadcast_to(w_new, shape).copy(), shape), \
             _unwrap(np.broadcast_to(c_new, shape).copy(), shape)
@@ -204,7 +208,8 @@ def kahan_add(w, c, u, out=None):
     return out
 
 
-def stochastic_round(x, dtype, bits=None, rng=None, out=None):
+def stochastic_round(x: ArrayLike, dtype: DTypeLike, bits: ArrayLike | None = None,
+                     rng: np.random.Generator | None = None, out: np.ndarray | None = None) -> Any:
     """Round ``x`` into ``dtype`` stochastically: unbiased, reproducible.
 
     Let ``down`` be the neighbour of ``x`` in ``dtype`` towards zero, ``ulp``
@@ -291,7 +296,8 @@ def stochastic_round(x, dtype, bits=None, rng=None, out=None):
     return out
 
 
-def stochastic_add(w, u, bits=None, rng=None, out=None):
+def stochastic_add(w: np.ndarray | np.generic, u: ArrayLike, bits: ArrayLike | None = None,
+                   rng: np.random.Generator | None = None, out: np.ndarray | None = None) -> Any:
     """``w + u`` computed exactly, then rounded stochastically into w's dtype.
 
     The exact sum (two-sum in float64, exact for these operands) is rounded
@@ -347,7 +353,7 @@ def stochastic_add(w, u, bits=None, rng=None, out=None):
     return stochastic_add_ufunc(w, u, r, out=out)
 
 
-def kahan_sum(a, axis=-1):
+def kahan_sum(a: ArrayLike, axis: int | None = -1) -> Any:
     """Kahan-compensated sum (NOT exact), every operation in a's dtype.
 
     The classic compensated summation, a cheap reference to compare with

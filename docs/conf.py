@@ -1,0 +1,33 @@
+"""Sphinx configuration: the documents in docs/ (Markdown, through
+myst-parser) and the API reference (api.rst) from the docstrings of the
+installed package.  Build: pip install '.[docs]', then
+sphinx-build -W -b html docs <output folder> (CI: .ci/run)."""
+
+import importlib.metadata
+
+project = "xsumufunc"
+author = "xsumufunc developers"
+copyright = "2026, the xsumufunc developers"
+release = importlib.metadata.version("xsumufunc")
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",      # the numpydoc docstring sections
+    "myst_parser",              # docs/*.md
+]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "images/*.py"]
+
+# The docstrings describe every parameter's type in words; the annotations
+# (numpy.typing unions) would only make the signatures unreadable.
+autodoc_typehints = "none"
+autodoc_member_order = "bysource"
+napoleon_numpy_docstring = True
+napoleon_google_docstring = False
+napoleon_use_rtype = False
+
+myst_heading_anchors = 3
+html_theme = "alabaster"
+html_static_path: list[str] = []

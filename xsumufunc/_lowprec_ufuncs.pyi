@@ -1,0 +1,13 @@
+# Type stubs of the compiled module xsumufunc/_lowprec_ufuncs.pyx: the names Python code uses.
+from typing import Any
+
+import numpy as np
+
+BFLOAT16: np.dtype[Any]
+
+kahan_add_ufunc: np.ufunc
+kahan_sum_ufunc: np.ufunc
+stochastic_add_ufunc: np.ufunc
+_stochastic_round_to_bfloat16: np.ufunc
+_stochastic_round_to_float16: np.ufunc
+_stochastic_round_to_float32: np.ufunc

@@ -1,0 +1,29 @@
+# Type stubs of the compiled module xsumufunc/_ufuncs.pyx: the names Python code uses.
+from typing import Any
+
+import numpy as np
+
+#: Length of an exact sum state (int64 digits and flags) and of a dot state.
+STATE_LENGTH: int
+DOT_STATE_LENGTH: int
+#: The state format as the C side defines it (name -> integer).
+STATE_FORMAT: dict[str, int]
+#: ml_dtypes' byte-coded formats -> (significand bits, min exponent, max exponent).
+CODE_FORMATS: dict[np.dtype[Any], tuple[int, int, int]]
+BFLOAT16: np.dtype[Any]
+
+exact_sum_ufunc: np.ufunc
+exact_mean_ufunc: np.ufunc
+exact_dot_ufunc: np.ufunc
+exact_cumsum_ufunc: np.ufunc
+exact_moving_ufunc: np.ufunc
+exact_sum_state_ufunc: np.ufunc
+exact_masked_state_ufunc: np.ufunc
+exact_state_merge_ufunc: np.ufunc
+exact_state_round_ufunc: np.ufunc
+exact_state_mean_ufunc: np.ufunc
+exact_dot_state_ufunc: np.ufunc
+exact_dot_state_round_ufunc: np.ufunc
+
+def get_num_threads() -> int: ...
+def set_num_threads(n: int | None) -> None: ...
