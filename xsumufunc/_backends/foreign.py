@@ -17,6 +17,11 @@ written into it and it is returned).  Tensors that require gradients are
 refused: an exact reduction has no gradient here.  Nothing here imports an
 array library: the caller's namespace and dtypes come from its own array
 (the library's top module, already imported by the caller).
+
+Under ``torch.compile`` the whole call runs eagerly, outside the graph:
+:func:`call` hands it to a ``torch.compiler.disable``-d function, so Dynamo
+breaks the graph there (with ``fullgraph=True``: Dynamo's error, naming
+xsumufunc) instead of tracing into the NumPy code.
 """
 
 import sys
@@ -202,7 +207,38 @@ def _numpy_dtype(dtype, func_name):
         raise TypeError(f"{func_name}: dtype {dtype!r} is not a data type NumPy has") from None
 
 
+#: _call wrapped by torch.compiler.disable: built outside any trace (when
+#: this module is imported, or at the first call after torch is), since Dynamo
+#: cannot trace the wrapping itself.
+_torch_eager = None
+_NOT_TRACEABLE = ("xsumufunc computes exact reductions eagerly, in NumPy: call it outside "
+                  "the compiled function to avoid this graph break")
+
+
+def _wrap_for_torch_compile():
+    """Build _torch_eager if torch is imported; return torch.compiler (or None)."""
+    global _torch_eager
+    compiler = getattr(sys.modules.get("torch"), "compiler", None)
+    if compiler is None or not hasattr(compiler, "is_compiling"):
+        return None
+    if _torch_eager is None:
+        try:
+            _torch_eager = compiler.disable(_call, reason=_NOT_TRACEABLE)
+        except TypeError:        # torch before 2.6: no reason=
+            _torch_eager = compiler.disable(_call)
+    return compiler
+
+
 def call(function, args, kwargs):
+    """As _call; inside a torch.compile trace, through _torch_eager, so that
+    Dynamo breaks the graph there instead of tracing the NumPy code."""
+    compiler = _wrap_for_torch_compile()
+    if compiler is not None and compiler.is_compiling():
+        return _torch_eager(function, args, kwargs)
+    return _call(function, args, kwargs)
+
+
+def _call(function, args, kwargs):
     """A public function (see ``_dispatch.Function``) on foreign arrays: its
     array arguments viewed as NumPy arrays, its NumPy implementation, and the
     result (each result of a tuple) in the namespace of the first foreign
@@ -226,3 +262,6 @@ def call(function, args, kwargs):
     if isinstance(result, tuple):
         return tuple(to_caller(r, like) for r in result)
     return to_caller(result, like)
+
+
+_wrap_for_torch_compile()
