@@ -1,0 +1,164 @@
+"""Exact groupby aggregations of Dask DataFrames (``dd.Aggregation``).
+
+Dask calls an aggregation's ``chunk`` on each partition grouped, its
+``agg`` on the concatenated chunk results grouped again by key (once, or up
+a tree of partial results), and ``finalize`` on the last results.  Here:
+
+- chunk: for each group, the exact moments of its values, as one byte
+  string: the name of the result dtype (padded to ``_HEAD`` bytes), then a
+  NumPy record of the Dask array backend (``_backends/dask.py``): the exact
+  state and the count (sum, mean), or the count, the exact states S1 and S2
+  and a NaN/Inf flag (var, std);
+- agg: the records of each group merged (exact: any order and grouping of
+  partitions gives the same bytes);
+- finalize: each group's merged record rounded once into the result dtype,
+  the dtype :func:`xsumufunc.exact_sum` & co. give for the column's dtype.
+
+So the result is bit-identical for every partitioning, scheduler and worker
+count.  Bytes, not arrays, travel in the pandas Series between the steps:
+pandas treats them as scalars.  A group with count <= ddof (var, std) or no
+terms (nanmean of NaNs) is NaN without a warning, as pandas' groupby gives.
+
+Imported by :mod:`xsumufunc.dask_dataframe` only (which imports dask).
+"""
+
+import numpy as np
+import pandas as pd
+
+from .._core import dtypes as _dtypes
+from .._core import moments as _moments
+from .._core import states as _state
+from .._core.spec import NO_VALUE, skips_nan
+from .dask import _merge_moments, _merged, _moment_dtype, _pack, _record_dtype
+
+_HEAD = 16          # bytes for the result dtype's name in front of each record
+
+STATISTICS = ("sum", "mean", "var", "std")
+
+
+def _name_of(statistic, skip_nan, ddof):
+    name = "exact_" + ("nan" if skip_nan else "") + statistic
+    if statistic in ("var", "std") and ddof != 1:
+        name += f"_ddof{ddof}"
+    return name
+
+
+def _dtype_named(name):
+    return _dtypes.ml_dtype_named(name) or np.dtype(name)
+
+
+def _values(series, name):
+    """A group's values as a NumPy array we can sum (TypeError otherwise)."""
+    values = series.to_numpy()
+    if values.dtype == object:
+        raise TypeError(
+            f"{name}: the column {series.name!r} has dtype {series.dtype}, which NumPy reads "
+            "as objects; aggregate numeric columns (bool, integers, float16/32/64, "
+            "complex), converting nullable ones first, e.g. .astype('float64')")
+    _dtypes.input_kind(values.dtype, name)      # TypeError for other dtypes
+    return values
+
+
+class _Statistic:
+    """One aggregation: statistic, skip_nan, ddof; chunk, agg and finalize."""
+
+    def __init__(self, statistic, skip_nan, ddof):
+        self.statistic, self.skip_nan, self.ddof = statistic, skip_nan, ddof
+        self.moments = statistic in ("var", "std")
+        self.name = _name_of(statistic, skip_nan, ddof)
+
+    # -- records ---------------------------------------------------------
+
+    def _record_type(self, kind):
+        return _moment_dtype(kind) if self.moments else _record_dtype(kind)
+
+    def _result(self, dtype):
+        if self.moments:
+            return _moments.result_dtype(dtype, None, None, self.name)
+        return _dtypes.default_result(dtype)
+
+    def _encode(self, result, kind, record):
+        head = result.name.encode("ascii")
+        head += b"c" if kind == "complex" else b"r"
+        return head.ljust(_HEAD, b" ") + record.tobytes()
+
+    def _decode(self, blob):
+        head = blob[:_HEAD].decode("ascii").rstrip()
+        kind = "complex" if head[-1] == "c" else "real"
+        record = np.frombuffer(blob, self._record_type(kind), offset=_HEAD)
+        return _dtype_named(head[:-1]), kind, record.reshape(())
+
+    def group_record(self, series):
+        """chunk, for the values of one group."""
+        values = _values(series, self.name)
+        kind = _dtypes.input_kind(values.dtype, self.name)
+        if self.moments:
+            keep = None
+            if skips_nan(self.skip_nan, values.dtype):
+                keep = ~np.isnan(values)[None, :]
+            m = _moments.Moments.of_rows(values[None, :], keep, self.name)
+            record = np.empty((), self._record_type(kind))
+            record["count"], record["s1"], record["s2"], record["special"] = (
+                m.counts[0], m.s1[0], m.s2[0], m.special[0])
+        else:
+            states, counts = _state.states_and_counts(values, (0,), None, self.skip_nan)
+            record = _pack(states, counts, kind, ())
+        return self._encode(self._result(values.dtype), kind, record)
+
+    def merged_record(self, series):
+        """agg, for the records of one group."""
+        blobs = series.to_numpy()
+        result, kind, first = self._decode(blobs[0])
+        if len(blobs) == 1:
+            return blobs[0]
+        records = np.stack([self._decode(b)[2] for b in blobs])
+        if self.moments:
+            merged = _merge_moments(records, (0,), kind, False)
+        else:
+            states, counts = _merged(records, (0,), kind, False)
+            merged = _pack(_state.canonical(states), counts, kind, ())
+        return self._encode(result, kind, merged)
+
+    def rounded(self, blob):
+        """finalize, for one group's merged record."""
+        result, kind, record = self._decode(blob)
+        if self.moments:
+            count = int(record["count"])
+            if count - self.ddof <= 0:
+                return result.type(np.nan)
+            moments = _moments.Moments(record["count"].reshape(1), record["s1"][None],
+                                       record["s2"][None], record["special"].reshape(1))
+            return _moments.finish(moments, self.ddof, result, self.statistic == "std",
+                                   self.name)[0]
+        state = record["state"].astype(np.int64)
+        if self.statistic == "sum":
+            return _state.round_states(state, None, result, kind == "complex")[()]
+        if int(record["count"]) == 0:
+            return result.type(np.nan)
+        return _state.round_states(state, record["count"], result, kind == "complex")[()]
+
+    # -- the three steps of dd.Aggregation -------------------------------
+
+    def chunk(self, grouped):
+        return grouped.agg(self.group_record)
+
+    def agg(self, grouped):
+        return grouped.agg(self.merged_record)
+
+    def finalize(self, merged):
+        values = [self.rounded(b) for b in merged.to_numpy()]
+        dtype = np.result_type(*values) if values else np.float64
+        return pd.Series(np.array(values, dtype=dtype), index=merged.index, name=merged.name)
+
+
+def statistic(statistic, skip_nan=False, ddof=1):
+    """The checked _Statistic for these arguments."""
+    if statistic not in STATISTICS:
+        raise ValueError(f"aggregation: statistic must be one of {', '.join(STATISTICS)}, "
+                         f"not {statistic!r}")
+    if not isinstance(skip_nan, (bool, np.bool_)):
+        raise TypeError(f"aggregation: skip_nan must be True or False, not {skip_nan!r}")
+    ddof = _moments.check_ddof(ddof, NO_VALUE, "aggregation")
+    if ddof < 0:
+        raise ValueError(f"aggregation: ddof must be a non-negative integer, not {ddof}")
+    return _Statistic(statistic, bool(skip_nan), int(ddof))
