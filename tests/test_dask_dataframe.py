@@ -117,6 +117,55 @@ def test_frames_several_columns_and_keys():
         _check_frame(result, pdf, ["k", "j"], ("x", "y"), names)
 
 
+@pytest.mark.parametrize("options", [
+    {"sort": False}, {"dropna": False}, {"sort": False, "dropna": False},
+    {"observed": False, "by": "c"}, {"observed": True, "by": ["c", "j"]},
+    {"split_out": 3}, {"split_every": 2}, {"shuffle_method": "tasks", "split_out": 2},
+    {"empty_partitions": True}], ids=str)
+@pytest.mark.parametrize("name", ["exact_sum", "exact_nanmean", "exact_std"])
+def test_groupby_options(options, name):
+    """pandas' and Dask's groupby options: keys in any order, null keys as a
+    group, unobserved categories, results split over partitions, trees."""
+    options = dict(options)
+    pdf = _spread_frame(n=600, seed=5)
+    pdf["k"] = pdf["k"].astype(float)
+    pdf.loc[[4, 50, 51], "k"] = np.nan
+    pdf["c"] = pd.Categorical(np.where(pdf["j"] == 1, "b", "a"), categories=["a", "b", "z"])
+    by = options.pop("by", "k")
+    ddf = dd.from_pandas(pdf, npartitions=8)
+    if options.pop("empty_partitions", False):
+        ddf, pdf = ddf[ddf["x"] > 1e15], pdf[pdf["x"] > 1e15]
+    keys = {k: options.pop(k) for k in ("sort", "dropna", "observed") if k in options}
+    got = ddf.groupby(by, **keys)["x"].agg(getattr(xdd, name), **options).compute(
+        scheduler="sync")
+    groups = pdf.groupby(by, dropna=keys.get("dropna", True), observed=True)["x"]
+    assert len(got) == len(pdf.groupby(by, **keys)["x"].size())
+    if keys.get("observed") is False:           # the unobserved category: no terms
+        check_group(name, got.loc["z"], np.zeros(0))
+    for key, values in groups:
+        key = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+        if isinstance(key, float) and math.isnan(key):
+            match = got[got.index.isna()]
+            assert len(match) == 1
+            check_group(name, match.iloc[0], values.to_numpy())
+        else:
+            check_group(name, got.loc[key], values.to_numpy())
+
+
+@pytest.mark.parametrize("name", ["exact_sum", "exact_nanmean"])
+def test_sums_group_by_group_when_the_numbering_does_not_check_out(monkeypatch, name):
+    """The fallback of the vectorised sums: pandas' agg, a group at a time."""
+    from xsumufunc._backends import dask_groupby
+    monkeypatch.setattr(dask_groupby._Statistic, "_groups", lambda self, grouped: None)
+    monkeypatch.setattr(dask_groupby._Statistic, "_finalize_sums", lambda self, merged: None)
+    pdf = _spread_frame(n=500, seed=9)
+    got = dd.from_pandas(pdf, npartitions=5).groupby("k")["y"].agg(
+        getattr(xdd, name)).compute(scheduler="sync")
+    assert got.dtype == np.float32
+    for key, values in pdf.groupby("k")["y"]:
+        check_group(name, got[key], values.to_numpy())
+
+
 def test_results_are_the_numpy_functions_of_each_group():
     import xsumufunc as xs
     pdf = _spread_frame(seed=3)

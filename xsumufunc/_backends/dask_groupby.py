@@ -10,13 +10,19 @@ a tree of partial results), and ``finalize`` on the last results.  Here:
   state and the count (sum, mean), or the count, the exact states S1 and S2
   and a NaN/Inf flag (var, std);
 - agg: the records of each group merged (exact: any order and grouping of
-  partitions gives the same bytes);
+  partitions gives the same value);
 - finalize: each group's merged record rounded once into the result dtype,
   the dtype :func:`xsumufunc.exact_sum` & co. give for the column's dtype.
 
 So the result is bit-identical for every partitioning, scheduler and worker
-count.  Bytes, not arrays, travel in the pandas Series between the steps:
-pandas treats them as scalars.  A group with count <= ddof (var, std) or no
+count.  Sums and means do all groups at once: ``grouped_states`` (the
+kernel of :func:`xsumufunc.exact_grouped_sum`) on pandas' group numbers
+(``ngroup``, checked against ``size``), merges in rounds (each round the
+r-th record of every group) and one rounding call; var and std (and sums
+when pandas' numbering does not check out) go group by group through
+pandas' ``agg``, a Python call per group and partition.  Bytes, not
+arrays, travel in the pandas Series between the steps: pandas treats them as
+scalars.  A group with count <= ddof (var, std) or no
 terms (nanmean of NaNs) is NaN without a warning, as pandas' groupby gives.
 
 Imported by :mod:`xsumufunc.dask_dataframe` only (which imports dask).
@@ -28,6 +34,7 @@ import pandas as pd
 from .._core import dtypes as _dtypes
 from .._core import moments as _moments
 from .._core import states as _state
+from .._core.grouped import grouped_states
 from .._core.spec import NO_VALUE, skips_nan
 from .dask import _merge_moments, _merged, _moment_dtype, _pack, _record_dtype
 
@@ -137,15 +144,105 @@ class _Statistic:
             return result.type(np.nan)
         return _state.round_states(state, record["count"], result, kind == "complex")[()]
 
+    # -- sums and means of all groups at once ------------------------------
+
+    def _groups(self, grouped):
+        """(codes of the rows, group keys in code order, rows kept) or None
+        when pandas' numbering does not match its group sizes."""
+        sizes = grouped.size()
+        codes = grouped.ngroup().to_numpy()
+        kept = None
+        if codes.dtype.kind == "f":                 # NaN: a null key, dropped
+            kept = ~np.isnan(codes)
+            codes = codes[kept]
+        codes = codes.astype(np.intp)
+        if len(codes) and (codes.min() < 0 or codes.max() >= len(sizes)):
+            return None
+        if not np.array_equal(np.bincount(codes, minlength=len(sizes)), sizes.to_numpy()):
+            return None
+        return codes, sizes.index, kept
+
+    def _series(self, blobs, index):
+        return pd.Series(np.array(blobs, dtype=object), index=index, dtype=object)
+
+    def _chunk_sums(self, grouped):
+        groups = self._groups(grouped)
+        if groups is None:
+            return grouped.agg(self.group_record)
+        codes, keys, kept = groups
+        values = _values(grouped.obj, self.name)
+        values = values if kept is None else values[kept]
+        kind = _dtypes.input_kind(values.dtype, self.name)
+        states, counts = grouped_states(self.name, values, codes, len(keys), self.skip_nan)
+        records = _pack(states, counts, kind, (len(keys),))
+        result = self._result(values.dtype)
+        return self._series([self._encode(result, kind, r) for r in records], keys)
+
+    def _decoded(self, blobs):
+        """(result dtype, kind, records) of byte strings of one head."""
+        heads = {bytes(b[:_HEAD]) for b in blobs}
+        if len(heads) != 1:
+            return None
+        result, kind, _ = self._decode(blobs[0])
+        both = np.dtype([("head", f"S{_HEAD}"), ("record", self._record_type(kind))])
+        return result, kind, np.frombuffer(b"".join(blobs), both)["record"]
+
+    def _agg_sums(self, grouped):
+        groups = self._groups(grouped)
+        blobs = list(grouped.obj.to_numpy())
+        decoded = self._decoded(blobs) if blobs else None
+        if groups is None or decoded is None or groups[2] is not None:
+            return grouped.agg(self.merged_record)
+        codes, keys, _ = groups
+        result, kind, records = decoded
+        trailing = 1 if kind == "real" else 2
+        states = np.zeros((len(keys),) + records["state"].shape[1:], np.int64)
+        counts = np.zeros(len(keys), np.int64)
+        # Round r merges each group's r-th record into its state (all groups at once).
+        rank = grouped.cumcount().to_numpy()
+        for r in range(int(rank.max()) + 1 if len(rank) else 0):
+            at = rank == r
+            g = codes[at]
+            incoming = records["state"][at].astype(np.int64)
+            states[g] = incoming if r == 0 else _state.merge_over(
+                np.stack([states[g], incoming]), (0,), trailing, self.name)
+            counts[g] += records["count"][at]
+        merged = _pack(_state.canonical(states), counts, kind, (len(keys),))
+        return self._series([self._encode(result, kind, m) for m in merged], keys)
+
+    def _finalize_sums(self, merged):
+        decoded = self._decoded(list(merged.to_numpy())) if len(merged) else None
+        if decoded is None:
+            return None
+        result, kind, records = decoded
+        states = records["state"].astype(np.int64)
+        if self.statistic == "sum":
+            values = _state.round_states(states, None, result, kind == "complex")
+        else:
+            counts = records["count"].astype(np.int64)
+            empty = counts == 0                     # nanmean of NaNs only: NaN, no warning
+            values = _state.round_states(states, np.where(empty, 1, counts), result,
+                                         kind == "complex")
+            values[empty] = np.nan
+        return pd.Series(np.asarray(values).reshape(-1), index=merged.index, name=merged.name)
+
     # -- the three steps of dd.Aggregation -------------------------------
 
     def chunk(self, grouped):
-        return grouped.agg(self.group_record)
+        if self.moments:
+            return grouped.agg(self.group_record)
+        return self._chunk_sums(grouped)
 
     def agg(self, grouped):
-        return grouped.agg(self.merged_record)
+        if self.moments:
+            return grouped.agg(self.merged_record)
+        return self._agg_sums(grouped)
 
     def finalize(self, merged):
+        if not self.moments:
+            done = self._finalize_sums(merged)
+            if done is not None:
+                return done
         values = [self.rounded(b) for b in merged.to_numpy()]
         dtype = np.result_type(*values) if values else np.float64
         return pd.Series(np.array(values, dtype=dtype), index=merged.index, name=merged.name)
