@@ -152,12 +152,12 @@ def test_groupby_options(options, name):
             check_group(name, got.loc[key], values.to_numpy())
 
 
-@pytest.mark.parametrize("name", ["exact_sum", "exact_nanmean"])
-def test_sums_group_by_group_when_the_numbering_does_not_check_out(monkeypatch, name):
-    """The fallback of the vectorised sums: pandas' agg, a group at a time."""
+@pytest.mark.parametrize("name", ["exact_sum", "exact_nanmean", "exact_nanvar", "exact_std"])
+def test_group_by_group_when_the_numbering_does_not_check_out(monkeypatch, name):
+    """The fallback of the vectorised path: pandas' agg, a group at a time."""
     from xsumufunc._backends import dask_groupby
     monkeypatch.setattr(dask_groupby._Statistic, "_groups", lambda self, grouped: None)
-    monkeypatch.setattr(dask_groupby._Statistic, "_finalize_sums", lambda self, merged: None)
+    monkeypatch.setattr(dask_groupby._Statistic, "_finalize_all", lambda self, merged: None)
     pdf = _spread_frame(n=500, seed=9)
     got = dd.from_pandas(pdf, npartitions=5).groupby("k")["y"].agg(
         getattr(xdd, name)).compute(scheduler="sync")

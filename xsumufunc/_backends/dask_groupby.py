@@ -15,12 +15,13 @@ a tree of partial results), and ``finalize`` on the last results.  Here:
   the dtype :func:`xsumufunc.exact_sum` & co. give for the column's dtype.
 
 So the result is bit-identical for every partitioning, scheduler and worker
-count.  Sums and means do all groups at once: ``grouped_states`` (the
-kernel of :func:`xsumufunc.exact_grouped_sum`) on pandas' group numbers
-(``ngroup``, checked against ``size``), merges in rounds (each round the
-r-th record of every group) and one rounding call; var and std (and sums
-when pandas' numbering does not check out) go group by group through
-pandas' ``agg``, a Python call per group and partition.  Bytes, not
+count.  All groups go at once, on pandas' group numbers (``ngroup``,
+checked against ``size``): sums through ``grouped_states`` (the kernel of
+:func:`xsumufunc.exact_grouped_sum`), moments through one
+``Moments.of_rows`` per size class (groups padded to a power of two, the
+padding left out); merges in rounds (each round the r-th record of every
+group); one rounding call.  Should pandas' numbering not check out, pandas'
+``agg`` goes group by group (a Python call per group).  Bytes, not
 arrays, travel in the pandas Series between the steps: pandas treats them as
 scalars.  A group with count <= ddof (var, std) or no
 terms (nanmean of NaNs) is NaN without a warning, as pandas' groupby gives.
@@ -144,7 +145,7 @@ class _Statistic:
             return result.type(np.nan)
         return _state.round_states(state, record["count"], result, kind == "complex")[()]
 
-    # -- sums and means of all groups at once ------------------------------
+    # -- all groups at once ----------------------------------------------
 
     def _groups(self, grouped):
         """(codes of the rows, group keys in code order, rows kept) or None
@@ -162,10 +163,44 @@ class _Statistic:
             return None
         return codes, sizes.index, kept
 
-    def _series(self, blobs, index):
-        return pd.Series(np.array(blobs, dtype=object), index=index, dtype=object)
+    def _series(self, result, kind, records, index):
+        """A Series of the records encoded as _encode does (in one go)."""
+        head = self._encode(result, kind, records[:0])
+        both = np.empty(len(records), [("head", f"S{_HEAD}"), ("record", records.dtype)])
+        both["head"], both["record"] = head, records
+        data, size = both.tobytes(), both.dtype.itemsize
+        blobs = np.empty(len(records), dtype=object)
+        blobs[:] = [data[i * size:(i + 1) * size] for i in range(len(records))]
+        return pd.Series(blobs, index=index, dtype=object)
 
-    def _chunk_sums(self, grouped):
+    def _moments_of_groups(self, values, codes, ngroups, kind):
+        """The moment records of each group: groups padded (with terms left
+        out) to the power of two at or above their size, so that each size
+        class is one Moments.of_rows call (at most twice the values)."""
+        sizes = np.bincount(codes, minlength=ngroups)
+        order = np.argsort(codes, kind="stable")
+        sorted_codes, sorted_values = codes[order], values[order]
+        starts = np.cumsum(sizes) - sizes
+        rank = np.arange(len(codes)) - starts[sorted_codes]
+        width = np.where(sizes > 0, 1 << np.ceil(np.log2(np.maximum(sizes, 1))).astype(int), 0)
+        records = np.zeros(ngroups, self._record_type(kind))
+        for w in np.unique(width):
+            groups = np.flatnonzero(width == w)
+            row_of = np.full(ngroups, -1)
+            row_of[groups] = np.arange(len(groups))
+            at = row_of[sorted_codes] >= 0
+            rows = np.zeros((len(groups), int(w)), values.dtype)
+            keep = np.zeros((len(groups), int(w)), bool)
+            rows[row_of[sorted_codes[at]], rank[at]] = sorted_values[at]
+            keep[row_of[sorted_codes[at]], rank[at]] = True
+            if skips_nan(self.skip_nan, values.dtype):
+                keep &= ~np.isnan(rows)
+            m = _moments.Moments.of_rows(rows, keep, self.name)
+            records["count"][groups], records["s1"][groups] = m.counts, m.s1
+            records["s2"][groups], records["special"][groups] = m.s2, m.special
+        return records
+
+    def _chunk_all(self, grouped):
         groups = self._groups(grouped)
         if groups is None:
             return grouped.agg(self.group_record)
@@ -173,10 +208,12 @@ class _Statistic:
         values = _values(grouped.obj, self.name)
         values = values if kept is None else values[kept]
         kind = _dtypes.input_kind(values.dtype, self.name)
-        states, counts = grouped_states(self.name, values, codes, len(keys), self.skip_nan)
-        records = _pack(states, counts, kind, (len(keys),))
-        result = self._result(values.dtype)
-        return self._series([self._encode(result, kind, r) for r in records], keys)
+        if self.moments:
+            records = self._moments_of_groups(values, codes, len(keys), kind)
+        else:
+            states, counts = grouped_states(self.name, values, codes, len(keys), self.skip_nan)
+            records = _pack(states, counts, kind, (len(keys),))
+        return self._series(self._result(values.dtype), kind, records, keys)
 
     def _decoded(self, blobs):
         """(result dtype, kind, records) of byte strings of one head."""
@@ -187,7 +224,14 @@ class _Statistic:
         both = np.dtype([("head", f"S{_HEAD}"), ("record", self._record_type(kind))])
         return result, kind, np.frombuffer(b"".join(blobs), both)["record"]
 
-    def _agg_sums(self, grouped):
+    def _merge_pairs(self, pairs, kind):
+        """Records (2, n) merged over the first axis."""
+        if self.moments:
+            return _merge_moments(pairs, (0,), kind, False)
+        states, counts = _merged(pairs, (0,), kind, False)
+        return _pack(_state.canonical(states), counts, kind, counts.shape)
+
+    def _agg_all(self, grouped):
         groups = self._groups(grouped)
         blobs = list(grouped.obj.to_numpy())
         decoded = self._decoded(blobs) if blobs else None
@@ -195,54 +239,54 @@ class _Statistic:
             return grouped.agg(self.merged_record)
         codes, keys, _ = groups
         result, kind, records = decoded
-        trailing = 1 if kind == "real" else 2
-        states = np.zeros((len(keys),) + records["state"].shape[1:], np.int64)
-        counts = np.zeros(len(keys), np.int64)
-        # Round r merges each group's r-th record into its state (all groups at once).
+        # Empty records for groups without any (unobserved categories), then
+        # round r merges each group's r-th record into it (all groups at once).
+        merged = np.zeros(len(keys), records.dtype)
         rank = grouped.cumcount().to_numpy()
         for r in range(int(rank.max()) + 1 if len(rank) else 0):
             at = rank == r
             g = codes[at]
-            incoming = records["state"][at].astype(np.int64)
-            states[g] = incoming if r == 0 else _state.merge_over(
-                np.stack([states[g], incoming]), (0,), trailing, self.name)
-            counts[g] += records["count"][at]
-        merged = _pack(_state.canonical(states), counts, kind, (len(keys),))
-        return self._series([self._encode(result, kind, m) for m in merged], keys)
+            merged[g] = records[at] if r == 0 else self._merge_pairs(
+                np.stack([merged[g], records[at]]), kind)
+        return self._series(result, kind, merged, keys)
 
-    def _finalize_sums(self, merged):
+    def _finalize_all(self, merged):
         decoded = self._decoded(list(merged.to_numpy())) if len(merged) else None
         if decoded is None:
             return None
         result, kind, records = decoded
-        states = records["state"].astype(np.int64)
-        if self.statistic == "sum":
-            values = _state.round_states(states, None, result, kind == "complex")
-        else:
-            counts = records["count"].astype(np.int64)
-            empty = counts == 0                     # nanmean of NaNs only: NaN, no warning
-            values = _state.round_states(states, np.where(empty, 1, counts), result,
+        counts = records["count"].astype(np.int64)
+        if self.moments:
+            # count <= ddof: NaN, as pandas gives, without NumPy's warning.
+            ok = counts > self.ddof
+            values = np.full(len(records), np.nan, result)
+            moments = _moments.Moments(counts[ok], records["s1"][ok].astype(np.int64),
+                                       records["s2"][ok].astype(np.int64),
+                                       records["special"][ok])
+            values[ok] = _moments.finish(moments, self.ddof, result, self.statistic == "std",
+                                         self.name)
+        elif self.statistic == "sum":
+            values = _state.round_states(records["state"].astype(np.int64), None, result,
                                          kind == "complex")
+        else:
+            empty = counts == 0                     # nanmean of NaNs only: NaN, no warning
+            values = _state.round_states(records["state"].astype(np.int64),
+                                         np.where(empty, 1, counts), result, kind == "complex")
             values[empty] = np.nan
         return pd.Series(np.asarray(values).reshape(-1), index=merged.index, name=merged.name)
 
     # -- the three steps of dd.Aggregation -------------------------------
 
     def chunk(self, grouped):
-        if self.moments:
-            return grouped.agg(self.group_record)
-        return self._chunk_sums(grouped)
+        return self._chunk_all(grouped)
 
     def agg(self, grouped):
-        if self.moments:
-            return grouped.agg(self.merged_record)
-        return self._agg_sums(grouped)
+        return self._agg_all(grouped)
 
     def finalize(self, merged):
-        if not self.moments:
-            done = self._finalize_sums(merged)
-            if done is not None:
-                return done
+        done = self._finalize_all(merged)
+        if done is not None:
+            return done
         values = [self.rounded(b) for b in merged.to_numpy()]
         dtype = np.result_type(*values) if values else np.float64
         return pd.Series(np.array(values, dtype=dtype), index=merged.index, name=merged.name)
