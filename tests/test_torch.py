@@ -118,15 +118,15 @@ def test_torch_compile_breaks_the_graph_at_the_call(backend, dtype):
     for k in (0, 12, 24):
         assert_same(to_numpy(prefix)[k], exact_sum_oracle(terms_of(doubled[0, :k + 1]),
                                                           values.dtype))
+    # (torch before 2.6 takes no reason= and names the function instead)
     reasons = " ".join(counters["graph_break"])
-    assert "torch.compiler.disable" in reasons and "xsumufunc" in reasons
+    assert "disable" in reasons and ("xsumufunc" in reasons or "_call" in reasons), reasons
 
 
 def test_torch_compile_fullgraph_is_a_clear_error():
     xs.exact_sum(torch.ones(2))
     compiled = _compiled(lambda x: xs.exact_mean(x) + 1, backend="eager", fullgraph=True)
-    with pytest.raises(torch._dynamo.exc.Unsupported,
-                       match=r"(?s)torch.compiler.disable.*xsumufunc computes exact"):
+    with pytest.raises(torch._dynamo.exc.Unsupported, match=r"(?s)disable.*(xsumufunc|_call)"):
         compiled(torch.ones(3))
 
 
