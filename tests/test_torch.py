@@ -124,8 +124,8 @@ def test_torch_compile_breaks_the_graph_at_the_call(backend, dtype):
 
 
 def test_torch_compile_fullgraph_is_a_clear_error():
-    xs.exact_sum(torch.ones(2))
     compiled = _compiled(lambda x: xs.exact_mean(x) + 1, backend="eager", fullgraph=True)
+    xs.exact_sum(torch.ones(2))         # the wrapper is built here (Dynamo is loaded)
     with pytest.raises(torch._dynamo.exc.Unsupported, match=r"(?s)disable.*(xsumufunc|_call)"):
         compiled(torch.ones(3))
 
@@ -137,3 +137,20 @@ def test_torch_compile_keeps_our_errors():
     compiled = _compiled(lambda x: xs.exact_sum(x, axis=3), backend="eager")
     with pytest.raises(np.exceptions.AxisError):
         compiled(torch.ones(3))
+
+
+def test_eager_calls_do_not_load_dynamo_and_a_later_compile_still_breaks_cleanly():
+    """The wrapper needs torch._dynamo (a second to import): built only once
+    something loaded it; a trace that meets no wrapper yet breaks the graph
+    at its wrapping, and the result is the same."""
+    import subprocess
+    import sys
+    code = "\n".join([
+        "import sys, torch, xsumufunc as xs",
+        "assert xs.exact_sum(torch.tensor([1e30, 1.0, -1e30])).item() == 1.0",
+        "assert 'torch._dynamo' not in sys.modules, 'eager call loaded Dynamo'",
+        "f = torch.compile(lambda x: xs.exact_sum(x) * 2, backend='eager')",
+        "assert f(torch.tensor([1e30, 1.0, -1e30])).item() == 2.0",
+        "assert f(torch.tensor([1e30, 3.0, -1e30])).item() == 6.0",
+    ])
+    subprocess.run([sys.executable, "-P", "-c", code], check=True, timeout=300)

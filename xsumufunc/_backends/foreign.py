@@ -32,8 +32,8 @@ the function over the columns (README, "polars and pyarrow").
 
 Under ``torch.compile`` the whole call runs eagerly, outside the graph:
 :func:`call` hands it to a ``torch.compiler.disable``-d function, so Dynamo
-breaks the graph there (with ``fullgraph=True``: Dynamo's error, naming
-xsumufunc) instead of tracing into the NumPy code.
+breaks the graph there (with ``fullgraph=True``: Dynamo's ``Unsupported``
+error, giving our reason) instead of tracing into the NumPy code.
 """
 
 import sys
@@ -301,21 +301,24 @@ def _numpy_dtype(dtype, func_name):
         raise TypeError(f"{func_name}: dtype {dtype!r} is not a data type NumPy has") from None
 
 
-#: _call wrapped by torch.compiler.disable: built outside any trace (when
-#: this module is imported, or at the first call after torch is), since Dynamo
-#: cannot trace the wrapping itself.
+#: _call wrapped by torch.compiler.disable, built outside any trace where we
+#: can (Dynamo cannot trace the wrapping itself: inside a trace it is a graph
+#: break of its own): when this module is imported, or at the first call,
+#: after Dynamo is (wrapping imports it, a second, and it is loaded whenever
+#: something is compiled).
 _torch_eager = None
 _NOT_TRACEABLE = ("xsumufunc computes exact reductions eagerly, in NumPy: call it outside "
                   "the compiled function to avoid this graph break")
 
 
 def _wrap_for_torch_compile():
-    """Build _torch_eager if torch is imported; return torch.compiler (or None)."""
+    """torch.compiler, or None when torch is not imported; builds
+    _torch_eager once torch._dynamo is imported."""
     global _torch_eager
     compiler = getattr(sys.modules.get("torch"), "compiler", None)
     if compiler is None or not hasattr(compiler, "is_compiling"):
         return None
-    if _torch_eager is None:
+    if _torch_eager is None and "torch._dynamo" in sys.modules:
         try:
             _torch_eager = compiler.disable(_call, reason=_NOT_TRACEABLE)
         except TypeError:        # torch before 2.6: no reason=
@@ -327,7 +330,7 @@ def call(function, args, kwargs):
     """As _call; inside a torch.compile trace, through _torch_eager, so that
     Dynamo breaks the graph there instead of tracing the NumPy code."""
     compiler = _wrap_for_torch_compile()
-    if compiler is not None and compiler.is_compiling():
+    if compiler is not None and _torch_eager is not None and compiler.is_compiling():
         return _torch_eager(function, args, kwargs)
     return _call(function, args, kwargs)
 
