@@ -301,11 +301,10 @@ def _numpy_dtype(dtype, func_name):
         raise TypeError(f"{func_name}: dtype {dtype!r} is not a data type NumPy has") from None
 
 
-#: _call wrapped by torch.compiler.disable, built outside any trace where we
-#: can (Dynamo cannot trace the wrapping itself: inside a trace it is a graph
-#: break of its own): when this module is imported, or at the first call,
-#: after Dynamo is (wrapping imports it, a second, and it is loaded whenever
-#: something is compiled).
+#: _call wrapped by torch.compiler.disable, built once torch._dynamo is
+#: loaded (wrapping would import it: a second; compiling loads it anyway), at
+#: import or at the first call after that: outside a trace where possible, as
+#: Dynamo cannot trace the wrapping (inside a trace it is a graph break too).
 _torch_eager = None
 _NOT_TRACEABLE = ("xsumufunc computes exact reductions eagerly, in NumPy: call it outside "
                   "the compiled function to avoid this graph break")
