@@ -11,7 +11,7 @@ MODULES = ["xsumufunc._api.sums", "xsumufunc._api.dot", "xsumufunc._api.add",
            "xsumufunc._api.grouped", "xsumufunc._ufuncs", "xsumufunc.lowprec",
            "xsumufunc.lowprec._updates", "xsumufunc._lowprec_ufuncs", "xsumufunc.array_api",
            "xsumufunc.array_api._functions", "xsumufunc.array_api.linalg", "xsumufunc.state",
-           "xsumufunc.pandas_accessor"]
+           "xsumufunc.pandas_accessor", "xsumufunc.dask_dataframe"]
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 

@@ -1,7 +1,8 @@
 """torch tensors (issue 17, item 1): bfloat16 and float8 tensors, which
 DLPack cannot export to NumPy, are read through an integer view of their
 bits as the ml_dtypes format of the same name, with no copy; results come
-back as tensors of the right dtype.  Skipped when torch is not installed
+back as tensors of the right dtype; under torch.compile a call is a graph
+break, not a Dynamo crash.  Skipped when torch is not installed
 (CI installs the CPU wheel where one exists for its Python)."""
 
 import numpy as np
@@ -82,3 +83,74 @@ def test_tensors_that_require_gradients_are_refused():
     with pytest.raises(TypeError, match=r"requires gradients.*a\.detach\(\)"):
         xs.exact_sum(t)
     assert xs.exact_sum(t.detach()).item() == 10.0
+
+
+# ---- torch.compile: a graph break at the call, never a Dynamo crash ------
+# (issue 17, item 1: Dynamo traced into the NumPy code and failed with an
+# AssertionError on DLPack's device enum).  The eager and aot_eager backends
+# need no C++ compiler.
+
+def _compiled(func, **options):
+    torch._dynamo.reset()
+    return torch.compile(func, **options)
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_torch_compile_breaks_the_graph_at_the_call(backend, dtype):
+    from torch._dynamo.utils import counters
+
+    rng = np.random.default_rng(5)
+    data = rng.standard_normal((40, 25)) * 10.0 ** rng.integers(-6, 6, (40, 25))
+    t = torch.from_numpy(data.astype(np.float32)).to(getattr(torch, dtype))
+    values = as_numpy(t) if dtype == "bfloat16" else t.numpy()
+
+    def f(x):
+        y = x * 2                   # traced ops before and after the call
+        return xs.exact_sum(y, axis=0), xs.exact_add.accumulate(y[0]), y.shape[0] + 1
+
+    xs.exact_sum(t[:1])             # the backend is imported outside the trace
+    counters.clear()
+    total, prefix, n = quiet(_compiled(f, backend=backend), t)
+    doubled = values * values.dtype.type(2)         # exact: a power of two
+    assert total.dtype == t.dtype and n == 41
+    assert_same(to_numpy(total), oracle_reduce(doubled, axis=0))
+    for k in (0, 12, 24):
+        assert_same(to_numpy(prefix)[k], exact_sum_oracle(terms_of(doubled[0, :k + 1]),
+                                                          values.dtype))
+    # (torch before 2.6 takes no reason= and names the function instead)
+    reasons = " ".join(counters["graph_break"])
+    assert "disable" in reasons and ("xsumufunc" in reasons or "_call" in reasons), reasons
+
+
+def test_torch_compile_fullgraph_is_a_clear_error():
+    compiled = _compiled(lambda x: xs.exact_mean(x) + 1, backend="eager", fullgraph=True)
+    xs.exact_sum(torch.ones(2))         # the wrapper is built here (Dynamo is loaded)
+    with pytest.raises(torch._dynamo.exc.Unsupported, match=r"(?s)disable.*(xsumufunc|_call)"):
+        compiled(torch.ones(3))
+
+
+def test_torch_compile_keeps_our_errors():
+    compiled = _compiled(lambda x: xs.exact_sum(x), backend="eager")
+    with pytest.raises(TypeError, match=r"requires gradients"):
+        compiled(torch.ones(3, requires_grad=True))
+    compiled = _compiled(lambda x: xs.exact_sum(x, axis=3), backend="eager")
+    with pytest.raises(np.exceptions.AxisError):
+        compiled(torch.ones(3))
+
+
+def test_eager_calls_do_not_load_dynamo_and_a_later_compile_still_breaks_cleanly():
+    """The wrapper needs torch._dynamo (a second to import): built only once
+    something loaded it; a trace that meets no wrapper yet breaks the graph
+    at its wrapping, and the result is the same."""
+    import subprocess
+    import sys
+    code = "\n".join([
+        "import sys, torch, xsumufunc as xs",
+        "assert xs.exact_sum(torch.tensor([1e30, 1.0, -1e30])).item() == 1.0",
+        "assert 'torch._dynamo' not in sys.modules, 'eager call loaded Dynamo'",
+        "f = torch.compile(lambda x: xs.exact_sum(x) * 2, backend='eager')",
+        "assert f(torch.tensor([1e30, 1.0, -1e30])).item() == 2.0",
+        "assert f(torch.tensor([1e30, 3.0, -1e30])).item() == 6.0",
+    ])
+    subprocess.run([sys.executable, "-P", "-c", code], check=True, timeout=300)

@@ -20,8 +20,11 @@ Exact states to merge across threads, processes or machines:
 :func:`round_state`, :func:`state_mean` (module :mod:`xsumufunc.state`).
 Grouped sums without a Python call per group: :func:`exact_grouped_sum`,
 :func:`exact_grouped_mean`.  The public functions also take dask arrays
-(lazy, exact for every chunking; see docs/contract.md).  The layers
-behind them: docs/architecture.md.
+(lazy, exact for every chunking; see docs/contract.md), and polars and
+pyarrow columns (a null is an error except in the nan-functions, which skip
+it).  Dask DataFrame groupby aggregations: :mod:`xsumufunc.dask_dataframe`
+(it imports Dask; importing xsumufunc does not).  The layers behind them:
+docs/architecture.md.
 """
 
 from importlib.metadata import version as _version

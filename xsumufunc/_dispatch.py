@@ -20,7 +20,8 @@ Registered here:
   (``_backends/dask.py``);
 - ``foreign``: arrays of other libraries that speak DLPack or the array API
   (``_backends/foreign.py``), computed on a NumPy view and returned in the
-  caller's namespace.
+  caller's namespace; polars and pyarrow columns and tables (their nulls
+  and tables follow one rule there).
 """
 
 import functools
@@ -42,7 +43,8 @@ def _is_dask(x):
 
 
 def _speaks_dlpack_or_array_api(x):
-    return hasattr(x, "__dlpack__") or hasattr(x, "__array_namespace__")
+    return (hasattr(x, "__dlpack__") or hasattr(x, "__array_namespace__")
+            or type(x).__module__.split(".", 1)[0] in ("polars", "pyarrow"))
 
 
 class Dispatch:

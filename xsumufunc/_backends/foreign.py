@@ -17,6 +17,23 @@ written into it and it is returned).  Tensors that require gradients are
 refused: an exact reduction has no gradient here.  Nothing here imports an
 array library: the caller's namespace and dtypes come from its own array
 (the library's top module, already imported by the caller).
+
+polars and pyarrow (one rule, here): a column (``polars.Series``,
+``pyarrow.Array``, ``pyarrow.ChunkedArray``) is read as a NumPy array and
+the result is what NumPy input gives (a NumPy scalar for a full reduction):
+neither library has an array namespace to return into.  A null is a
+ValueError, unless the function skips NaN (``exact_nansum`` & co.,
+``skip_nan=True``): then nulls are left out as NaNs are, as pandas'
+``skipna`` does (the NaN a float column reads as, or, in other columns, the
+``where=`` mask).  A table (``polars.DataFrame``/``LazyFrame``,
+``pyarrow.Table``/``RecordBatch``) is a TypeError: summing every column
+together, keys included, is never what is meant; pass one column, or map
+the function over the columns (README, "polars and pyarrow").
+
+Under ``torch.compile`` the whole call runs eagerly, outside the graph:
+:func:`call` hands it to a ``torch.compiler.disable``-d function, so Dynamo
+breaks the graph there (with ``fullgraph=True``: Dynamo's ``Unsupported``
+error, giving our reason) instead of tracing into the NumPy code.
 """
 
 import sys
@@ -37,7 +54,89 @@ def is_foreign(x):
     """True for arrays of other libraries (not NumPy, lists or scalars)."""
     if isinstance(x, (np.ndarray, np.generic, list, tuple, int, float, complex, bool)):
         return False
-    return hasattr(x, "__dlpack__") or hasattr(x, "__array_namespace__")
+    return (hasattr(x, "__dlpack__") or hasattr(x, "__array_namespace__")
+            or _columnar(x) is not None)
+
+
+def _columnar(x):
+    """"column" or "table" for polars and pyarrow objects; None otherwise."""
+    lib = _library(x)
+    name = getattr(lib, "__name__", None)
+    if name == "polars":
+        if isinstance(x, lib.Series):
+            return "column"
+        if isinstance(x, (lib.DataFrame, lib.LazyFrame)):
+            return "table"
+    elif name == "pyarrow":
+        if isinstance(x, (lib.Array, lib.ChunkedArray)):
+            return "column"
+        if isinstance(x, (lib.Table, lib.RecordBatch)):
+            return "table"
+    return None
+
+
+def _refuse_table(x, func_name, argname):
+    cls = type(x).__qualname__
+    if _library(x).__name__ == "polars":
+        how = (f"pass one column ({argname}['x']), or apply it to each column: "
+               f"{argname}.select(pl.all().map_batches({func_name}, returns_scalar=True))")
+    else:
+        how = (f"pass one column ({argname}['x'] or {argname}.column('x')), or apply it to "
+               f"each: {{n: {func_name}(c) for n, c in zip({argname}.column_names, "
+               f"{argname}.columns)}}")
+    raise TypeError(
+        f"{func_name}: {argname} is a {_library(x).__name__} {cls}, a table of columns, "
+        f"which {func_name} would take as one array (keys included): {how}")
+
+
+def _null_count(x):
+    count = x.null_count
+    return int(count() if callable(count) else count)    # polars: a method
+
+
+def _column_values(x, func_name, argname, skips_nan, has_where):
+    """A polars/pyarrow column as (NumPy array, mask of its non-null terms or
+    None when it has no null).
+
+    Nulls: a ValueError unless `skips_nan` (the function leaves NaNs out),
+    in which case they are left out too: filled with zeros (False) that the
+    mask (for where=) leaves out, exact for every dtype; a function without
+    where= reads them as NaN in a floating column."""
+    lib = _library(x)
+    if lib.__name__ == "polars":
+        def as_numpy(column):
+            return column.to_numpy()
+        how = "s.fill_null(...) or s.drop_nulls()"
+    else:
+        def as_numpy(column):
+            return column.to_numpy(zero_copy_only=False)
+        how = "pyarrow.compute.fill_null(a, ...) or a.drop_null()"
+    nulls = _null_count(x)
+    if nulls == 0:
+        return as_numpy(x), None
+    if not skips_nan:
+        raise ValueError(
+            f"{func_name}: {argname} ({_type_name(x)}) has {nulls} null(s), which "
+            f"{func_name} does not skip: use a nan-variant (exact_nansum, exact_nanmean, ...; "
+            f"or skip_nan=True), which leaves nulls out as it does NaNs, or fill or drop them "
+            f"first ({how})")
+    if lib.__name__ == "polars":
+        filled = x.fill_null(strategy="zero")
+        valid = x.is_not_null()
+    else:
+        try:
+            filled = x.fill_null(False if lib.types.is_boolean(x.type) else 0)
+        except (TypeError, ValueError, lib.ArrowException):
+            return as_numpy(x), None        # not numbers: the dtype's TypeError follows
+        valid = x.is_valid()
+    values = as_numpy(filled)
+    if has_where:
+        return values, np.asarray(as_numpy(valid), dtype=bool)
+    if values.dtype.kind in "fc":
+        return as_numpy(x), None            # nulls read as NaN: left out as NaNs
+    raise ValueError(
+        f"{func_name}: {argname} ({_type_name(x)}) has {nulls} null(s) in a {values.dtype} "
+        f"column, and {func_name} has no where= to leave them out: drop them first ({how})")
 
 
 def _check_cpu(x, func_name, argname):
@@ -202,7 +301,40 @@ def _numpy_dtype(dtype, func_name):
         raise TypeError(f"{func_name}: dtype {dtype!r} is not a data type NumPy has") from None
 
 
+#: _call wrapped by torch.compiler.disable, built once torch._dynamo is
+#: loaded (wrapping would import it: a second; compiling loads it anyway), at
+#: import or at the first call after that: outside a trace where possible, as
+#: Dynamo cannot trace the wrapping (inside a trace it is a graph break too).
+_torch_eager = None
+_NOT_TRACEABLE = ("xsumufunc computes exact reductions eagerly, in NumPy: call it outside "
+                  "the compiled function to avoid this graph break")
+
+
+def _wrap_for_torch_compile():
+    """torch.compiler, or None when torch is not imported; builds
+    _torch_eager once torch._dynamo is imported."""
+    global _torch_eager
+    compiler = getattr(sys.modules.get("torch"), "compiler", None)
+    if compiler is None or not hasattr(compiler, "is_compiling"):
+        return None
+    if _torch_eager is None and "torch._dynamo" in sys.modules:
+        try:
+            _torch_eager = compiler.disable(_call, reason=_NOT_TRACEABLE)
+        except TypeError:        # torch before 2.6: no reason=
+            _torch_eager = compiler.disable(_call)
+    return compiler
+
+
 def call(function, args, kwargs):
+    """As _call; inside a torch.compile trace, through _torch_eager, so that
+    Dynamo breaks the graph there instead of tracing the NumPy code."""
+    compiler = _wrap_for_torch_compile()
+    if compiler is not None and _torch_eager is not None and compiler.is_compiling():
+        return _torch_eager(function, args, kwargs)
+    return _call(function, args, kwargs)
+
+
+def _call(function, args, kwargs):
     """A public function (see ``_dispatch.Function``) on foreign arrays: its
     array arguments viewed as NumPy arrays, its NumPy implementation, and the
     result (each result of a tuple) in the namespace of the first foreign
@@ -210,19 +342,36 @@ def call(function, args, kwargs):
     name = function.name
     bound = function.bind(args, kwargs)
     like = None
+    skips_nan = name.startswith("exact_nan") or bool(bound.arguments.get("skip_nan", False))
+    terms = None        # the non-null terms of a polars/pyarrow column with nulls
     for argname in function.arrays:
         value = bound.arguments.get(argname)
-        if is_foreign(value):
+        kind = _columnar(value)
+        if kind == "table":
+            _refuse_table(value, name, argname)
+        if kind == "column":
+            # Only the data (the first array argument) may have nulls to skip.
+            first = argname == function.arrays[0]
+            bound.arguments[argname], mask = _column_values(
+                value, name, argname, skips_nan and first, "where" in bound.arguments)
+            terms = mask if first else terms
+        elif is_foreign(value):
             like = value if like is None else like
             bound.arguments[argname] = to_numpy(value, name, argname)
+    if terms is not None:
+        where = bound.arguments["where"]
+        bound.arguments["where"] = terms if where is True else np.logical_and(where, terms)
     if bound.arguments.get("dtype") is not None:
         bound.arguments["dtype"] = _numpy_dtype(bound.arguments["dtype"], name)
     out = bound.arguments.get("out")
     if out is not None:
         _check_out(out, name)
     result = function.core(*bound.args, **bound.kwargs)
-    if out is not None:
+    if out is not None or like is None:     # NumPy's results for polars/pyarrow columns
         return result
     if isinstance(result, tuple):
         return tuple(to_caller(r, like) for r in result)
     return to_caller(result, like)
+
+
+_wrap_for_torch_compile()
