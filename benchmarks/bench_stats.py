@@ -63,14 +63,16 @@ def main(argv=None):
           "rounds; ratio = exact / inexact\n")
     print("| data | exact_var / np.var | exact_std / np.std | exact_moving_sum / "
           f"{'bottleneck.move_sum' if bottleneck else 'cumsum difference'} (window "
-          f"{args.window}) | ns per element (moving) | exact_add.accumulate / np.cumsum "
-          "| ns per element (accumulate) |")
-    print("|---|---|---|---|---|---|---|")
+          f"{args.window}) | ns per element (moving) | exact_moving_mean / "
+          f"{'bottleneck.move_mean' if bottleneck else 'cumsum difference / window'} "
+          "| exact_add.accumulate / np.cumsum | ns per element (accumulate) |")
+    print("|---|---|---|---|---|---|---|---|")
     runs = [one_run(n, args.window, args.rounds) for _ in range(args.runs)]
     for name in runs[0]:
         cell = {k: statistics.median(r[name][k] for r in runs) for k in runs[0][name]}
         print(f"| {name} | {cell['var']:.2f} | {cell['std']:.2f} | {cell['move']:.1f} | "
-              f"{cell['move ns']:.1f} | {cell['acc']:.1f} | {cell['acc ns']:.1f} |")
+              f"{cell['move ns']:.1f} | {cell['mean']:.1f} | {cell['acc']:.1f} | "
+              f"{cell['acc ns']:.1f} |")
 
 
 def one_run(n, w, rounds):
@@ -81,14 +83,19 @@ def one_run(n, w, rounds):
         for name, x in datasets(n, rng).items():
             reference = ((lambda x=x: bottleneck.move_sum(x, w)) if bottleneck
                          else (lambda x=x: cumsum_moving_sum(x, w)))
+            mean_reference = ((lambda x=x: bottleneck.move_mean(x, w)) if bottleneck
+                              else (lambda x=x: cumsum_moving_sum(x, w) / w))
             t = measure({"var": lambda x=x: xs.exact_var(x), "np.var": lambda x=x: np.var(x),
                          "std": lambda x=x: xs.exact_std(x), "np.std": lambda x=x: np.std(x),
                          "move": lambda x=x: xs.exact_moving_sum(x, w), "ref": reference,
+                         "mean": lambda x=x: xs.exact_moving_mean(x, w),
+                         "mean ref": mean_reference,
                          "acc": lambda x=x: xs.exact_add.accumulate(x),
                          "cumsum": lambda x=x: np.cumsum(x)},
                         rounds)
             out[name] = {"var": t["var"] / t["np.var"], "std": t["std"] / t["np.std"],
                          "move": t["move"] / t["ref"], "move ns": t["move"] / n * 1e9,
+                         "mean": t["mean"] / t["mean ref"],
                          "acc": t["acc"] / t["cumsum"], "acc ns": t["acc"] / n * 1e9}
     return out
 
