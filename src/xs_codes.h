@@ -41,6 +41,8 @@
 
 /* Bytes of the fixed-point form's integers, at most (xs_codes_fixed.c). */
 #define XS_CODE_FIXED_PLANES 6
+/* Bytes of the signed form's magnitudes, at most (e5m2's reach 2^32). */
+#define XS_CODE_SIGNED_PLANES 4
 
 /* Formats the import may register (ml_dtypes 0.5 has ten that hold values). */
 #define XS_CODE_SLOTS 10
@@ -67,6 +69,15 @@ typedef struct {
     int fixed_exp;
     uint64_t fixed_bias;
     uint8_t fixed_plane[XS_CODE_FIXED_PLANES][256];
+    /* The signed form, for formats whose codes c and c + 128 are opposite
+     * values (all float8 formats): signed_plane[j][c] is byte j of |k| of
+     * code c < 128; signed_special[c] = 1 for NaN and Inf codes;
+     * signed_nan128: code 128 is NaN (fnuz).  signed_planes: 0 when the
+     * format is not symmetric. */
+    int signed_planes;
+    int signed_nan128;
+    uint8_t signed_plane[XS_CODE_SIGNED_PLANES][128];
+    uint8_t signed_special[128];
 } xs_code_format;
 
 extern xs_code_format xs_code_formats[XS_CODE_SLOTS];
