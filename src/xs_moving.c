@@ -275,24 +275,38 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
             xs_window_add_exact(&exact[l], xs_window_load(in, stride, j), +1);
         }
     }
-    npy_intp t = 0;
-#ifdef XS_MOVING_X86
-    if (vector == 8) {
-        xs_lanes_avx512(run, exact, start, len, window, min_count, mean, target, out,
-                        out_step);
-        t = len;
-    }
-    else if (vector == 4) {
-        xs_lanes_avx2(run, exact, start, len, window, min_count, mean, target, out, out_step);
-        t = len;
-    }
-#endif
-    for (; t < len; t++) {
+    /* Until every lane's window is full (and wherever there are no vector
+     * lanes), lane by lane. */
+    npy_intp full = vector ? (window < len ? (npy_intp)window : len) : len;
+    for (npy_intp t = 0; t < full; t++) {
         for (int l = 0; l < lanes; l++) {
             xs_lane_step(&run[l], &exact[l], start[l] + t, window, min_count, mean, target,
                          out, out_step);
         }
     }
+#ifdef XS_MOVING_X86
+    /* Then in vector registers; the lanes that the vector loop leaves
+     * undecided at a step are settled one by one here. */
+    npy_intp t = full;
+    while (t < len) {
+        int undecided = vector == 8
+            ? xs_lanes_avx512(run, start, &t, len, in, stride, window, mean, out, out_step)
+            : xs_lanes_avx2(run, start, &t, len, in, stride, window, mean, out, out_step);
+        if (t >= len) {
+            break;
+        }
+        for (int l = 0; l < lanes; l++) {
+            if (undecided & (1 << l)) {
+                double value;
+                uint64_t divisor = mean ? (uint64_t)window : 1u;
+                run[l] = xs_window_settle(&exact[l], run[l], start[l] + t, divisor,
+                                          target->format, &value);
+                memcpy(out + (start[l] + t) * out_step, &value, sizeof value);
+            }
+        }
+        t++;
+    }
+#endif
     /* The rest of the row, after the last lane's stretch. */
     int last = lanes - 1;
     for (npy_intp k = start[last] + len; k < n; k++) {

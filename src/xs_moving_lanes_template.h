@@ -9,16 +9,18 @@
  * The arithmetic is written with GCC/clang vector extensions, so that one
  * text serves both widths.
  *
- * The lanes' steps [0, len) with float64 results, one lane per double of a
- * register: the operations of xs_running_move, xs_running_divide and
- * xs_running_round (for a float64 target, where the value rounded to the
- * target is the approximation itself), lane by lane.  A lane that cannot
- * take a term (beyond the safe range) or whose window the approximation
- * cannot decide goes through xs_window_settle alone, as in xs_lane_step;
- * a lane whose window holds fewer than min_count terms shows NaN.  Stale
- * lanes carry zeros, so that no garbage raises a floating-point flag.
- * Steps where every lane's window is full (t >= `full`) load their terms
- * without the per-lane checks (gathers were tried there: no faster).
+ * Steps *t, *t + 1, ... < len of the lanes, each lane's window full (k >=
+ * window), with float64 results, one lane per double of a register: the
+ * operations of xs_running_move, xs_running_divide and xs_running_round
+ * (for a float64 target, where the value rounded to the target is the
+ * approximation itself), lane by lane.  Stale lanes carry zeros, so that no
+ * garbage raises a floating-point flag.  The loop makes no call, so that
+ * the lanes' state stays in registers: at the first step where a lane
+ * cannot take its terms (beyond the safe range) or the approximation cannot
+ * decide its window, it stores the other lanes' values, writes every lane's
+ * state back to run[], leaves *t at that step and returns the mask of the
+ * lanes the caller must settle (xs_window_settle); 0 when it reached len.
+ * (Gathers were tried for the loads: no faster.)
  */
 #define XS_ML_CAT_(a, b) a##b
 #define XS_ML_CAT(a, b) XS_ML_CAT_(a, b)
@@ -29,69 +31,41 @@ typedef double XS_ML_V __attribute__((vector_size(8 * XS_ML_W)));
 typedef int64_t XS_ML_VI __attribute__((vector_size(8 * XS_ML_W)));
 
 __attribute__((target(XS_ML_TARGET)))
-static void XS_ML_NAME(xs_running *run, xs_window_exact *exact, const npy_intp *start,
-                       npy_intp len, int64_t window, int64_t min_count, int mean,
-                       const xs_target *target, char *out, npy_intp out_step)
+static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, npy_intp len,
+                      const char *in, npy_intp stride, int64_t window, int mean, char *out,
+                      npy_intp out_step)
 {
     typedef XS_ML_V V;
     typedef XS_ML_VI VI;
-    const char *in = exact[0].in;
-    npy_intp stride = exact[0].stride;
     const VI abs_mask = (VI){0} + INT64_MAX;
     const VI exponent_mask = (VI){0} + (int64_t)XS_EXPONENT_MASK;
     const VI mantissa_mask = (VI){0} + (int64_t)(((uint64_t)1 << 52) - 1);
     const VI ulp_shift = (VI){0} + ((int64_t)52 << 52);
+    const V terms = (V){0} + (double)window;
 #define XS_ML_ABS(x) ((V)((VI)(x) & abs_mask))
 #define XS_ML_KEEP(x, m) ((V)((VI)(x) & (m)))            /* x where m, else +0 */
-    double hi_l[XS_ML_W], lo_l[XS_ML_W], bound_l[XS_ML_W], value[XS_ML_W];
-    double xi[XS_ML_W], xo[XS_ML_W], terms_l[XS_ML_W];
-    int64_t valid_l[XS_ML_W];
-    for (int l = 0; l < XS_ML_W; l++) {
-        int v = run[l].valid != 0;
-        hi_l[l] = v ? run[l].hi : 0.0;
-        lo_l[l] = v ? run[l].lo : 0.0;
-        bound_l[l] = v ? run[l].bound : 0.0;
-        valid_l[l] = v ? -1 : 0;
-    }
     V hi, lo, bound;
     VI valid;
-    memcpy(&hi, hi_l, sizeof hi);
-    memcpy(&lo, lo_l, sizeof lo);
-    memcpy(&bound, bound_l, sizeof bound);
-    memcpy(&valid, valid_l, sizeof valid);
-    /* From step `full` on, every lane's window is full: k >= window. */
-    npy_intp full = window - start[0] > 0 ? window - start[0] : 0;
     int block_left = XS_RUNNING_BLOCK;
-    V terms;
-    for (npy_intp t = 0; t < len; t++) {
-        int counted = 1;                        /* every lane has min_count terms */
+    for (int l = 0; l < XS_ML_W; l++) {
+        int v = run[l].valid != 0;
+        hi[l] = v ? run[l].hi : 0.0;
+        lo[l] = v ? run[l].lo : 0.0;
+        bound[l] = v ? run[l].bound : 0.0;
+        valid[l] = v ? -1 : 0;
+        block_left = run[l].block_left < block_left ? run[l].block_left : block_left;
+    }
+    npy_intp t = *t_io;
+    int undecided = 0;
+    for (; t < len; t++) {
         V x_in, x_out;
-        if (t >= full) {
-            for (int l = 0; l < XS_ML_W; l++) {
-                const char *p = in + (start[l] + t) * stride;
-                double a, b;
-                memcpy(&a, p, sizeof a);
-                memcpy(&b, p - window * stride, sizeof b);
-                x_in[l] = a;
-                x_out[l] = b;
-            }
-            terms = (V){0} + (double)window;
-        }
-        else {
-            for (int l = 0; l < XS_ML_W; l++) {
-                npy_intp k = start[l] + t;
-                memcpy(&xi[l], in + k * stride, sizeof xi[l]);
-                xo[l] = 0.0;
-                if (k >= window) {
-                    memcpy(&xo[l], in + (k - window) * stride, sizeof xo[l]);
-                }
-                int64_t count = k + 1 < window ? k + 1 : window;
-                terms_l[l] = (double)count;
-                counted &= count >= min_count;
-            }
-            memcpy(&x_in, xi, sizeof x_in);
-            memcpy(&x_out, xo, sizeof x_out);
-            memcpy(&terms, terms_l, sizeof terms);
+        for (int l = 0; l < XS_ML_W; l++) {
+            const char *p = in + (start[l] + t) * stride;
+            double a, b;
+            memcpy(&a, p, sizeof a);
+            memcpy(&b, p - window * stride, sizeof b);
+            x_in[l] = a;
+            x_out[l] = b;
         }
         /* Which lanes can move; the others go stale and carry zeros. */
         VI ok = (XS_ML_ABS(x_in) <= XS_RUNNING_MAX) & (XS_ML_ABS(x_out) <= XS_RUNNING_MAX) &
@@ -153,59 +127,29 @@ static void XS_ML_NAME(xs_running *run, xs_window_exact *exact, const npy_intp *
         V error = XS_ML_ABS(c) + a_bound * XS_RUNNING_GROWTH;
         VI decided = usable & (XS_ML_ABS(approx) >= 0x1p-800) &
                      ((error < half_gap * XS_RUNNING_MARGIN) | (a_bound == 0.0));
-        if (!(counted && XS_ML_ALL(decided))) {
-            memcpy(value, &approx, sizeof value);
-            /* Some lane is settled alone (or shows NaN): the lanes' state
-             * leaves the registers and comes back. */
-            memcpy(hi_l, &hi, sizeof hi);
-            memcpy(lo_l, &lo, sizeof lo);
-            memcpy(bound_l, &bound, sizeof bound);
-            memcpy(valid_l, &valid, sizeof valid);
-            for (int l = 0; l < XS_ML_W; l++) {
-                if (terms[l] < (double)min_count) {
-                    value[l] = NAN;
-                    continue;
-                }
-                if (decided[l]) {
-                    continue;
-                }
-                xs_running r = run[l];
-                r.hi = hi_l[l];
-                r.lo = lo_l[l];
-                r.bound = bound_l[l];
-                r.valid = valid_l[l] != 0;
-                uint64_t divisor = mean ? (uint64_t)terms[l] : 1u;
-                r = xs_window_settle(&exact[l], r, start[l] + t, divisor, target->format,
-                                     &value[l]);
-                run[l].retry_in = r.retry_in;
-                int v = r.valid != 0;
-                hi_l[l] = v ? r.hi : 0.0;
-                lo_l[l] = v ? r.lo : 0.0;
-                bound_l[l] = v ? r.bound : 0.0;
-                valid_l[l] = v ? -1 : 0;
-            }
-            memcpy(&hi, hi_l, sizeof hi);
-            memcpy(&lo, lo_l, sizeof lo);
-            memcpy(&bound, bound_l, sizeof bound);
-            memcpy(&valid, valid_l, sizeof valid);
-            memcpy(&approx, value, sizeof value);
-        }
+        int all = XS_ML_ALL(decided);
         for (int l = 0; l < XS_ML_W; l++) {
-            double v = approx[l];
-            memcpy(out + (start[l] + t) * out_step, &v, sizeof v);
+            if (all || decided[l]) {
+                double v = approx[l];
+                memcpy(out + (start[l] + t) * out_step, &v, sizeof v);
+            }
+            else {
+                undecided |= 1 << l;
+            }
+        }
+        if (!all) {
+            break;
         }
     }
-    memcpy(hi_l, &hi, sizeof hi);
-    memcpy(lo_l, &lo, sizeof lo);
-    memcpy(bound_l, &bound, sizeof bound);
-    memcpy(valid_l, &valid, sizeof valid);
     for (int l = 0; l < XS_ML_W; l++) {
-        run[l].hi = hi_l[l];
-        run[l].lo = lo_l[l];
-        run[l].bound = bound_l[l];
-        run[l].valid = valid_l[l] != 0;
+        run[l].hi = hi[l];
+        run[l].lo = lo[l];
+        run[l].bound = bound[l];
+        run[l].valid = valid[l] != 0;
         run[l].block_left = block_left;
     }
+    *t_io = t;
+    return undecided;
 #undef XS_ML_ABS
 #undef XS_ML_KEEP
 }
