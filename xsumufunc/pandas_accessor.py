@@ -36,7 +36,8 @@ import pandas as pd
 from ._api.moving import exact_moving_mean, exact_moving_sum
 from ._api.stats import exact_nanstd, exact_nanvar, exact_std, exact_var
 from ._api.sums import exact_mean, exact_nanmean, exact_nansum, exact_sum
-from ._core import dtypes
+from ._core import dtypes, moments, states
+from ._core.spec import NO_VALUE
 
 __all__ = ["ExactFrameAccessor", "ExactSeriesAccessor"]
 
@@ -89,6 +90,23 @@ def _reduce(method, values, axis, skipna, kwargs):
     return func(values, axis=axis, **kwargs)
 
 
+def _rows_of_parts(method, parts, skipna, kwargs, func):
+    """Row sums, means, variances or standard deviations of columns given
+    by their exact float64 parts (dtypes.float64_parts: one or two per
+    column), through the exact moments of the rows' terms, rounded once."""
+    first = np.column_stack([p[0] for p in parts])
+    second = np.column_stack([p[1] if len(p) > 1 else np.zeros(len(p[0])) for p in parts])
+    keep = ~np.isnan(first) if skipna else None
+    s1, s2 = moments.Moments.sums_of_parts([first, second], keep)
+    m = moments.Moments.of_sums(s1, s2, first.shape, keep)
+    if method in ("var", "std"):
+        ddof = moments.check_ddof(kwargs.get("ddof", 0), NO_VALUE, func)
+        return moments.finish(m, ddof, np.dtype(np.float64), method == "std", func)
+    # An integer column is a term of every row: no count is 0.
+    return states.round_states(m.s1, m.counts if method == "mean" else None,
+                               np.dtype(np.float64), False)
+
+
 @pd.api.extensions.register_dataframe_accessor("exact")
 class ExactFrameAccessor:
     """``df.exact.sum/mean/var/std(axis=0, skipna=True, numeric_only=False)``."""
@@ -108,16 +126,20 @@ class ExactFrameAccessor:
             return pd.Series(results, index=df.columns, dtype=np.result_type(*results)
                              if results else np.float64)
         # Rows: one 2-D call.  One dtype for every column keeps the values
-        # as they are; mixed columns become float64, exactly (integers
-        # beyond 2**53 are refused).
+        # as they are; mixed columns become float64, exactly, or where a
+        # 64-bit integer column holds values beyond 2**53, two float64
+        # parts per term (_rows_of_parts).
         if not columns:
             return pd.Series(np.zeros(len(df)), index=df.index)
         kinds = {v.dtype for v in columns}
         if len(kinds) == 1 and all(isinstance(df[c].dtype, np.dtype) for c in df.columns):
             block = df.to_numpy()          # pandas' own block, no per-column copies
         else:
-            block = np.column_stack([dtypes.exactly_float64(v, func, "a column")
-                                     for v in columns])
+            parts = [dtypes.float64_parts(v) for v in columns]
+            if any(len(p) > 1 for p in parts):
+                return pd.Series(_rows_of_parts(method, parts, skipna, kwargs, func),
+                                 index=df.index)
+            block = np.column_stack([p[0] for p in parts])
         return pd.Series(_reduce(method, block, 1, skipna, kwargs), index=df.index)
 
     def sum(self, axis=0, skipna=True, numeric_only=False):

@@ -54,15 +54,41 @@ def integer_operands(da, db):
     return da.kind in "biu" and db.kind in "biu"
 
 
-def as_exact(x, dtype, name):
-    """x in dtype, refusing 64-bit integers that a float64 cannot hold exactly."""
-    if x.dtype.kind in "iu" and x.dtype.itemsize * 8 > _SMALL_INTEGER_BITS:
-        return dtypes.exactly_float64(x, "exact_dot", name).astype(dtype, copy=False)
-    return x.astype(dtype, copy=False)
+def _parts(x, compute):
+    """x as a list of arrays in `compute` whose sum is x exactly (float64:
+    dtypes.float64_parts, two for 64-bit integers beyond 2**53)."""
+    if compute == _F64:
+        return dtypes.float64_parts(x)
+    return [x.astype(compute, copy=False)]
+
+
+def exact_operands(pairs, compute, axes=(-1, -1)):
+    """Two operands in `compute` whose one exact dot is the sum of x.y (or
+    -x.y) over `pairs` of (x, y, negate x): every part of x (_parts) paired
+    with every part of y, concatenated along the vector axes (axes: x's and
+    y's).  Products of parts are exact, so no integer is ever rounded.  One
+    pair of unsplit operands comes back as they are (cast, not copied)."""
+    lefts, rights = [], []
+    for x, y, negate in pairs:
+        xs, ys = _parts(x, compute), _parts(y, compute)
+        for u in xs:
+            for v in ys:
+                lefts.append(-u if negate else u)
+                rights.append(v)
+    if len(lefts) == 1:
+        return lefts[0], rights[0]
+    return np.concatenate(lefts, axis=axes[0]), np.concatenate(rights, axis=axes[1])
 
 
 def _cast_bytes(operands, compute):
-    """Bytes of the copies that casting the operands into `compute` makes."""
+    """Bytes of the copies that the dot of the operands in `compute` may
+    make: their casts, or where a 64-bit integer may split in two
+    (dtypes.float64_parts), both operands concatenated from paired parts."""
+    widen = 1
+    for x in operands:
+        widen *= 2 if dtypes.may_split(x.dtype) else 1
+    if widen > 1:
+        return widen * sum(x.size * compute.itemsize for x in operands)
     return sum(x.size * compute.itemsize for x in operands if x.dtype != compute)
 
 
@@ -73,7 +99,7 @@ def _dot_in_blocks(a, b, out, compute, part):
     axis, or for one long vector, chunks of it whose exact dot states are
     merged before one rounding."""
     if _cast_bytes((a, b), compute) <= rows.SCRATCH_BYTES:
-        exact_dot_ufunc(as_exact(a, compute, "a"), as_exact(b, compute, "b"), out=out,
+        exact_dot_ufunc(*exact_operands([(a, b, False)], compute), out=out,
                         signature=(compute, compute, part))
     elif a.ndim > 1 and a.shape[0] == 1:
         _dot_in_blocks(a[0], b[0], out[0, ...], compute, part)     # out[0, ...]: a view
@@ -83,11 +109,11 @@ def _dot_in_blocks(a, b, out, compute, part):
             _dot_in_blocks(a[start:start + step], b[start:start + step], out[start:start + step],
                            compute, part)
     else:
-        chunk = max(1, rows.SCRATCH_BYTES // (2 * compute.itemsize))
+        chunk = max(1, rows.SCRATCH_BYTES // max(_cast_bytes((a[:1], b[:1]), compute), 1))
         total = None
         for start in range(0, a.shape[0], chunk):
-            st = exact_dot_state_ufunc(as_exact(a[start:start + chunk], compute, "a"),
-                                       as_exact(b[start:start + chunk], compute, "b"),
+            piece = [(a[start:start + chunk], b[start:start + chunk], False)]
+            st = exact_dot_state_ufunc(*exact_operands(piece, compute),
                                        signature=(compute, compute, fmt.NATIVE))
             total = st if total is None else states.merge_dot_states(np.stack([total, st]))
         exact_dot_state_round_ufunc(total, out=out, signature=(fmt.NATIVE, part))
@@ -149,11 +175,11 @@ def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
     if kind == "real":
         compute = compute_dtype(da, db)
         if _cast_bytes((a, b), compute) <= rows.SCRATCH_BYTES:
-            res = exact_dot_ufunc(as_exact(a, compute, "a"), as_exact(b, compute, "b"),
+            res = exact_dot_ufunc(*exact_operands([(a, b, False)], compute, (axis_a, axis_b)),
                                   out=target, axes=axes, signature=(compute, compute, part))
         else:
-            # Into a temporary: a later block may refuse its integers, and
-            # out must then be left untouched.
+            # Into a temporary: out may overlap the operands that later
+            # blocks still read.
             target = None
             res = np.empty(shape, result)
             loop = shape + (a.shape[axis_a],)
@@ -166,15 +192,11 @@ def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
         compute = compute_dtype(dtypes.component(da), dtypes.component(db))
         ar, ai = (a.real, a.imag) if ka == "complex" else (a, np.zeros_like(a))
         br, bi = (b.real, b.imag) if kb == "complex" else (b, np.zeros_like(b))
-        ar, ai, br, bi = (as_exact(x, compute, n) for x, n in
-                          ((ar, "a"), (ai, "a"), (br, "b"), (bi, "b")))
         res = np.empty(shape, result) if target is None else target
-        exact_dot_ufunc(np.concatenate([ar, ai], axis=axis_a),
-                        np.concatenate([br, bi], axis=axis_b), out=res.real, axes=axes,
-                        signature=(compute, compute, part))
-        exact_dot_ufunc(np.concatenate([ar, -ai], axis=axis_a),
-                        np.concatenate([bi, br], axis=axis_b), out=res.imag, axes=axes,
-                        signature=(compute, compute, part))
+        for comp, pairs in ((res.real, [(ar, br, False), (ai, bi, False)]),
+                            (res.imag, [(ar, bi, False), (ai, br, True)])):
+            exact_dot_ufunc(*exact_operands(pairs, compute, (axis_a, axis_b)), out=comp,
+                            axes=axes, signature=(compute, compute, part))
     res = np.asarray(res)
     if integer_operands(da, db) and res.size:
         np.add(res, 0, out=res, casting="unsafe")        # see integer_operands
