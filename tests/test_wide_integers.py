@@ -67,8 +67,10 @@ def test_parts_are_exact_and_only_split_when_needed():
     for dtype in WIDE:
         x = _wide(EDGES + [0, 1, -1, 2**32 - 1, 2**32, -(2**32)], dtype)
         high, low = dtypes.float64_parts(x)
-        assert [int(h) + int(lo) for h, lo in zip(high, low)] == [int(v) for v in x]
-        assert np.all(low >= 0) and np.all(low < 2**32)
+        for v, h, lo in zip(x.tolist(), high.tolist(), low.tolist()):
+            assert Fraction(h) + Fraction(lo) == v
+            # Of the integer's sign, and zero only for 0 (Inf partners: see below).
+            assert np.sign(h) == np.sign(lo) == np.sign(v)
         fits = _wide([2**53, -2**53, 2**63, -2**63, 7], dtype)
         (whole,) = dtypes.float64_parts(fits)
         assert [int(v) for v in whole] == [int(v) for v in fits]
@@ -122,6 +124,23 @@ def test_blocked_dots_and_chunked_vectors_are_exact(monkeypatch, scratch):
                 exact_dot_oracle(a.ravel().tolist(), a.ravel().tolist(), FLOAT64))
     c = rng.standard_normal(40) * 2.0 ** rng.integers(-60, 60, 40)
     assert_same(xs.exact_dot(a[5], c), exact_dot_oracle(a[5].tolist(), c.tolist(), FLOAT64))
+
+
+def test_infinite_and_nan_partners_of_split_integers():
+    """Found by test_dot_matches_the_oracle: [2**53 + 1, 0, 1] . [1, 1, Inf]
+    gave NaN (a zero half of 1 times Inf); halves of opposite signs would
+    give Inf - Inf.  Each product of a split integer with Inf or NaN is the
+    integer's."""
+    a = np.array([2**53 + 1, 0, 1], np.int64)
+    cases = [(a, [1.0, 1.0, np.inf]), (a, [1.0, np.inf, 1.0]), (-a, [1.0, 1.0, np.inf]),
+             (a, [np.nan, 1.0, 1.0]), (a, [1.0, np.inf, -np.inf]),
+             (np.array([-(2**53) - 1, 2**32, -(2**32), -1], np.int64),
+              [1.0, np.inf, -np.inf, np.inf]),
+             (np.array([2**64 - 1, 2**32, 5], np.uint64), [-np.inf, -np.inf, 2.0])]
+    for x, y in cases:
+        y = np.array(y)
+        assert_same(xs.exact_dot(x, y), exact_dot_oracle(terms_of(x), y.tolist(), FLOAT64))
+        assert_same(xs.exact_dot(y, x), exact_dot_oracle(y.tolist(), terms_of(x), FLOAT64))
 
 
 def test_complex_partners():
@@ -274,4 +293,5 @@ def test_pandas_row_reductions_of_mixed_columns():
             assert_same(np.float64(means[i]), round_fraction(total / len(row), FLOAT64))
             assert_same(np.float64(var[i]), round_fraction(var_oracle(row, 1), FLOAT64))
             assert_rounded_sqrt(std[i], var_oracle(row, 0), FLOAT64)
+
 

@@ -100,12 +100,31 @@ def _fits_float64(values, converted):
 
 
 def integer_halves(values):
-    """64-bit integers as two float64 arrays whose sum is each value
-    exactly: the value with its low 32 bits cleared (a multiple of 2**32 of
-    at most 32 significant bits) and those low bits (in [0, 2**32))."""
-    low = values & ((1 << _SPLIT_BIT) - 1)
-    high = values - low                   # clears bits: never overflows
-    return [high.astype(np.float64), low.astype(np.float64)]
+    """64-bit integers as two float64 arrays h and l whose sum is each value
+    exactly, both of its sign and neither zero unless the value is: then a
+    product of each half with an Inf (or NaN) partner is what the product
+    of the integer is, and the two add up to it (h or l zero would make
+    0 * Inf = NaN; halves of opposite signs Inf - Inf).
+
+    |x| splits at bit 32: h carries its high bits (a multiple of 2**31 of at
+    most 33 significant bits), l the low bits; where the low bits are 0, l
+    takes 2**31 from h; where the high bits are 0 (|x| < 2**32), h = l = x/2.
+    All exact in float64."""
+    unit = np.uint64(1 << (_SPLIT_BIT - 1))
+    magnitude = (np.abs(values) if values.dtype.kind == "i" else values).astype(np.uint64)
+    low = magnitude & np.uint64((1 << _SPLIT_BIT) - 1)      # (|-2**63| wraps to 2**63 here)
+    magnitude -= low
+    borrow = (low == 0) & (magnitude != 0)
+    magnitude[borrow] -= unit
+    low[borrow] = unit
+    high, low = magnitude.astype(np.float64), low.astype(np.float64)
+    small = high == 0
+    high[small] = low[small] = 0.5 * low[small]
+    if values.dtype.kind == "i":
+        negative = values < 0
+        np.negative(high, out=high, where=negative)
+        np.negative(low, out=low, where=negative)
+    return [high, low]
 
 
 def float64_parts(values):
@@ -115,8 +134,9 @@ def float64_parts(values):
     One array when every value is a float64 value: every float format we
     read widens exactly, and so do integers within 2**53 (float64 input
     comes back as it is, not a copy).  Two (integer_halves) for 64-bit
-    integers that a float64 cannot hold; a product of two parts is exact in
-    the dot loops, so callers pair the parts and concatenate them."""
+    integers when a float64 cannot hold them all; a product of two parts is
+    exact in the dot loops, so callers pair the parts and concatenate
+    them."""
     if may_split(values.dtype):
         converted = values.astype(np.float64)
         if _fits_float64(values, converted):
