@@ -295,3 +295,51 @@ def test_pandas_row_reductions_of_mixed_columns():
             assert_rounded_sqrt(std[i], var_oracle(row, 0), FLOAT64)
 
 
+
+@pytest.mark.parametrize("dtype", ["Int64", "UInt64"])
+def test_pandas_nullable_integer_columns_with_missing_values(dtype):
+    """Regression: nullable integer columns became float64 (rounding values
+    beyond 2**53: [2**60 + 1, 2**60 + 1, NA, -2**61, ...] summed to 0.0).
+    Now exact: halves with NaN where NA, for column and row reductions and
+    the rolling sums and means."""
+    pd = pytest.importorskip("pandas")
+    import xsumufunc.pandas_accessor  # noqa: F401
+
+    if dtype == "Int64":        # sums cancel to small values
+        big = [2**60 + 1, 2**60 + 1, None, -(2**61), 2**62 + 3, None, -(2**62)]
+    else:                       # a small variance
+        big = [2**63 + 1, 2**63 + 2, None, 2**63 + 4, 2**63 + 3, None, 2**63 + 7]
+    s = pd.Series(big, dtype=dtype)
+    terms = [v for v in big if v is not None]
+    total = sum(Fraction(v) for v in terms)
+    assert_same(np.float64(s.exact.sum()), round_fraction(total, FLOAT64))
+    assert_same(np.float64(s.exact.mean()), round_fraction(total / len(terms), FLOAT64))
+    assert_same(np.float64(s.exact.var()), round_fraction(var_oracle(terms, 1), FLOAT64))
+    assert_rounded_sqrt(s.exact.std(ddof=0), var_oracle(terms, 0), FLOAT64)
+    assert math.isnan(s.exact.sum(skipna=False))
+    for window, min_periods in ((1, None), (2, 1), (3, 2), (7, 1)):
+        got = s.exact.rolling_sum(window, min_periods=min_periods)
+        got_mean = s.exact.rolling_mean(window, min_periods=min_periods)
+        need = window if min_periods is None else min_periods
+        for i in range(len(big)):
+            kept = [v for v in big[max(0, i - window + 1):i + 1] if v is not None]
+            if len(kept) < need:
+                assert math.isnan(got[i]) and math.isnan(got_mean[i])
+                continue
+            window_sum = sum(Fraction(v) for v in kept)
+            assert_same(np.float64(got[i]), round_fraction(window_sum, FLOAT64))
+            assert_same(np.float64(got_mean[i]), round_fraction(window_sum / len(kept),
+                                                                 FLOAT64))
+    df = pd.DataFrame({"a": s, "b": [0.5, np.nan, np.nan, 1.0, 2.0, np.nan, 3.0]})
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        means = df.exact.mean(axis=1)
+    sums = df.exact.sum(axis=1)
+    for i in range(len(big)):
+        row = [Fraction(v) for v in (big[i], df.b[i])
+               if v is not None and not (isinstance(v, float) and math.isnan(v))]
+        assert_same(np.float64(sums[i]), round_fraction(sum(row, Fraction(0)), FLOAT64))
+        if row:
+            assert_same(np.float64(means[i]), round_fraction(sum(row) / len(row), FLOAT64))
+        else:
+            assert math.isnan(means[i])
+    assert_same(np.float64(df.exact.sum()["a"]), round_fraction(total, FLOAT64))
