@@ -111,8 +111,11 @@ def integer_halves(values):
     takes 2**31 from h; where the high bits are 0 (|x| < 2**32), h = l = x/2.
     All exact in float64."""
     unit = np.uint64(1 << (_SPLIT_BIT - 1))
-    magnitude = (np.abs(values) if values.dtype.kind == "i" else values).astype(np.uint64)
-    low = magnitude & np.uint64((1 << _SPLIT_BIT) - 1)      # (|-2**63| wraps to 2**63 here)
+    if values.dtype.kind == "i":
+        magnitude = np.abs(values).view(np.uint64)   # a new array; |-2**63| wraps to 2**63
+    else:
+        magnitude = values.astype(np.uint64)         # a native copy
+    low = magnitude & np.uint64((1 << _SPLIT_BIT) - 1)
     magnitude -= low
     borrow = (low == 0) & (magnitude != 0)
     magnitude[borrow] -= unit
@@ -127,7 +130,7 @@ def integer_halves(values):
     return [high, low]
 
 
-def float64_parts(values):
+def float64_parts(values, split=True):
     """Real values as a list of float64 arrays of their shape whose sum is
     each value exactly, the one rule for integers wider than float64.
 
@@ -136,12 +139,14 @@ def float64_parts(values):
     comes back as it is, not a copy).  Two (integer_halves) for 64-bit
     integers when a float64 cannot hold them all; a product of two parts is
     exact in the dot loops, so callers pair the parts and concatenate
-    them."""
+    them.  split=False: None instead of the halves (a caller that would
+    rather take the values in smaller blocks)."""
     if may_split(values.dtype):
         converted = values.astype(np.float64)
         if _fits_float64(values, converted):
             return [converted]
-        return integer_halves(values)
+        del converted
+        return integer_halves(values) if split else None
     return [values.astype(np.float64, copy=False)]
 
 
