@@ -345,3 +345,22 @@ def test_pandas_nullable_integer_columns_with_missing_values(dtype):
         else:
             assert math.isnan(means[i])
     assert_same(np.float64(df.exact.sum()["a"]), round_fraction(total, FLOAT64))
+
+
+@pytest.mark.parametrize("gufunc", [xs.exact_dot_ufunc, xs.exact_dot_state_ufunc])
+def test_raw_dot_gufuncs_refuse_64_bit_integers(gufunc):
+    """The raw gufuncs have float loops only; NumPy would cast 64-bit
+    integers into float64 (2**53 + 1 . 1 was 2**53): a TypeError instead,
+    for either operand, even for values that fit (a rule of the dtype).
+    Integers of up to 32 bits cast exactly and still work."""
+    for dtype in WIDE:
+        wide = np.array([2**53 + 1], dtype)
+        for args in ((wide, np.ones(1)), (np.ones(1), wide), (wide, wide),
+                     (np.array([3], dtype), np.ones(1))):
+            with pytest.raises(TypeError, match="64-bit integers.*exact_dot"):
+                gufunc(*args)
+    small = np.array([2**31 - 1, -(2**31)], np.int32)
+    got = gufunc(small, small)
+    if gufunc is xs.exact_dot_state_ufunc:
+        got = xs.exact_dot_state_round_ufunc(got)
+    assert_same(got, exact_dot_oracle(terms_of(small), terms_of(small), FLOAT64))
