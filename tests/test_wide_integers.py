@@ -266,6 +266,18 @@ def test_vector_norms_in_small_blocks_and_chunks(monkeypatch):
         assert_rounded_sqrt(got[i], Fraction(sum(int(v) ** 2 for v in x[i])), FLOAT64)
 
 
+@pytest.mark.parametrize("terms", [5, 100])          # short and medium rows
+def test_vector_norms_of_rows_that_fit_beside_rows_that_split(terms):
+    """Rows within 2**53 keep the float paths, the others the exact integer
+    roots, in one block."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(-2**50, 2**50, (6, terms), dtype=np.int64)
+    x[1, 2], x[4, -1] = 2**53 + 1, -2**63
+    got = linalg.vector_norm(x, axis=1)
+    for i in range(6):
+        assert_rounded_sqrt(got[i], Fraction(sum(int(v) ** 2 for v in x[i])), FLOAT64)
+
+
 def test_pandas_row_reductions_of_mixed_columns():
     pd = pytest.importorskip("pandas")
     import xsumufunc.pandas_accessor  # noqa: F401

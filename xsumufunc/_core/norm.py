@@ -311,10 +311,22 @@ def norm2_rows(rows, result_dtype):
         if part.dtype.kind == "c":
             part = np.concatenate([part.real, part.imag], axis=-1)
         out = flat_result[start:start + block]
-        values = dtypes.float64_parts(part)
-        if len(values) > 1:               # 64-bit integers beyond 2**53
-            del values
-            _wide_integer_rows(part, fmt_of_result, out)
+        values = dtypes.float64_parts(part, split=False)
+        if values is None:                # 64-bit integers beyond 2**53
+            # Their rows go to _wide_integer_rows; the others (every value
+            # within 2**53 a float64) to the paths below.
+            big = (part > 2**53).any(axis=-1)
+            if part.dtype.kind == "i":
+                big |= (part < -2**53).any(axis=-1)
+            for rows_of, where in ((_wide_integer_rows, np.flatnonzero(big)),
+                                   (None, np.flatnonzero(~big))):
+                if where.size:
+                    norms = np.empty(where.size, result_dtype)
+                    if rows_of is None:
+                        norms[...] = norm2_rows(part[where], result_dtype)
+                    else:
+                        rows_of(part[where], fmt_of_result, norms)
+                    out[where] = norms
             continue
         values = values[0]
         with np.errstate(invalid="ignore"):
