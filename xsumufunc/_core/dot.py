@@ -10,8 +10,6 @@ from .spec import check_out
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 # Float dtypes whose values are all float32 values (products exact in float64).
 NARROW = {_F16, dtypes.BFLOAT16, _F32, *dtypes.CODES}
-# Integers whose every value is a float64, so products stay exact.
-_SMALL_INTEGER_BITS = 32
 
 
 def _check_operand(x, name):
