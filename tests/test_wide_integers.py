@@ -310,6 +310,31 @@ def test_pandas_row_reductions_of_mixed_columns():
 
 
 
+@given(data=st.data(), skipna=st.booleans())
+def test_pandas_row_reductions_of_random_mixed_columns(data, skipna):
+    pd = pytest.importorskip("pandas")
+    import xsumufunc.pandas_accessor  # noqa: F401
+
+    n = data.draw(st.integers(1, 6))
+    signed = data.draw(wide_vectors(I64, n))
+    unsigned = data.draw(wide_vectors(U64, n))
+    floats = data.draw(st.lists(st.sampled_from([0.5, -1e300, 2.0**-1074, np.nan, 3.0, -0.0]),
+                                min_size=n, max_size=n))
+    df = pd.DataFrame({"i": signed, "u": unsigned, "f": floats})
+    got = {m: getattr(df.exact, m)(axis=1, skipna=skipna) for m in ("sum", "mean", "var")}
+    for i in range(n):
+        row = [int(signed[i]), int(unsigned[i]), floats[i]]
+        if math.isnan(floats[i]):
+            if not skipna:
+                assert all(math.isnan(got[m][i]) for m in got)
+                continue
+            row = row[:2]
+        total = sum(Fraction(v) for v in row)
+        assert_same(np.float64(got["sum"][i]), round_fraction(total, FLOAT64))
+        assert_same(np.float64(got["mean"][i]), round_fraction(total / len(row), FLOAT64))
+        assert_same(np.float64(got["var"][i]), round_fraction(var_oracle(row, 1), FLOAT64))
+
+
 @pytest.mark.parametrize("dtype", ["Int64", "UInt64"])
 def test_pandas_nullable_integer_columns_with_missing_values(dtype):
     """Regression: nullable integer columns became float64 (rounding values
