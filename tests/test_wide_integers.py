@@ -217,6 +217,23 @@ def test_variances_over_axes_with_where_keepdims_out(data, dtype):
         assert_rounded_sqrt(out[index], v, FLOAT32)
 
 
+@pytest.mark.parametrize("scratch", [100, 1000])
+def test_variances_of_long_rows_in_chunks(monkeypatch, scratch):
+    """Rows of wide integers are split a chunk of columns at a time and the
+    chunks' exact states merged (bounded scratch): the same exact moments."""
+    monkeypatch.setattr(rows_module, "SCRATCH_BYTES", scratch)
+    rng = np.random.default_rng(8)
+    x = rng.integers(-2**63, 2**63 - 1, (3, 37), dtype=np.int64, endpoint=True)
+    keep = rng.random((3, 37)) < 0.8
+    for ddof in (0, 1):
+        var = xs.exact_var(x, axis=1, ddof=ddof, where=keep)
+        std = xs.exact_std(x, axis=1, ddof=ddof)
+        for i in range(3):
+            assert_same(var[i], round_fraction(var_oracle(terms_of(x[i][keep[i]]), ddof),
+                                               FLOAT64))
+            assert_rounded_sqrt(std[i], var_oracle(terms_of(x[i]), ddof), FLOAT64)
+
+
 @given(data=st.data(), dtype=st.sampled_from(WIDE), mean=st.booleans())
 def test_moving_sums_and_means_match_the_oracle(data, dtype, mean):
     x = data.draw(wide_vectors(dtype))

@@ -23,8 +23,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._ufuncs import exact_dot_state_ufunc, exact_sum_state_ufunc
-from . import dtypes, norm
+from .._ufuncs import exact_dot_state_ufunc, exact_state_merge_ufunc, exact_sum_state_ufunc
+from . import dtypes, norm, states
+from . import rows as rows_module
 from . import stateformat as fmt
 from .rational import round_rational, sqrt_rational
 from .spec import NO_VALUE, ReductionSpec, as_input, check_out
@@ -73,10 +74,14 @@ class Moments:
         """Moments of the terms of `rows` (R, n) where `keep` (R, n) is True
         (keep None: every term)."""
         comps = (rows,) if rows.dtype.kind != "c" else (rows.real, rows.imag)
-        sums = [cls.sums_of_parts(
-                    dtypes.float64_parts(comp) if comp.dtype.kind in "biu"
-                    else [comp.astype(dtypes.native(comp.dtype), copy=False)], keep)
-                for comp in comps]
+        sums = []
+        for comp in comps:
+            if comp.dtype.kind not in "biu":
+                parts = [comp.astype(dtypes.native(comp.dtype), copy=False)]
+            else:
+                parts = dtypes.float64_parts(comp, split=False)
+            sums.append(cls.sums_of_parts(parts, keep) if parts is not None
+                        else cls._sums_of_wide_integers(comp, keep))
         if len(comps) == 1:
             s1, s2 = sums[0]
         else:
@@ -96,6 +101,26 @@ class Moments:
         left, right = norm.square_operands(parts)
         s1 = exact_sum_state_ufunc(flat, signature=(native, fmt.NATIVE))
         s2 = exact_dot_state_ufunc(left, right, signature=(native, native, fmt.NATIVE))
+        return s1, s2
+
+    @classmethod
+    def _sums_of_wide_integers(cls, comp, keep):
+        """sums_of_parts of 64-bit integer rows that a float64 cannot all
+        hold, split into their halves a chunk of columns at a time (the
+        halves and operands take about 80 bytes a term) and the chunks'
+        states merged, so that the copies stay near rows.SCRATCH_BYTES
+        for long rows."""
+        step = max(1, rows_module.SCRATCH_BYTES // (80 * max(len(comp), 1)))
+        s1 = s2 = None
+        for first in range(0, max(comp.shape[-1], 1), step):
+            piece = slice(first, first + step)
+            one, two = cls.sums_of_parts(dtypes.float64_parts(comp[:, piece]),
+                                         None if keep is None else keep[:, piece])
+            if s1 is None:
+                s1, s2 = one, two
+            else:
+                s1 = exact_state_merge_ufunc(np.stack([s1, one], axis=-2))
+                s2 = states.merge_dot_states(np.stack([s2, two], axis=-2))
         return s1, s2
 
     @classmethod
