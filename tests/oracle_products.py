@@ -90,10 +90,13 @@ def _is_complex(v):
     return isinstance(v, (complex, np.complexfloating))
 
 
-def _cplx(v):
+def _components(v):
+    """(real, imaginary) of one term, exactly: an integer keeps its exact
+    value as the real part (complex() would round it beyond 2**53)."""
     if _is_int_like(v):
-        return complex(int(v), 0)
-    return complex(v)
+        return int(v), 0.0
+    c = complex(v)
+    return c.real, c.imag
 
 
 # ---------------------------------------------------------------------------
@@ -128,11 +131,11 @@ def exact_mean_oracle(values, dtype, skip_nan=False):
     dtype = np.dtype(dtype)
     if dtype in COMPONENT_DTYPE:
         comp = COMPONENT_DTYPE[dtype]
-        cs = [_cplx(v) for v in values]
+        cs = [_components(v) for v in values]
         if skip_nan:
-            cs = [c for c in cs if not (math.isnan(c.real) or math.isnan(c.imag))]
-        re = _real_mean([c.real for c in cs], comp)
-        im = _real_mean([c.imag for c in cs], comp)
+            cs = [(r, i) for r, i in cs if not (_is_float_nan(r) or math.isnan(i))]
+        re = _real_mean([r for r, _ in cs], comp)
+        im = _real_mean([i for _, i in cs], comp)
         out = np.empty((), dtype=dtype)
         out.real = re
         out.imag = im
@@ -205,14 +208,14 @@ def exact_dot_oracle(a_values, b_values, dtype):
     dtype = np.dtype(dtype)
     if dtype in COMPONENT_DTYPE:
         comp = COMPONENT_DTYPE[dtype]
-        ca = [_cplx(v) for v in a_values]
-        cb = [_cplx(v) for v in b_values]
+        ca = [_components(v) for v in a_values]
+        cb = [_components(v) for v in b_values]
         re_pairs, im_pairs = [], []
-        for x, y in zip(ca, cb):
-            re_pairs.append((x.real, y.real))
-            re_pairs.append((x.imag, y.imag))
-            im_pairs.append((x.real, y.imag))
-            im_pairs.append((-x.imag, y.real))
+        for (xr, xi), (yr, yi) in zip(ca, cb):
+            re_pairs.append((xr, yr))
+            re_pairs.append((xi, yi))
+            im_pairs.append((xr, yi))
+            im_pairs.append((-xi, yr))
         out = np.empty((), dtype=dtype)
         out.real = _real_dot(re_pairs, comp)
         out.imag = _real_dot(im_pairs, comp)

@@ -602,8 +602,10 @@ def test_vector_norm_of_integers_is_exact():
     x = np.array([2**53 - 1, 2**30, -(2**31)], np.int64)
     assert_rounded_sqrt(xp.linalg.vector_norm(x), _exact_square_sum(x.astype(np.float64)),
                         FLOAT64)
-    with pytest.raises(ValueError, match="cannot hold exactly"):
-        xp.linalg.vector_norm(np.array([2**53 + 1], np.int64))
+    for big in (np.array([2**53 + 1], np.int64), np.array([2**64 - 1, 3], np.uint64),
+                np.array([-2**63, 2**63 - 1, 2**53 + 1], np.int64)):
+        total = sum(int(v) ** 2 for v in big)
+        assert_rounded_sqrt(xp.linalg.vector_norm(big), Fraction(total), FLOAT64)
 
 
 @pytest.mark.parametrize("dtype", STANDARD_FLOATS)

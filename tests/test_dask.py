@@ -281,3 +281,36 @@ def test_empty_input_with_a_numpy_where():
         got = xs.exact_mean(x, axis=-1, where=np.ones((600, 1, 0), bool)).compute(
             scheduler="sync")
     assert got.shape == (600, 1) and np.isnan(got).all()
+
+
+@given(data=st.data(), dtypes=st.sampled_from([(np.int64, np.int64), (np.uint64, FLOAT64),
+                                               (np.int64, np.uint64), (np.int64, COMPLEX128)]))
+def test_wide_integers_every_chunking(data, dtypes):
+    """64-bit integers beyond 2**53 (split into exact halves in each block):
+    exact_dot, exact_var/std and the moving sums give the NumPy bits, which
+    the oracle checks, for every chunking."""
+    a = data.draw(nd_arrays(dtypes[0], max_dims=2))
+    b = data.draw(nd_arrays(dtypes[1], shape=a.shape))
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    da_ = da.from_array(a, chunks=data.draw(chunkings(a.shape)))
+    db_ = da.from_array(b, chunks=data.draw(chunkings(b.shape)))
+    got = quiet(xs.exact_dot(da_, db_, axis=axis).compute)
+    assert_same(got, quiet(xs.exact_dot, a, b, axis=axis))
+    assert_same(got, oracle_dot(a, b, axis, dtype=np.asarray(got).dtype))
+    for func in (xs.exact_var, xs.exact_std, xs.exact_nanvar):
+        assert_same(quiet(func(da_, axis=axis).compute), quiet(func, a, axis=axis))
+    if a.shape[axis] == 0:
+        return
+    window = data.draw(st.integers(1, a.shape[axis]))
+    for func in (xs.exact_moving_sum, xs.exact_moving_mean):
+        assert_same(func(da_, window, axis=axis, min_count=1).compute(),
+                    func(a, window, axis=axis, min_count=1))
+
+
+def test_wide_integer_dot_across_chunks_is_exact():
+    a = np.array([2**63 - 1, -2**63, 2**53 + 1, -(2**53), 2**62 + 1, 3], np.int64)
+    b = np.array([1, 1, 1, 1, 2**64 - 1, 3], np.uint64)
+    expected = oracle_dot(a, b)
+    for chunks in (1, 2, 4, 6):
+        got = xs.exact_dot(da.from_array(a, chunks=chunks), da.from_array(b, chunks=chunks))
+        assert_same(got.compute(), expected)

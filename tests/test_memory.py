@@ -170,13 +170,16 @@ def test_dot_blocks_give_the_oracle(monkeypatch, scratch, da, db):
                                             np.float32))
 
 
-def test_blocked_dot_leaves_out_untouched_when_a_block_refuses(monkeypatch):
-    """A 64-bit integer that float64 cannot hold, in the last block: the
-    ValueError comes after earlier blocks were summed, and out is as it was."""
+def test_blocked_dot_splits_wide_integers_in_their_own_block(monkeypatch):
+    """A 64-bit integer that float64 cannot hold, in the last block only:
+    that block splits it into exact halves, the others take the fast path,
+    and every dot written into out is the exact one."""
+    from oracle_products import exact_dot_oracle
     monkeypatch.setattr(rows_module, "SCRATCH_BYTES", 64)
     a = np.ones((6, 5), np.int64)
     a[5, 4] = 2**53 + 1
+    b = np.array([1, 2, 3, 4, 2**60 + 3], np.int64)
     out = np.full(6, 7.0)
-    with pytest.raises(ValueError, match="cannot hold exactly"):
-        xs.exact_dot(a, np.ones(5, np.int64), out=out)
-    assert_same(out, np.full(6, 7.0))
+    assert xs.exact_dot(a, b, out=out) is out
+    for i in range(6):
+        assert_same(out[i], exact_dot_oracle(a[i].tolist(), b.tolist(), np.float64))

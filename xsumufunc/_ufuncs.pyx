@@ -486,6 +486,38 @@ cdef object _dot_state_gufunc():
     return ufunc
 
 
+cdef extern from *:
+    """
+    /* The dot gufuncs have float loops only: NumPy's default resolution
+       would cast 64-bit integers into the float64 loop, rounding those
+       beyond 2**53.  Refuse them (xsumufunc.exact_dot is exact for them);
+       smaller integers and bools cast exactly. */
+    static int xs_dot_type_resolver(PyUFuncObject *ufunc, NPY_CASTING casting,
+                                    PyArrayObject **operands, PyObject *type_tup,
+                                    PyArray_Descr **out_dtypes)
+    {
+        for (int i = 0; i < 2; i++) {
+            PyArray_Descr *descr = PyArray_DESCR(operands[i]);
+            if ((descr->kind == 'i' || descr->kind == 'u') && PyDataType_ELSIZE(descr) > 4) {
+                PyErr_Format(PyExc_TypeError,
+                             "%s: operand %d is %d-bit integers, which its float64 loop "
+                             "would round beyond 2**53; use xsumufunc.exact_dot, exact for "
+                             "every integer", ufunc->name, i + 1,
+                             (int)(8 * PyDataType_ELSIZE(descr)));
+                return -1;
+            }
+        }
+        return PyUFunc_DefaultTypeResolver(ufunc, casting, operands, type_tup, out_dtypes);
+    }
+
+    static void xs_refuse_wide_integers(PyObject *ufunc)
+    {
+        ((PyUFuncObject *)ufunc)->type_resolver = &xs_dot_type_resolver;
+    }
+    """
+    void xs_refuse_wide_integers(object ufunc)
+
+
 cdef object _dot_gufunc():
     """(n),(n)->(): both inputs of one float dtype; mixed pairs are brought to
     a common dtype that holds both exactly by the Python wrapper."""
@@ -529,6 +561,7 @@ exact_mean_ufunc = _rounding_gufunc(
     "The raw gufunc behind xsumufunc.exact_mean, signature (n)->().",
     "(n)->()")
 exact_dot_ufunc = _dot_gufunc()
+xs_refuse_wide_integers(exact_dot_ufunc)
 exact_sum_state_ufunc = _state_gufunc()
 exact_masked_state_ufunc = _masked_state_gufunc()
 exact_state_merge_ufunc = _merge_gufunc()
@@ -536,6 +569,7 @@ exact_state_round_ufunc = _round_gufunc(
     <size_t>xs_state_round, 1, "exact_state_round_ufunc",
     "Round an exact state once into the result dtype.", f"({XS_STATE_LEN})->()")
 exact_dot_state_ufunc = _dot_state_gufunc()
+xs_refuse_wide_integers(exact_dot_state_ufunc)
 exact_dot_state_round_ufunc = _round_gufunc(
     <size_t>xs_dot_state_round, 1, "exact_dot_state_round_ufunc",
     "Round an exact dot product's state once into the result dtype.",

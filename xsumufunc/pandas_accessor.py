@@ -38,7 +38,8 @@ import pandas as pd
 from ._api.moving import exact_moving_mean, exact_moving_sum
 from ._api.stats import exact_nanstd, exact_nanvar, exact_std, exact_var
 from ._api.sums import exact_mean, exact_nanmean, exact_nansum, exact_sum
-from ._core import dtypes
+from ._core import dtypes, moments, moving, states
+from ._core.spec import NO_VALUE, warn_empty_mean
 
 __all__ = ["ExactFrameAccessor", "ExactSeriesAccessor"]
 
@@ -55,8 +56,11 @@ _AXES = {0: 0, "index": 0, 1: 1, "columns": 1}
 
 
 def _column_values(column, name, func):
-    """A column's values as an ndarray we reduce exactly: its own dtype, or
-    float64 with NaN for pandas' nullable dtypes (pd.NA)."""
+    """A column's values as we reduce them exactly: an ndarray of its own
+    dtype, or float64 with NaN for pandas' nullable dtypes (pd.NA); for a
+    nullable integer column with NA and values that a float64 cannot hold,
+    the list of its two exact float64 halves (dtypes.float64_parts), NaN in
+    both where NA."""
     dtype = column.dtype
     if isinstance(dtype, np.dtype):
         try:
@@ -65,6 +69,15 @@ def _column_values(column, name, func):
             raise TypeError(f"{func}: column {name!r} has dtype {dtype}, which is not numeric; "
                             "pass numeric_only=True to leave such columns out") from None
         return column.to_numpy()
+    if pd.api.types.is_integer_dtype(dtype):            # nullable: exact, NA -> NaN
+        missing = column.isna().to_numpy()
+        values = column.to_numpy(dtype=dtype.numpy_dtype, na_value=0)
+        if not missing.any():
+            return values
+        parts = dtypes.float64_parts(values)           # new arrays: integers are cast
+        for part in parts:
+            part[missing] = np.nan
+        return parts[0] if len(parts) == 1 else parts
     if pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
         values = column.to_numpy(dtype=np.float64, na_value=np.nan)     # nullable: NA -> NaN
         return values
@@ -80,7 +93,10 @@ def _numeric_columns(df, numeric_only):
     return df[keep]
 
 
-def _reduce(method, values, axis, skipna, kwargs):
+def _reduce(method, values, axis, skipna, kwargs, func):
+    if isinstance(values, list):                   # a column's halves (_column_values)
+        return _reduce_parts(method, values[0][np.newaxis], values[1][np.newaxis], skipna,
+                             kwargs, func)[0]
     exact, nan_variant = _REDUCTIONS[method]
     # Skipping NaNs goes through exact states; with no NaN to skip (one
     # vectorised check for NumPy floats), the plain loops give the same bits
@@ -89,6 +105,23 @@ def _reduce(method, values, axis, skipna, kwargs):
     has_nan = kind not in "biu" and (kind not in "fc" or bool(np.isnan(values).any()))
     func = nan_variant if skipna and has_nan else exact
     return func(values, axis=axis, **kwargs)
+
+
+def _reduce_parts(method, first, second, skipna, kwargs, func):
+    """Row sums, means, variances or standard deviations of terms given by
+    two exact float64 parts each (first + second, a missing term NaN in
+    first), through the exact moments of the rows' terms, rounded once
+    into float64."""
+    keep = ~np.isnan(first) if skipna else None
+    s1, s2 = moments.Moments.sums_of_parts([first, second], keep)
+    m = moments.Moments.of_sums(s1, s2, first.shape, keep)
+    if method in ("var", "std"):
+        ddof = moments.check_ddof(kwargs.get("ddof", 0), NO_VALUE, func)
+        return moments.finish(m, ddof, np.dtype(np.float64), method == "std", func)
+    if method == "mean" and not np.all(m.counts):
+        warn_empty_mean(stacklevel=4)
+    return states.round_states(m.s1, m.counts if method == "mean" else None,
+                               np.dtype(np.float64), False)
 
 
 @pd.api.extensions.register_dataframe_accessor("exact")
@@ -106,21 +139,28 @@ class ExactFrameAccessor:
         df = _numeric_columns(self._df, numeric_only)
         columns = [_column_values(df[c], c, func) for c in df.columns]
         if axis == 0:
-            results = [_reduce(method, v, None, skipna, kwargs) for v in columns]
+            results = [_reduce(method, v, None, skipna, kwargs, func) for v in columns]
             return pd.Series(results, index=df.columns, dtype=np.result_type(*results)
                              if results else np.float64)
         # Rows: one 2-D call.  One dtype for every column keeps the values
-        # as they are; mixed columns become float64, exactly (integers
-        # beyond 2**53 are refused).
+        # as they are; mixed columns become float64, exactly, or where a
+        # 64-bit integer column holds values beyond 2**53, two float64
+        # parts per term (_reduce_parts).
         if not columns:
             return pd.Series(np.zeros(len(df)), index=df.index)
-        kinds = {v.dtype for v in columns}
-        if len(kinds) == 1 and all(isinstance(df[c].dtype, np.dtype) for c in df.columns):
+        if (all(isinstance(df[c].dtype, np.dtype) for c in df.columns)
+                and len({v.dtype for v in columns}) == 1):
             block = df.to_numpy()          # pandas' own block, no per-column copies
         else:
-            block = np.column_stack([dtypes.exactly_float64(v, func, "a column")
-                                     for v in columns])
-        return pd.Series(_reduce(method, block, 1, skipna, kwargs), index=df.index)
+            parts = [v if isinstance(v, list) else dtypes.float64_parts(v) for v in columns]
+            if any(len(p) > 1 for p in parts):
+                first = np.column_stack([p[0] for p in parts])
+                second = np.column_stack([p[-1] if len(p) > 1 else np.zeros(len(first))
+                                          for p in parts])
+                return pd.Series(_reduce_parts(method, first, second, skipna, kwargs, func),
+                                 index=df.index)
+            block = np.column_stack([p[0] for p in parts])
+        return pd.Series(_reduce(method, block, 1, skipna, kwargs, func), index=df.index)
 
     def sum(self, axis: int | str = 0, skipna: bool = True,
             numeric_only: bool = False) -> pd.Series:
@@ -155,7 +195,19 @@ class ExactSeriesAccessor:
         return _column_values(self._series, self._series.name, f"Series.exact.{method}")
 
     def _reduction(self, method, skipna, **kwargs):
-        return _reduce(method, self._values(method), None, skipna, kwargs)
+        return _reduce(method, self._values(method), None, skipna, kwargs,
+                       f"Series.exact.{method}")
+
+    def _rolling(self, method, window, min_periods):
+        values = self._values(method)
+        if isinstance(values, list):                   # halves (_column_values)
+            window, min_count = moving.check_window(window, min_periods, len(values[0]),
+                                                    f"Series.exact.{method}")
+            res = moving.moving_of_halves(values, window, min_count, method == "rolling_mean")
+        else:
+            func = exact_moving_mean if method == "rolling_mean" else exact_moving_sum
+            res = func(values, window, min_count=min_periods)
+        return pd.Series(res, index=self._series.index, name=self._series.name)
 
     def sum(self, skipna: bool = True) -> Any:
         """The exact sum, rounded once."""
@@ -177,12 +229,8 @@ class ExactSeriesAccessor:
         """``rolling(window, min_periods).sum()``, each window exact and
         rounded once (no drift): NaNs are not terms, a window with fewer
         than min_periods (default: window) values is NaN."""
-        values = self._values("rolling_sum")
-        return pd.Series(exact_moving_sum(values, window, min_count=min_periods),
-                         index=self._series.index, name=self._series.name)
+        return self._rolling("rolling_sum", window, min_periods)
 
     def rolling_mean(self, window: int, min_periods: int | None = None) -> pd.Series:
         """``rolling(window, min_periods).mean()``, exact and rounded once."""
-        values = self._values("rolling_mean")
-        return pd.Series(exact_moving_mean(values, window, min_count=min_periods),
-                         index=self._series.index, name=self._series.name)
+        return self._rolling("rolling_mean", window, min_periods)

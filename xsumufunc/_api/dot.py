@@ -24,8 +24,9 @@ def exact_dot(a: ArrayLike, b: ArrayLike, axis: int = -1, dtype: DTypeLike | Non
     Parameters
     ----------
     a, b : array_like
-        float16, float32, float64, bfloat16, bool, integer (values within
-        2**53) or complex values; the lengths along `axis` must be equal.
+        float16, float32, float64, bfloat16, bool, integer (every 64-bit
+        value, exactly) or complex values; the lengths along `axis` must be
+        equal.
     axis : int, optional
         The axis of the vectors, in each argument (default: the last).
     dtype : dtype, optional

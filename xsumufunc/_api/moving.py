@@ -25,7 +25,7 @@ def exact_moving_sum(a: ArrayLike, window: int, axis: int = -1,
     Parameters
     ----------
     a : array_like
-        bool, integer (values within 2**53), float16, float32, float64 or
+        bool, integer (every 64-bit value, exactly), float16, float32, float64 or
         bfloat16 values.
     window : int
         The number of elements in each window, ``1 <= window <= a.shape[axis]``.

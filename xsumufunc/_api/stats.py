@@ -31,7 +31,7 @@ def exact_var(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
     Parameters
     ----------
     a : array_like
-        bool, integer (values within 2**53), float16, float32, float64,
+        bool, integer (every 64-bit value, exactly), float16, float32, float64,
         bfloat16, complex64 or complex128 values.  The variance of complex
         values is that of the real parts plus that of the imaginary parts.
     axis : None, int or tuple of ints, optional

@@ -276,12 +276,9 @@ def _state_as_terms(states, func_name):
 
 def _as_float64_terms(x):
     """x as float64 along a new last axis of terms, exactly: 64-bit integers
-    become two terms (high and low 32 bits) each."""
-    if x.dtype.kind in "iu" and x.dtype.itemsize == 8:
-        v = x.astype(np.int64) if x.dtype.kind == "i" else x
-        low = (v & _DIGIT_MASK).astype(np.float64)
-        high = (v - (v & _DIGIT_MASK)).astype(np.float64)       # a multiple of 2**32: exact
-        return np.stack([high, low], axis=-1)
+    become two terms (_dtypes.integer_halves)."""
+    if _dtypes.may_split(x.dtype):
+        return np.stack(_dtypes.integer_halves(x), axis=-1)
     return x.astype(np.float64)[..., None]
 
 
@@ -399,15 +396,13 @@ _INT64 = np.dtype(np.int64)
 def _dot_state_blocks(a, b, *, compute, parts):
     """The exact dot states of one pair of blocks (vector axis last), with
     the vector axis kept as length 1: (..., 1, len(parts), 207).  parts: the
-    (x, y, negate x) component pairs whose dots are merged into one part
-    each (one part for real inputs; real and imaginary for complex)."""
+    (x, y, negate x) component pairs whose dots add up to one part each
+    (one part for real inputs; real and imaginary for complex), taken as
+    one exact dot (_dot.exact_operands: 64-bit integers split exactly)."""
     states = []
     for pairs in parts:
-        st = [exact_dot_state_ufunc(_dot.as_exact(-x(a) if neg else x(a), compute, "a"),
-                                    _dot.as_exact(y(b), compute, "b"),
-                                    signature=(compute, compute, _INT64))
-              for x, y, neg in pairs]
-        states.append(st[0] if len(st) == 1 else _state.merge_dot_states(np.stack(st, axis=-2)))
+        left, right = _dot.exact_operands([(x(a), y(b), neg) for x, y, neg in pairs], compute)
+        states.append(exact_dot_state_ufunc(left, right, signature=(compute, compute, _INT64)))
     return np.stack(states, axis=-2)[..., np.newaxis, :, :]
 
 

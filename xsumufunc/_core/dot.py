@@ -10,8 +10,6 @@ from .spec import check_out
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 # Float dtypes whose values are all float32 values (products exact in float64).
 NARROW = {_F16, dtypes.BFLOAT16, _F32, *dtypes.CODES}
-# Integers whose every value is a float64, so products stay exact.
-_SMALL_INTEGER_BITS = 32
 
 
 def _check_operand(x, name):
@@ -54,43 +52,106 @@ def integer_operands(da, db):
     return da.kind in "biu" and db.kind in "biu"
 
 
-def as_exact(x, dtype, name):
-    """x in dtype, refusing 64-bit integers that a float64 cannot hold exactly."""
-    if x.dtype.kind in "iu" and x.dtype.itemsize * 8 > _SMALL_INTEGER_BITS:
-        return dtypes.exactly_float64(x, "exact_dot", name).astype(dtype, copy=False)
-    return x.astype(dtype, copy=False)
+def _parts(x, compute, split=True):
+    """x as a list of arrays in `compute` whose sum is x exactly (float64:
+    dtypes.float64_parts, two for 64-bit integers beyond 2**53; None for
+    those when not split)."""
+    if compute == _F64:
+        return dtypes.float64_parts(x, split)
+    return [x.astype(compute, copy=False)]
 
 
-def _cast_bytes(operands, compute):
-    """Bytes of the copies that casting the operands into `compute` makes."""
+def split_pairs(pairs, compute, split=True):
+    """`pairs` of (x, y, negate x) with x and y as lists of their exact
+    parts in `compute` (_parts); split=False: None where an integer would
+    split (the caller takes smaller blocks)."""
+    out = []
+    for x, y, negate in pairs:
+        xs = _parts(x, compute, split)
+        ys = None if xs is None else _parts(y, compute, split)
+        if ys is None:
+            return None
+        out.append((xs, ys, negate))
+    return out
+
+
+def operands_of(split, axes=(-1, -1)):
+    """Two operands whose one exact dot is the sum of x.y (or -x.y) over the
+    split pairs (split_pairs): every part of x paired with every part of y,
+    concatenated along the vector axes (axes: x's and y's).  Products of
+    parts are exact, so no integer is ever rounded.  One pair of unsplit
+    operands comes back as they are (cast, not copied)."""
+    lefts, rights = [], []
+    for xs, ys, negate in split:
+        for u in xs:
+            for v in ys:
+                lefts.append(-u if negate else u)
+                rights.append(v)
+    if len(lefts) == 1:
+        return lefts[0], rights[0]
+    return np.concatenate(lefts, axis=axes[0]), np.concatenate(rights, axis=axes[1])
+
+
+def exact_operands(pairs, compute, axes=(-1, -1)):
+    """operands_of(split_pairs(pairs, compute), axes)."""
+    return operands_of(split_pairs(pairs, compute), axes)
+
+
+def _cast_bytes(operands, compute, wide=False):
+    """Bytes of the copies that the dot of the operands in `compute` makes:
+    their casts; wide: where 64-bit integers split in two
+    (dtypes.float64_parts), both operands concatenated from paired parts."""
+    if wide:
+        widen = 1
+        for x in operands:
+            widen *= 2 if dtypes.may_split(x.dtype) else 1
+        return widen * sum(x.size * compute.itemsize for x in operands)
     return sum(x.size * compute.itemsize for x in operands if x.dtype != compute)
 
 
-def _dot_in_blocks(a, b, out, compute, part):
+def _dot_in_blocks(a, b, out, compute, part, wide=False):
     """out[...] = the exact dots of the last axes of the broadcast views a
     and b (one shape), rounded into out, with the operands cast into
     `compute` a block at a time (rows.SCRATCH_BYTES): blocks of the leading
     axis, or for one long vector, chunks of it whose exact dot states are
-    merged before one rounding."""
-    if _cast_bytes((a, b), compute) <= rows.SCRATCH_BYTES:
-        exact_dot_ufunc(as_exact(a, compute, "a"), as_exact(b, compute, "b"), out=out,
-                        signature=(compute, compute, part))
+    merged before one rounding.  A block whose 64-bit integers split
+    (dtypes.float64_parts) into more than the scratch is taken again in
+    blocks sized for its parts (wide)."""
+    if _cast_bytes((a, b), compute, wide) <= rows.SCRATCH_BYTES:
+        split = split_pairs([(a, b, False)], compute,
+                            _cast_bytes((a, b), compute, True) <= rows.SCRATCH_BYTES)
+        if split is None:
+            _dot_in_blocks(a, b, out, compute, part, wide=True)
+            return
+        exact_dot_ufunc(*operands_of(split), out=out, signature=(compute, compute, part))
     elif a.ndim > 1 and a.shape[0] == 1:
-        _dot_in_blocks(a[0], b[0], out[0, ...], compute, part)     # out[0, ...]: a view
+        _dot_in_blocks(a[0], b[0], out[0, ...], compute, part, wide)    # out[0, ...]: a view
     elif a.ndim > 1:
-        step = max(1, rows.SCRATCH_BYTES // max(_cast_bytes((a[0], b[0]), compute), 1))
+        step = max(1, rows.SCRATCH_BYTES // max(_cast_bytes((a[0], b[0]), compute, wide), 1))
         for start in range(0, a.shape[0], step):
             _dot_in_blocks(a[start:start + step], b[start:start + step], out[start:start + step],
-                           compute, part)
+                           compute, part, wide)
     else:
-        chunk = max(1, rows.SCRATCH_BYTES // (2 * compute.itemsize))
         total = None
-        for start in range(0, a.shape[0], chunk):
-            st = exact_dot_state_ufunc(as_exact(a[start:start + chunk], compute, "a"),
-                                       as_exact(b[start:start + chunk], compute, "b"),
-                                       signature=(compute, compute, fmt.NATIVE))
+        for st in _chunk_states(a, b, compute, wide):
             total = st if total is None else states.merge_dot_states(np.stack([total, st]))
         exact_dot_state_round_ufunc(total, out=out, signature=(fmt.NATIVE, part))
+
+
+def _chunk_states(a, b, compute, wide):
+    """The exact dot states of chunks of the vectors a and b, each chunk's
+    copies within rows.SCRATCH_BYTES (wide: sized for split integers; a
+    chunk that splits into more is taken again in such chunks)."""
+    per_term = _cast_bytes((a[:1], b[:1]), compute, True) if wide else 2 * compute.itemsize
+    chunk = max(1, rows.SCRATCH_BYTES // max(per_term, 1))
+    for start in range(0, a.shape[0], chunk):
+        x, y = a[start:start + chunk], b[start:start + chunk]
+        split = split_pairs([(x, y, False)], compute,
+                            _cast_bytes((x, y), compute, True) <= rows.SCRATCH_BYTES)
+        if split is None:
+            yield from _chunk_states(x, y, compute, True)
+            continue
+        yield exact_dot_state_ufunc(*operands_of(split), signature=(compute, compute, fmt.NATIVE))
 
 
 def vector_layout(a, b, axis, func_name="exact_dot"):
@@ -148,33 +209,34 @@ def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
     axes = [(axis_a,), (axis_b,), ()]
     if kind == "real":
         compute = compute_dtype(da, db)
+        split, wide = None, False
         if _cast_bytes((a, b), compute) <= rows.SCRATCH_BYTES:
-            res = exact_dot_ufunc(as_exact(a, compute, "a"), as_exact(b, compute, "b"),
-                                  out=target, axes=axes, signature=(compute, compute, part))
+            split = split_pairs([(a, b, False)], compute,
+                                _cast_bytes((a, b), compute, True) <= rows.SCRATCH_BYTES)
+            wide = split is None                 # integers to split, in smaller blocks
+        if split is not None:
+            res = exact_dot_ufunc(*operands_of(split, (axis_a, axis_b)), out=target, axes=axes,
+                                  signature=(compute, compute, part))
         else:
-            # Into a temporary: a later block may refuse its integers, and
-            # out must then be left untouched.
+            # Into a temporary: out may overlap the operands that later
+            # blocks still read.
             target = None
             res = np.empty(shape, result)
             loop = shape + (a.shape[axis_a],)
             _dot_in_blocks(np.broadcast_to(np.moveaxis(a, axis_a, -1), loop),
                            np.broadcast_to(np.moveaxis(b, axis_b, -1), loop),
-                           res, compute, part)
+                           res, compute, part, wide)
     else:
         # conj(a) . b, per component, each as one exact dot of twice the length:
         # real = ar.br + ai.bi, imag = ar.bi - ai.br.
         compute = compute_dtype(dtypes.component(da), dtypes.component(db))
         ar, ai = (a.real, a.imag) if ka == "complex" else (a, np.zeros_like(a))
         br, bi = (b.real, b.imag) if kb == "complex" else (b, np.zeros_like(b))
-        ar, ai, br, bi = (as_exact(x, compute, n) for x, n in
-                          ((ar, "a"), (ai, "a"), (br, "b"), (bi, "b")))
         res = np.empty(shape, result) if target is None else target
-        exact_dot_ufunc(np.concatenate([ar, ai], axis=axis_a),
-                        np.concatenate([br, bi], axis=axis_b), out=res.real, axes=axes,
-                        signature=(compute, compute, part))
-        exact_dot_ufunc(np.concatenate([ar, -ai], axis=axis_a),
-                        np.concatenate([bi, br], axis=axis_b), out=res.imag, axes=axes,
-                        signature=(compute, compute, part))
+        for comp, pairs in ((res.real, [(ar, br, False), (ai, bi, False)]),
+                            (res.imag, [(ar, bi, False), (ai, br, True)])):
+            exact_dot_ufunc(*exact_operands(pairs, compute, (axis_a, axis_b)), out=comp,
+                            axes=axes, signature=(compute, compute, part))
     res = np.asarray(res)
     if integer_operands(da, db) and res.size:
         np.add(res, 0, out=res, casting="unsafe")        # see integer_operands

@@ -84,23 +84,75 @@ def reject_masked(a, func_name):
             "pass a.filled(0), or a.data with where=~numpy.ma.getmaskarray(a)")
 
 
-def exactly_float64(values, func_name, argname):
-    """Real values as float64, exactly: every float format we read widens
-    exactly, and so do integers within 2**53; wider integers are refused.
-    float64 input comes back as it is (not a copy)."""
-    if values.dtype.kind in "iu" and values.dtype.itemsize * 8 > 32:
+#: A 64-bit integer beyond float64's 53 bits splits into two float64 values
+#: at this bit (float64_parts).
+_SPLIT_BIT = 32
+
+
+def _fits_float64(values, converted):
+    """Is every 64-bit integer of `values` equal to its float64 `converted`?"""
+    # Only inside the integer range is the cast back defined; 2**63 as a
+    # uint64, or -2**63, are float64 values and pass.
+    signed = values.dtype.kind == "i"
+    upper = 2.0 ** (8 * values.dtype.itemsize - signed)
+    ok = np.all((converted >= (-upper if signed else 0.0)) & (converted < upper))
+    return bool(ok and np.array_equal(converted.astype(values.dtype), values))
+
+
+def integer_halves(values):
+    """64-bit integers as two float64 arrays h and l whose sum is each value
+    exactly, both of its sign and neither zero unless the value is: then a
+    product of each half with an Inf (or NaN) partner is what the product
+    of the integer is, and the two add up to it (h or l zero would make
+    0 * Inf = NaN; halves of opposite signs Inf - Inf).
+
+    |x| splits at bit 32: h carries its high bits (a multiple of 2**31 of at
+    most 33 significant bits), l the low bits; where the low bits are 0, l
+    takes 2**31 from h; where the high bits are 0 (|x| < 2**32), h = l = x/2.
+    All exact in float64."""
+    unit = np.uint64(1 << (_SPLIT_BIT - 1))
+    if values.dtype.kind == "i":
+        magnitude = np.abs(values).view(np.uint64)   # a new array; |-2**63| wraps to 2**63
+    else:
+        magnitude = values.astype(np.uint64)         # a native copy
+    low = magnitude & np.uint64((1 << _SPLIT_BIT) - 1)
+    magnitude -= low
+    borrow = (low == 0) & (magnitude != 0)
+    magnitude[borrow] -= unit
+    low[borrow] = unit
+    high, low = magnitude.astype(np.float64), low.astype(np.float64)
+    small = high == 0
+    high[small] = low[small] = 0.5 * low[small]
+    if values.dtype.kind == "i":
+        negative = values < 0
+        np.negative(high, out=high, where=negative)
+        np.negative(low, out=low, where=negative)
+    return [high, low]
+
+
+def float64_parts(values, split=True):
+    """Real values as a list of float64 arrays of their shape whose sum is
+    each value exactly, the one rule for integers wider than float64.
+
+    One array when every value is a float64 value: every float format we
+    read widens exactly, and so do integers within 2**53 (float64 input
+    comes back as it is, not a copy).  Two (integer_halves) for 64-bit
+    integers when a float64 cannot hold them all; a product of two parts is
+    exact in the dot loops, so callers pair the parts and concatenate
+    them.  split=False: None instead of the halves (a caller that would
+    rather take the values in smaller blocks)."""
+    if may_split(values.dtype):
         converted = values.astype(np.float64)
-        # Only inside the integer range is the cast back defined; 2**63 as a
-        # uint64, or -2**63, are float64 values and pass.
-        signed = values.dtype.kind == "i"
-        upper = 2.0 ** (8 * values.dtype.itemsize - signed)
-        ok = np.all((converted >= (-upper if signed else 0.0)) & (converted < upper))
-        if not (ok and np.array_equal(converted.astype(values.dtype), values)):
-            raise ValueError(
-                f"{func_name}: {argname} holds integers that a float64 cannot hold exactly; "
-                "convert them to float64 first if rounding them is intended")
-        return converted
-    return values.astype(np.float64, copy=False)
+        if _fits_float64(values, converted):
+            return [converted]
+        del converted
+        return integer_halves(values) if split else None
+    return [values.astype(np.float64, copy=False)]
+
+
+def may_split(dtype):
+    """Can float64_parts give two parts for values of this dtype?"""
+    return dtype.kind in "iu" and dtype.itemsize * 8 > _SPLIT_BIT
 
 
 def default_result(dtype):

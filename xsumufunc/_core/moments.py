@@ -23,8 +23,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._ufuncs import exact_dot_state_ufunc, exact_sum_state_ufunc
-from . import dtypes, norm
+from .._ufuncs import exact_dot_state_ufunc, exact_state_merge_ufunc, exact_sum_state_ufunc
+from . import dtypes, norm, states
+from . import rows as rows_module
 from . import stateformat as fmt
 from .rational import round_rational, sqrt_rational
 from .spec import NO_VALUE, ReductionSpec, as_input, check_out
@@ -73,29 +74,63 @@ class Moments:
         """Moments of the terms of `rows` (R, n) where `keep` (R, n) is True
         (keep None: every term)."""
         comps = (rows,) if rows.dtype.kind != "c" else (rows.real, rows.imag)
-        s1, s2 = [], []
+        sums = []
         for comp in comps:
-            values = comp
-            if values.dtype.kind in "biu":
-                values = dtypes.exactly_float64(values, func_name, "a")
+            if comp.dtype.kind not in "biu":
+                parts = [comp.astype(dtypes.native(comp.dtype), copy=False)]
             else:
-                values = values.astype(dtypes.native(values.dtype), copy=False)
-            if keep is not None:
-                values = np.where(keep, values, values.dtype.type(0))
-            native = values.dtype
-            s1.append(exact_sum_state_ufunc(values, signature=(native, fmt.NATIVE)))
-            s2.append(exact_dot_state_ufunc(values, values,
-                                            signature=(native, native, fmt.NATIVE)))
+                parts = dtypes.float64_parts(comp, split=False)
+            sums.append(cls.sums_of_parts(parts, keep) if parts is not None
+                        else cls._sums_of_wide_integers(comp, keep))
         if len(comps) == 1:
-            s1, s2 = s1[0], s2[0]
+            s1, s2 = sums[0]
         else:
-            s1, s2 = np.stack(s1, axis=-2), np.stack(s2, axis=-2)
+            s1, s2 = (np.stack([s[k] for s in sums], axis=-2) for k in (0, 1))
+        return cls.of_sums(s1, s2, rows.shape, keep)
+
+    @staticmethod
+    def sums_of_parts(parts, keep):
+        """S1 and S2 states of the real terms given by `parts` (each term the
+        exact sum of its parts, see dtypes.float64_parts) where `keep`:
+        S1 the exact sum of every part, S2 = sum(x*x) one exact dot
+        (norm.square_operands)."""
+        if keep is not None:
+            parts = [np.where(keep, p, p.dtype.type(0)) for p in parts]
+        native = parts[0].dtype
+        flat = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)
+        left, right = norm.square_operands(parts)
+        s1 = exact_sum_state_ufunc(flat, signature=(native, fmt.NATIVE))
+        s2 = exact_dot_state_ufunc(left, right, signature=(native, native, fmt.NATIVE))
+        return s1, s2
+
+    @classmethod
+    def _sums_of_wide_integers(cls, comp, keep):
+        """sums_of_parts of 64-bit integer rows that a float64 cannot all
+        hold, split into their halves a chunk of columns at a time (the
+        halves and operands take about 80 bytes a term) and the chunks'
+        states merged, so that the copies stay near rows.SCRATCH_BYTES
+        for long rows."""
+        step = max(1, rows_module.SCRATCH_BYTES // (80 * max(len(comp), 1)))
+        s1 = s2 = None
+        for first in range(0, max(comp.shape[-1], 1), step):
+            piece = slice(first, first + step)
+            one, two = cls.sums_of_parts(dtypes.float64_parts(comp[:, piece]),
+                                         None if keep is None else keep[:, piece])
+            if s1 is None:
+                s1, s2 = one, two
+            else:
+                s1 = exact_state_merge_ufunc(np.stack([s1, one], axis=-2))
+                s2 = states.merge_dot_states(np.stack([s2, two], axis=-2))
+        return s1, s2
+
+    @classmethod
+    def of_sums(cls, s1, s2, shape, keep):
+        """Moments of rows of `shape` (R, n) from their S1 and S2 states."""
         flags = s1[..., fmt.FLAGS]
         special = ((flags & fmt.SPECIALS) != 0)
         if special.ndim == 2:
             special = special.any(axis=-1)
-        n = rows.shape[-1]
-        counts = (np.full(rows.shape[0], n, fmt.NATIVE) if keep is None
+        counts = (np.full(shape[0], shape[-1], fmt.NATIVE) if keep is None
                   else np.count_nonzero(keep, axis=-1).astype(fmt.NATIVE))
         return cls(counts, s1, s2, special)
 

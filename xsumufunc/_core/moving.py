@@ -51,7 +51,30 @@ def moving(func_name, a, window, axis, min_count, mean):
     a, _ = as_input(a, func_name)
     axis, window, min_count, result = check(func_name, a.dtype, a.shape, window, axis,
                                             min_count)
-    values = np.moveaxis(dtypes.exactly_float64(a, func_name, "a"), axis, -1)
-    res = exact_moving_ufunc(values, window, min_count, mean,
-                             signature=(_F64, _I64, _I64, np.dtype(bool), result))
+    parts = [np.moveaxis(p, axis, -1) for p in dtypes.float64_parts(a)]
+    if len(parts) == 1:
+        res = exact_moving_ufunc(parts[0], window, min_count, mean,
+                                 signature=(_F64, _I64, _I64, np.dtype(bool), result))
+    else:
+        res = moving_of_halves(parts, window, min_count, mean)
     return np.moveaxis(res, -1, axis)
+
+
+def moving_of_halves(halves, window, min_count, mean):
+    """Moving sums (means) along the last axis, into float64, of 64-bit
+    integers given as their two exact float64 halves h + l
+    (dtypes.float64_parts; a missing value: NaN in both).  Over the
+    interleaved terms h0, l0, h1, l1, ..., a window of 2 * window ending at
+    every second term holds exactly the halves of a window of the integers,
+    and twice as many terms: min_count doubles too.  Its mean is half the
+    mean of the integers, in float64's normal range (a nonzero mean of
+    integers is at least 2**-63 in magnitude): doubling it is exact."""
+    high, low = halves
+    both = np.empty(high.shape[:-1] + (2 * high.shape[-1],), _F64)
+    both[..., 0::2], both[..., 1::2] = high, low
+    res = exact_moving_ufunc(both, 2 * window, 2 * min_count, mean,
+                             signature=(_F64, _I64, _I64, np.dtype(bool), _F64))
+    res = np.ascontiguousarray(res[..., 1::2])
+    if mean:
+        res *= 2
+    return res

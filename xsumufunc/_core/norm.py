@@ -22,10 +22,11 @@ of 1e-300 included), so each step is an exact dot product:
    read once into exact dot states instead, and each bracket is that state
    merged with the state of the three terms.  When one side fails, c's
    neighbour on that side is checked.
-3. Rows left unproven (ties, tiny or overflowing results) and rows longer
-   than LONG_ROW_TERMS: S as a Python integer from an exact dot state,
-   an integer square root with a sticky bit, rounded once
-   (``rational.sqrt_rational``).  A Python step per such row, a few
+3. Rows left unproven (ties, tiny or overflowing results), rows longer
+   than LONG_ROW_TERMS and rows of 64-bit integers that a float64 cannot
+   hold (their exact halves, square_operands): S as a Python integer from
+   an exact dot state, an integer square root with a sticky bit, rounded
+   once (``rational.sqrt_rational``).  A Python step per such row, a few
    microseconds, small beside the row's own terms for the long rows.
 
 Rows are taken in blocks (_NORM_BLOCK_BYTES), so the scratch is bounded.
@@ -82,6 +83,39 @@ def _exact_root(row, fmt_of_result):
     state = exact_dot_state_ufunc(row, row, signature=(_F64, _F64, fmt.NATIVE))
     total, exponent = dot_state_integer(state)
     return sqrt_rational(total, 1, exponent, fmt_of_result)
+
+
+def square_operands(parts):
+    """Two operands whose exact dot is the sum of the squares of terms given
+    by their exact float64 parts (dtypes.float64_parts): a term h + l has
+    the square h*h + h*(2l) + l*l, so [h, h, l].[h, 2l, l] (2l is exact)."""
+    if len(parts) == 1:
+        return parts[0], parts[0]
+    high, low = parts
+    return (np.concatenate([high, high, low], axis=-1),
+            np.concatenate([high, 2 * low, low], axis=-1))
+
+
+def _wide_integer_rows(part, fmt_of_result, flat_result):
+    """Norms of rows of 64-bit integers (2-D) that a float64 cannot all
+    hold: each row's sum of squares as one exact dot state of its halves
+    (square_operands), merged over chunks of the row, and its integer root
+    (rational.sqrt_rational).  Copies and states stay near _NORM_BLOCK_BYTES
+    (halves and operands: 64 bytes per term)."""
+    n = part.shape[-1]
+    cols = max(1, _NORM_BLOCK_BYTES // 64)
+    step = max(1, _NORM_BLOCK_BYTES // (64 * min(n, cols) + 8 * fmt.DOT_LENGTH))
+    for start in range(0, len(part), step):
+        total = None
+        for first in range(0, n, cols):
+            left, right = square_operands(
+                dtypes.float64_parts(part[start:start + step, first:first + cols]))
+            st = exact_dot_state_ufunc(left, right, signature=(_F64, _F64, fmt.NATIVE))
+            total = st if total is None else states.merge_dot_states(
+                np.stack([total, st], axis=-2))
+        for i, state in enumerate(total):
+            value, exponent = dot_state_integer(state)
+            flat_result[start + i] = sqrt_rational(value, 1, exponent, fmt_of_result)
 
 
 def _gaps(c, p, emin):
@@ -259,7 +293,7 @@ def _finish(values, c, proven, result_dtype, fmt_of_result, flat_result):
         flat_result[i] = _exact_root(values[i], fmt_of_result)
 
 
-def norm2_rows(rows, result_dtype, func_name="vector_norm"):
+def norm2_rows(rows, result_dtype):
     """Euclidean norms of the last axis of `rows` (real or complex, any
     supported dtype), each correctly rounded into `result_dtype` (a real
     float dtype).  Returns an array of shape rows.shape[:-1].  Works in
@@ -276,8 +310,25 @@ def norm2_rows(rows, result_dtype, func_name="vector_norm"):
         part = flat_rows[start:start + block]
         if part.dtype.kind == "c":
             part = np.concatenate([part.real, part.imag], axis=-1)
-        values = dtypes.exactly_float64(part, func_name, "x")
         out = flat_result[start:start + block]
+        values = dtypes.float64_parts(part, split=False)
+        if values is None:                # 64-bit integers beyond 2**53
+            # Their rows go to _wide_integer_rows; the others (every value
+            # within 2**53 a float64) to the paths below.
+            big = (part > 2**53).any(axis=-1)
+            if part.dtype.kind == "i":
+                big |= (part < -2**53).any(axis=-1)
+            for rows_of, where in ((_wide_integer_rows, np.flatnonzero(big)),
+                                   (None, np.flatnonzero(~big))):
+                if where.size:
+                    norms = np.empty(where.size, result_dtype)
+                    if rows_of is None:
+                        norms[...] = norm2_rows(part[where], result_dtype)
+                    else:
+                        rows_of(part[where], fmt_of_result, norms)
+                    out[where] = norms
+            continue
+        values = values[0]
         with np.errstate(invalid="ignore"):
             has_nan = np.isnan(values).any(axis=-1)
             has_inf = np.isinf(values).any(axis=-1)
