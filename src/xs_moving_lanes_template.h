@@ -2,12 +2,12 @@
  * Template of the vector lanes of moving windows (xs_moving.c), included
  * once per vector width with these macros defined:
  *   XS_ML_NAME     the function's name
- *   XS_ML_W        lanes: doubles per register (4: AVX2, 8: AVX-512)
- *   XS_ML_TARGET   the target attribute ("avx2,fma", "avx512f")
+ *   XS_ML_W        lanes: doubles per register (4: AVX2)
+ *   XS_ML_TARGET   the target attribute ("avx2,fma")
  *   XS_ML_FNMSUB(a, b, c)  c - a b with one rounding (an fma intrinsic)
  *   XS_ML_ALL(m)   1 when every lane of the mask m is set
  * The arithmetic is written with GCC/clang vector extensions, so that one
- * text serves both widths.
+ * text serves any width (only AVX2's is built: see xs_moving.c).
  *
  * Steps *t, *t + 1, ... < len of the lanes, each lane's window full (k >=
  * window), with float64 results, one lane per double of a register: the
