@@ -109,11 +109,16 @@ static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, np
             usable &= XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN;
             V q1 = hi / terms;
             V rem = XS_ML_FNMSUB(q1, terms, hi);               /* exact */
-            V q2 = (rem + lo) / terms;
+            V t_sum = rem + lo;
+            bb = t_sum - rem;
+            V t_err = (rem - (t_sum - bb)) + (lo - bb);
+            V q2 = t_sum / terms;
+            VI exact = (bound == 0.0) & (t_err == 0.0) &
+                       (XS_ML_FNMSUB(q2, terms, t_sum) == 0.0);
             a_hi = XS_ML_KEEP(q1, usable);
             a_lo = XS_ML_KEEP(q2, usable);
-            a_bound = ((bound / terms + XS_ML_ABS(q2) * 0x1p-51) + XS_RUNNING_FLOOR) *
-                      (1.0 + 0x1p-50);
+            a_bound = XS_ML_KEEP(((bound / terms + XS_ML_ABS(q2) * 0x1p-51) + XS_RUNNING_FLOOR) *
+                                 (1.0 + 0x1p-50), ~exact);
         }
         /* xs_running_round for a float64 target. */
         V approx = a_hi + a_lo;
