@@ -25,7 +25,7 @@ from bench import measure  # noqa: E402
 
 import xsumufunc as xs  # noqa: E402
 
-FORMATS = ("float8_e4m3fn", "float8_e5m2", "float4_e2m1fn")
+FORMATS = ("float8_e4m3fn", "float8_e5m2", "float8_e5m2fnuz", "float4_e2m1fn")
 
 
 def datasets(n, dtype, rng):

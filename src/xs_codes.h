@@ -41,8 +41,8 @@
 
 /* Bytes of the fixed-point form's integers, at most (xs_codes_fixed.c). */
 #define XS_CODE_FIXED_PLANES 6
-/* Bytes of the signed form's magnitudes, at most (e5m2's reach 2^32). */
-#define XS_CODE_SIGNED_PLANES 4
+/* Bytes of the signed form's magnitudes, at most (e5m2fnuz's reach 2^33). */
+#define XS_CODE_SIGNED_PLANES 5
 
 /* Formats the import may register (ml_dtypes 0.5 has ten that hold values). */
 #define XS_CODE_SLOTS 10

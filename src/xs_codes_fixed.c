@@ -238,7 +238,7 @@ static inline int signed_vnni(const xs_code_format *f, const unsigned char *p, p
             acc[j] = _mm512_dpbusd_epi32(acc[j], byte, signs);
         }
     }
-    int64_t total = 0;                                     /* |sum k| < 2^52 */
+    int64_t total = 0;                                     /* |sum k| < 2^54 */
     for (int j = 0; j < P; j++) {
         __m512i wide = _mm512_add_epi64(
             _mm512_cvtepi32_epi64(_mm512_castsi512_si256(acc[j])),
@@ -271,10 +271,12 @@ XS_SIGNED_INSTANCE(1, 0)
 XS_SIGNED_INSTANCE(2, 0)
 XS_SIGNED_INSTANCE(3, 0)
 XS_SIGNED_INSTANCE(4, 0)
+XS_SIGNED_INSTANCE(5, 0)
 XS_SIGNED_INSTANCE(1, 1)
 XS_SIGNED_INSTANCE(2, 1)
 XS_SIGNED_INSTANCE(3, 1)
 XS_SIGNED_INSTANCE(4, 1)
+XS_SIGNED_INSTANCE(5, 1)
 #undef XS_SIGNED_INSTANCE
 #endif
 
@@ -319,8 +321,10 @@ static xs_codes_kernel pick_kernel(const xs_code_format *f)
         NULL, planes_vbmi_1, planes_vbmi_2, planes_vbmi_3, planes_vbmi_4, planes_vbmi_5,
         planes_vbmi_6};
     static const xs_codes_kernel signed_planes[2][XS_CODE_SIGNED_PLANES + 1] = {
-        {NULL, signed_vnni_1_0, signed_vnni_2_0, signed_vnni_3_0, signed_vnni_4_0},
-        {NULL, signed_vnni_1_1, signed_vnni_2_1, signed_vnni_3_1, signed_vnni_4_1}};
+        {NULL, signed_vnni_1_0, signed_vnni_2_0, signed_vnni_3_0, signed_vnni_4_0,
+         signed_vnni_5_0},
+        {NULL, signed_vnni_1_1, signed_vnni_2_1, signed_vnni_3_1, signed_vnni_4_1,
+         signed_vnni_5_1}};
     int level = pick_level();
     if (level == 2 && f->signed_planes > 0) {
         return signed_planes[f->signed_nan128 ? 1 : 0][f->signed_planes];
