@@ -2,13 +2,14 @@
 by name, dtypes kept, nan-variants matching pandas' skipna; every value
 checked against the exact oracle."""
 
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from helpers import assert_same, quiet
 from hypothesis import given
 from hypothesis import strategies as st
-from oracle import FLOAT32, FLOAT64, exact_sum_oracle, terms_of
+from oracle import FLOAT32, FLOAT64, exact_sum_oracle, round_fraction, terms_of
 from oracle_products import exact_mean_oracle
 from strategies import arrays_1d
 
@@ -216,6 +217,45 @@ def test_grouped_sum_of_few_groups_uses_bounded_scratch():
         tracemalloc.stop()
     assert_same(sums, np.array([12e6]))
     assert peak < 64 * 2**20, f"{peak / 2**20:.0f} MiB"
+
+
+@pytest.mark.parametrize("ngroups", [2**16, 2**16 + 1, 200_003])
+def test_grouped_sums_of_many_groups(ngroups):
+    """More than 2**16 groups sort their codes as two 16-bit digits (LSD
+    radix); integer values (exact in float64 sums here) checked against
+    exact integer sums per group, with missing codes (-1) and NaN left out."""
+    rng = np.random.default_rng(ngroups)
+    n = 300_000
+    codes = rng.integers(-1, ngroups, n)
+    ints = rng.integers(-2**20, 2**20, n)
+    values = ints.astype(np.float64)
+    values[::97] = np.nan
+    exact = np.zeros(ngroups, dtype=object)
+    counts = np.zeros(ngroups, dtype=np.int64)
+    keep = (codes >= 0) & ~np.isnan(values)
+    for code, value in zip(codes[keep].tolist(), ints[keep].tolist()):
+        exact[code] += value
+        counts[code] += 1
+    sums = xs.exact_grouped_sum(values, codes, ngroups, skip_nan=True)
+    assert_same(sums, np.array([float(v) for v in exact]))
+    means = quiet(xs.exact_grouped_mean, values, codes, ngroups, skip_nan=True)
+    want = np.array([float(round_fraction(Fraction(int(v), int(c)), FLOAT64)) if c else np.nan
+                     for v, c in zip(exact, counts)])
+    assert_same(means, want)
+
+
+def test_grouped_zero_signs_and_empty_groups():
+    """Small groups are summed as rows padded with -0.0: a group of -0.0
+    only is -0.0, an empty group +0.0 (exact_sum of nothing), a mixed one
+    +0.0; a group large enough for the state path beside them."""
+    values = np.array([-0.0, -0.0, 0.0, -0.0, -0.0] + [1.0] * 40 + [np.nan])
+    codes = np.array([0, 0, 1, 1, 3] + [4] * 40 + [5])
+    sums = xs.exact_grouped_sum(values, codes, 6, skip_nan=True)
+    want = np.array([exact_sum_oracle(terms_of(values[(codes == g) & ~np.isnan(values)]),
+                                      FLOAT64) for g in range(6)])
+    assert_same(sums, want)
+    assert np.signbit(sums[0]) and not np.signbit(sums[1]) and not np.signbit(sums[2])
+    assert np.signbit(sums[3]) and not np.signbit(sums[5])
 
 
 def test_grouped_bad_arguments():

@@ -134,3 +134,69 @@ def test_skipna_on_every_float_kind():
     want = [exact_sum_oracle(t, FLOAT64) for t in ([1e300, 1.0], [2.0], [-1e300, 3.0])]
     assert_same(df.exact.sum(axis=1).to_numpy(), np.array(want))
     assert math.isnan(df.exact.sum(axis=1, skipna=False)[1])
+
+
+# ---- grouped: df.exact.grouped_sum/grouped_mean, series.exact.grouped_* ----
+
+def grouped_oracle(df, by, column, mean, skipna=True, sort=True):
+    """Each group's exact sum or mean of `column`, in pandas' group order."""
+    groups = df.groupby(by, sort=sort, dropna=True)[column]
+    oracle = exact_mean_oracle if mean else exact_sum_oracle
+    target = FLOAT32 if df[column].dtype == FLOAT32 else FLOAT64
+    values = [quiet(oracle, terms(g.tolist(), skipna), target) for _, g in groups]
+    return np.array(values, target), groups.size().index
+
+
+@pytest.mark.parametrize("mean", [False, True], ids=["sum", "mean"])
+@pytest.mark.parametrize("sort", [True, False])
+def test_grouped_reductions_against_the_oracle(mean, sort):
+    rng = np.random.default_rng(21 + mean + 2 * sort)
+    df = frame(rng, rows=300)
+    keys = rng.integers(0, 25, len(df)).astype(float)
+    keys[rng.random(len(df)) < 0.05] = np.nan              # missing keys: left out
+    df["k"] = keys
+    df["a"] = df["a"].where(rng.random(len(df)) < 0.5, -df["a"].shift(1))   # cancellation
+    method = "grouped_mean" if mean else "grouped_sum"
+    got = quiet(getattr(df.exact, method), "k", sort=sort)
+    assert list(got.columns) == ["a", "b", "c", "d"]
+    for column in got.columns:
+        want, index = grouped_oracle(df, "k", column, mean, sort=sort)
+        assert got.index.equals(index)
+        assert_same(got[column].to_numpy(), want)
+    series = quiet(getattr(df["a"].exact, method), df["k"], sort=sort)
+    want, index = grouped_oracle(df, "k", "a", mean, sort=sort)
+    assert series.index.equals(index) and series.name == "a"
+    assert_same(series.to_numpy(), want)
+
+
+def test_grouped_by_several_keys_and_by_arrays():
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame({"k1": rng.integers(0, 4, 200), "k2": rng.choice(["x", "y"], 200),
+                       "v": rng.standard_normal(200) * 10.0 ** rng.integers(-300, 300, 200)})
+    got = df.exact.grouped_sum(["k1", "k2"])
+    want, index = grouped_oracle(df, ["k1", "k2"], "v", False)
+    assert got.index.equals(index) and list(got.columns) == ["v"]
+    assert_same(got["v"].to_numpy(), want)
+    keys = rng.integers(0, 3, 200)                           # keys given as an array
+    got = df[["v"]].exact.grouped_mean(keys)
+    want, index = grouped_oracle(df.assign(key=keys), "key", "v", True)
+    assert_same(got["v"].to_numpy(), want)
+
+
+def test_grouped_nullable_integers_beyond_2_53_are_exact():
+    values = pd.array([2**60 + 1, 2**60 + 1, None, -(2**61), 3, 5], dtype="Int64")
+    df = pd.DataFrame({"k": [0, 0, 0, 0, 1, 1], "v": values})
+    got = df.exact.grouped_sum("k")["v"].to_numpy()
+    assert_same(got, np.array([float(round_fraction(Fraction(2), FLOAT64)), 8.0]))
+    means = df.exact.grouped_mean("k")["v"].to_numpy()
+    assert_same(means, np.array([float(round_fraction(Fraction(2, 3), FLOAT64)), 4.0]))
+
+
+def test_grouped_skipna_false_keeps_nan_and_errors_are_clear():
+    df = pd.DataFrame({"k": [0, 0, 1], "v": [1.0, np.nan, 2.0], "s": ["a", "b", "c"]})
+    got = df.exact.grouped_sum("k", skipna=False, numeric_only=True)
+    assert math.isnan(got["v"].iloc[0]) and got["v"].iloc[1] == 2.0
+    with pytest.raises(TypeError, match="column 's'"):
+        df.exact.grouped_sum("k")
+    with pytest.raises(KeyError, match="grouped_sum: cannot group by 'nope'"):
+        df.exact.grouped_sum("nope")

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._api.grouped import exact_grouped_mean, exact_grouped_sum
 from ._api.moving import exact_moving_mean, exact_moving_sum
 from ._api.stats import exact_nanstd, exact_nanvar, exact_std, exact_var
 from ._api.sums import exact_mean, exact_nanmean, exact_nansum, exact_sum
@@ -124,9 +125,43 @@ def _reduce_parts(method, first, second, skipna, kwargs, func):
                                np.dtype(np.float64), False)
 
 
+_GROUPED = {"grouped_sum": exact_grouped_sum, "grouped_mean": exact_grouped_mean}
+
+
+def _group_codes(obj, by, sort, func):
+    """pandas' own grouping of obj by `by` (a column label or labels, an
+    array of keys, a Series, ...): each row's group number (-1 for a missing
+    key, left out as groupby(dropna=True) does), the number of groups and
+    their index, in pandas' order."""
+    try:
+        grouper = obj.groupby(by, sort=sort, dropna=True)
+        # Missing keys have no group number (NaN): -1, left out.
+        codes = grouper.ngroup().to_numpy(dtype=np.float64, na_value=-1.0).astype(np.intp)
+        index = grouper.size().index
+    except (KeyError, ValueError, TypeError) as exc:
+        raise type(exc)(f"{func}: cannot group by {by!r}: {exc}") from None
+    return codes, len(index), index
+
+
+def _grouped(method, values, codes, ngroups, skipna, func):
+    """One exact result per group of a column's values (_column_values)."""
+    reduce = _GROUPED[method]
+    if isinstance(values, list):
+        # A nullable 64-bit integer column's two exact halves (NaN where
+        # NA): every term counts twice, so a mean comes out halved and is
+        # doubled back (exactly: a power of two, far from overflow).
+        both = np.concatenate(values)
+        res = reduce(both, np.concatenate([codes, codes]), ngroups, skip_nan=True)
+        return res * 2 if method == "grouped_mean" else res
+    kind = values.dtype.kind
+    skip = skipna and kind == "f"
+    return reduce(values, codes, ngroups, skip_nan=skip)
+
+
 @pd.api.extensions.register_dataframe_accessor("exact")
 class ExactFrameAccessor:
-    """``df.exact.sum/mean/var/std(axis=0, skipna=True, numeric_only=False)``."""
+    """``df.exact.sum/mean/var/std(axis=0, skipna=True, numeric_only=False)`` and
+    ``df.exact.grouped_sum/grouped_mean(by, sort=True, skipna=True)``."""
 
     def __init__(self, df: pd.DataFrame) -> None:
         self._df = df
@@ -182,11 +217,46 @@ class ExactFrameAccessor:
         """Correctly rounded standard deviations (pandas' ddof=1)."""
         return self._reduction("std", axis, skipna, numeric_only, ddof=ddof)
 
+    def _grouped_reduction(self, method, by, sort, skipna, numeric_only):
+        func = f"DataFrame.exact.{method}"
+        codes, ngroups, index = _group_codes(self._df, by, sort, func)
+        keys = by if isinstance(by, list) else [by]
+        named = [k for k in keys if isinstance(k, (str, int, tuple)) and k in self._df.columns]
+        df = _numeric_columns(self._df.drop(columns=named), numeric_only)
+        out = {c: _grouped(method, _column_values(df[c], c, func), codes, ngroups, skipna, func)
+               for c in df.columns}
+        return pd.DataFrame(out, index=index, columns=df.columns)
+
+    def grouped_sum(self, by: Any, sort: bool = True, skipna: bool = True,
+                    numeric_only: bool = False) -> pd.DataFrame:
+        """``df.groupby(by).sum()``, each group's sum exact and rounded once,
+        all groups in a few vectorised calls (exact_grouped_sum).
+
+        `by` is what ``df.groupby`` takes (a column label, labels, keys);
+        key columns named in it are not summed; missing keys are left out
+        (``dropna=True``).  NaN values are skipped (``skipna=True``).
+
+        Examples
+        --------
+        >>> import pandas as pd, xsumufunc.pandas_accessor
+        >>> df = pd.DataFrame({"k": [1, 2, 1, 1], "x": [1e100, 0.5, 1.0, -1e100]})
+        >>> df.groupby("k").sum()["x"].tolist(), df.exact.grouped_sum("k")["x"].tolist()
+        ([0.0, 0.5], [1.0, 0.5])
+        """
+        return self._grouped_reduction("grouped_sum", by, sort, skipna, numeric_only)
+
+    def grouped_mean(self, by: Any, sort: bool = True, skipna: bool = True,
+                     numeric_only: bool = False) -> pd.DataFrame:
+        """``df.groupby(by).mean()``, exact and rounded once (see
+        :meth:`grouped_sum`)."""
+        return self._grouped_reduction("grouped_mean", by, sort, skipna, numeric_only)
+
 
 @pd.api.extensions.register_series_accessor("exact")
 class ExactSeriesAccessor:
-    """``series.exact.sum/mean/var/std(skipna=True)`` and
-    ``series.exact.rolling_sum/rolling_mean(window, min_periods=None)``."""
+    """``series.exact.sum/mean/var/std(skipna=True)``,
+    ``series.exact.rolling_sum/rolling_mean(window, min_periods=None)`` and
+    ``series.exact.grouped_sum/grouped_mean(by, sort=True, skipna=True)``."""
 
     def __init__(self, series: pd.Series) -> None:
         self._series = series
@@ -234,3 +304,18 @@ class ExactSeriesAccessor:
     def rolling_mean(self, window: int, min_periods: int | None = None) -> pd.Series:
         """``rolling(window, min_periods).mean()``, exact and rounded once."""
         return self._rolling("rolling_mean", window, min_periods)
+
+    def _grouped_reduction(self, method, by, sort, skipna):
+        func = f"Series.exact.{method}"
+        codes, ngroups, index = _group_codes(self._series, by, sort, func)
+        res = _grouped(method, self._values(method), codes, ngroups, skipna, func)
+        return pd.Series(res, index=index, name=self._series.name)
+
+    def grouped_sum(self, by: Any, sort: bool = True, skipna: bool = True) -> pd.Series:
+        """``series.groupby(by).sum()``, each group's sum exact and rounded
+        once (see :meth:`ExactFrameAccessor.grouped_sum`)."""
+        return self._grouped_reduction("grouped_sum", by, sort, skipna)
+
+    def grouped_mean(self, by: Any, sort: bool = True, skipna: bool = True) -> pd.Series:
+        """``series.groupby(by).mean()``, exact and rounded once."""
+        return self._grouped_reduction("grouped_mean", by, sort, skipna)

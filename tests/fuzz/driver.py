@@ -20,8 +20,10 @@ then sometimes NaN, +-Inf and -0.0 at random places, and a memory layout
 Checked, each against the exact value rounded once into the target:
 ``exact_sum`` (``dtype=`` or ``out=``), ``exact_mean``, ``exact_dot``
 (against a second vector), ``exact_add.accumulate`` (a prefix of the row),
-``exact_sum``/``exact_nansum`` with a random ``where`` mask, and exact states
-of random chunks merged by ``exact_state_merge_ufunc`` (the merge paths).
+``exact_sum``/``exact_nansum`` with a random ``where`` mask, exact states
+of random chunks merged by ``exact_state_merge_ufunc`` (the merge paths),
+and ``exact_moving_sum``/``exact_moving_mean`` with a random window and
+``min_count`` (a few outputs of each row, the last ones among them).
 
 Two oracles give the expected values: ``fraction`` is tests/oracle.py and
 tests/oracle_products.py (``fractions.Fraction`` term by term); ``fast`` (the
@@ -49,6 +51,7 @@ from oracle import (
     FLOAT32,
     FLOAT64,
     FORMATS,
+    default_result_dtype,
     exact_sum_oracle,
     oracle_accumulate,
     round_fraction,
@@ -292,6 +295,16 @@ class Case:
         self.cuts = np.sort(rng.integers(0, self.x.size + 1, int(rng.integers(0, 5))))
         self.mask = rng.random(self.x.size) < rng.random()
         self.skip_nan = bool(rng.random() < 0.5)
+        # Moving windows (drawn last, so the draws above stay as they were):
+        # a window, min_count (None: the window), sum or mean, and the
+        # outputs checked (the last few and a few anywhere; the oracle
+        # rounds only those).
+        n = self.x.size
+        self.window = int(rng.integers(1, max(n, 1) + 1))
+        self.min_count = None if rng.random() < 0.5 else int(rng.integers(1, self.window + 1))
+        self.moving_mean = bool(rng.random() < 0.5)
+        picks = rng.integers(0, max(n, 1), 4).tolist() + list(range(max(n - 4, 0), n))
+        self.moving_at = np.array(sorted({i for i in picks if i < n}), np.intp)
 
     def describe(self):
         return (f"seed={self.seed} case={self.index} kind={self.kind} n={self.x.size} "
@@ -323,6 +336,8 @@ def results(case):
     states = np.stack([xs.exact_sum_state_ufunc(c, signature=(native, _INT64)) for c in chunks])
     merged = xs.exact_state_merge_ufunc(states)
     got["merge"] = xs.exact_state_round_ufunc(merged, signature=(_INT64, t))
+    moving = xs.exact_moving_mean if case.moving_mean else xs.exact_moving_sum
+    got["moving"] = moving(case.x_row, case.window, min_count=case.min_count)[case.moving_at]
     return got
 
 
@@ -342,7 +357,56 @@ def expected_fraction(case):
         "accumulate": oracle_accumulate(case.x[:case.prefix], dtype=t),
         "where": exact_sum_oracle(selected, t, skip_nan=case.skip_nan),
         "merge": exact_sum_oracle(terms, t),
+        "moving": _moving_fraction(case, terms),
     }
+
+
+def _moving_result_dtype(case):
+    """exact_moving_*'s result dtype: the input's (float64 for integers)."""
+    return default_result_dtype(case.x.dtype)
+
+
+def _moving_fraction(case, terms):
+    """The checked outputs of the moving window, from the Fraction oracles:
+    NaN terms are not terms (bottleneck's convention); NaN while fewer than
+    min_count terms are in the window."""
+    t = _moving_result_dtype(case)
+    need = case.window if case.min_count is None else case.min_count
+    oracle = exact_mean_oracle if case.moving_mean else exact_sum_oracle
+    out = []
+    for i in case.moving_at.tolist():
+        kept = [v for v in terms[max(0, i - case.window + 1):i + 1]
+                if not (isinstance(v, float) and math.isnan(v))]
+        out.append(np.array(np.nan, np.float64).astype(t)[()] if len(kept) < need
+                   else oracle(kept, t))
+    return np.array(out, t)
+
+
+def _moving_fast(case, x):
+    """The same from exact integer prefix sums of the finite terms and
+    prefix counts of NaN, +Inf, -Inf and of the terms other than -0.0."""
+    t = _moving_result_dtype(case)
+    need = case.window if case.min_count is None else case.min_count
+    finite = np.isfinite(x)
+    m, s = _units(np.where(finite, x, 0.0))
+    units = [a << b for a, b in zip(m, s)]
+    prefix = [0]
+    for u in units:
+        prefix.append(prefix[-1] + u)
+    counts = {name: np.concatenate([[0], np.cumsum(mask)]) for name, mask in (
+        ("nan", np.isnan(x)), ("pinf", x == np.inf), ("ninf", x == -np.inf),
+        ("other", ~np.isnan(x) & ~((x == 0) & np.signbit(x))))}
+    out = []
+    for i in case.moving_at.tolist():
+        lo, hi = max(0, i - case.window + 1), i + 1
+        c = {name: int(v[hi] - v[lo]) for name, v in counts.items()}
+        terms = hi - lo - c["nan"]
+        if terms < need:
+            out.append(np.array(np.nan, np.float64).astype(t)[()])
+            continue
+        out.append(_rounded(prefix[hi] - prefix[lo], _UNIT, terms if case.moving_mean else 1,
+                            False, c["pinf"] > 0, c["ninf"] > 0, c["other"] == 0, t))
+    return np.array(out, t)
 
 
 def _units(values):
@@ -423,6 +487,7 @@ def expected_fast(case):
         "accumulate": _accumulate_fast(x[:case.prefix], t),
         "where": _sum_fast(selected, t),
         "merge": total,
+        "moving": _moving_fast(case, x),
     }
 
 

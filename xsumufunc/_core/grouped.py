@@ -12,7 +12,7 @@ and over the merge levels.
 
 import numpy as np
 
-from .._ufuncs import exact_state_merge_ufunc, exact_sum_state_ufunc
+from .._ufuncs import exact_state_merge_ufunc, exact_sum_state_ufunc, exact_sum_ufunc
 from . import dtypes
 from . import stateformat as fmt
 from .rows import masked_states_rows
@@ -88,6 +88,35 @@ def _batch_states(values, counts):
     return out
 
 
+def _batch_sums(values, counts, result):
+    """Exact sums of the consecutive groups (sizes `counts`) of sorted real
+    values, rounded into `result`.  Groups of at most one piece are the rows
+    of one array padded with -0.0, a term that changes no sum (not even the
+    sign of a zero one; integers pad with 0), summed by exact_sum's row
+    loops, which round each row straight from the fast paths (an empty
+    group is +0, as exact_sum of nothing); larger groups go through states
+    (_batch_states)."""
+    out = np.empty(counts.size, result)
+    length = _piece_length(counts)
+    small = counts <= length
+    in_small = np.repeat(small, counts)
+    if small.any():
+        small_counts = counts[small]
+        starts = np.concatenate([[0], np.cumsum(small_counts)[:-1]])
+        row = np.repeat(np.arange(small_counts.size), small_counts)
+        col = np.arange(row.size) - starts[row]
+        native = dtypes.native(values.dtype)
+        pad = 0 if native.kind in "biu" else -0.0
+        rows = np.full((small_counts.size, length), pad, native)
+        rows[row, col] = values[in_small] if not small.all() else values
+        out[small] = exact_sum_ufunc(rows, signature=(native, result))
+        out[counts == 0] = 0                    # an empty group sums to +0, not -0
+    if not small.all():
+        states = _batch_states(values[~in_small], counts[~small])
+        out[~small] = round_states(states, None, result, False)
+    return out
+
+
 def _batches(counts):
     """Group index ranges [g0, g1) of bounded size (at least one group each)."""
     ends = np.cumsum(counts)
@@ -128,11 +157,22 @@ def _order(values, codes, ngroups, skip_nan):
     keep = codes >= 0                      # -1: no group (pandas' missing keys)
     if skips_nan(skip_nan, values.dtype):
         keep &= ~np.isnan(values)
-    order = np.flatnonzero(keep)
-    # Codes of 16 bits or less sort by radix sort, in linear time.
-    narrow = np.uint16 if ngroups <= 1 << 16 else codes.dtype
-    order = order[np.argsort(codes[order].astype(narrow), kind="stable")]
-    counts = np.bincount(codes[order], minlength=ngroups).astype(_INT64)
+    every = bool(keep.all())
+    order = None if every else np.flatnonzero(keep)
+    kept = codes if every else codes[order]
+    # NumPy sorts 16-bit keys by radix sort, in linear time; wider codes
+    # are sorted as two 16-bit digits, low then high (a stable sort by
+    # each keeps the order of the first among equal seconds: LSD radix).
+    if ngroups <= 1 << 16:
+        by_code = np.argsort(kept.astype(np.uint16), kind="stable")
+    elif ngroups <= 1 << 32:
+        wide = kept.astype(np.uint32)
+        low = np.argsort((wide & 0xFFFF).astype(np.uint16), kind="stable")
+        by_code = low[np.argsort((wide[low] >> 16).astype(np.uint16), kind="stable")]
+    else:
+        by_code = np.argsort(kept, kind="stable")
+    order = by_code if every else order[by_code]
+    counts = np.bincount(kept, minlength=ngroups).astype(_INT64)
     return order, counts
 
 
@@ -154,10 +194,15 @@ _FEW_GROUPS = 1 << 12
 _CHUNK_VALUES = 1 << 20
 
 
+def _sorts_whole(values, ngroups):
+    """Are the values ordered by group all at once (else chunk by chunk)?"""
+    return ngroups > _FEW_GROUPS or values.size <= _CHUNK_VALUES
+
+
 def _group_states(values, kind, codes, ngroups, skip_nan):
     """Each group's count and an iterator of (g0, g1, states of groups
     g0..g1-1) (native int64, (g1 - g0, [2,] LENGTH))."""
-    if ngroups > _FEW_GROUPS or values.size <= _CHUNK_VALUES:
+    if _sorts_whole(values, ngroups):
         order, counts = _order(values, codes, ngroups, skip_nan)
         return counts, _sorted_batches(values, kind, order, counts)
     trailing = (fmt.LENGTH,) if kind == "real" else (2, fmt.LENGTH)
@@ -179,6 +224,12 @@ def grouped(func_name, values, codes, ngroups, dtype, skip_nan, mean):
     """Exact sums (means) of each group, rounded once into the result dtype."""
     values, kind, codes, ngroups = _checked(func_name, values, codes, ngroups)
     result = dtypes.resolve_result(values.dtype, kind, dtype, None, func_name)
+    if not mean and kind == "real" and _sorts_whole(values, ngroups):
+        order, counts = _order(values, codes, ngroups, skip_nan)
+        out = np.empty(ngroups, result)
+        for g0, g1, e0, e1 in _batches(counts):
+            out[g0:g1] = _batch_sums(values[order[e0:e1]], counts[g0:g1], result)
+        return out
     counts, batches = _group_states(values, kind, codes, ngroups, skip_nan)
     if mean and np.any(counts == 0):
         warn_empty_mean(stacklevel=4)
