@@ -34,6 +34,7 @@
  * needs a CPU with AVX-512 VBMI (and VNNI for the signed form).
  */
 #include "xs_codes.h"
+#include "xs_kernel.h"
 
 #include <limits.h>
 #include <math.h>
@@ -296,15 +297,10 @@ static int pick_level(void)
         __builtin_cpu_init();
         int vbmi = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                    __builtin_cpu_supports("avx512vbmi");
-        level = vbmi ? (__builtin_cpu_supports("avx512vnni") ? 2 : 1) : 0;
-        const char *forced = getenv("XSUMUFUNC_KERNEL");
-        if (forced && (strcmp(forced, "generic") == 0 || strcmp(forced, "sse2") == 0 ||
-                       strcmp(forced, "avx2") == 0)) {
-            level = 0;
-        }
-        if (forced && strcmp(forced, "avx512vbmi") == 0 && level > 1) {
-            level = 1;
-        }
+        int vnni = __builtin_cpu_supports("avx512vnni");
+        xs_kernel_cap cap = xs_kernel_forced();
+        level = !vbmi || cap < XS_KERNEL_AVX512VBMI ? 0
+                : vnni && cap >= XS_KERNEL_BEST ? 2 : 1;
         atomic_store(&chosen, level);
     }
     return level;

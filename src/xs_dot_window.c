@@ -1,5 +1,6 @@
 /* The windowed front end for float64 dot products (see xs_dot_window.h). */
 #include "xs_dot_window.h"
+#include "xs_kernel.h"
 
 #include <float.h>
 #include <math.h>
@@ -77,14 +78,9 @@ static const xs_dot_kernel *pick_kernel(void)
 #ifdef XS_DOT_WINDOW_X86
         __builtin_cpu_init();
         int has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-        k = __builtin_cpu_supports("avx512f") ? 2 : has_avx2 ? 1 : 0;
-        const char *forced = getenv("XSUMUFUNC_KERNEL");
-        if (forced && (strcmp(forced, "generic") == 0 || strcmp(forced, "sse2") == 0)) {
-            k = 0;
-        }
-        if (forced && strcmp(forced, "avx2") == 0 && has_avx2) {
-            k = 1;
-        }
+        xs_kernel_cap cap = xs_kernel_forced();
+        k = __builtin_cpu_supports("avx512f") && cap >= XS_KERNEL_AVX512VBMI ? 2
+            : has_avx2 && cap >= XS_KERNEL_AVX2 ? 1 : 0;
 #endif
         atomic_store(&chosen, k);
     }

@@ -27,6 +27,7 @@
 #include <Python.h>
 
 #include "xs_moving.h"
+#include "xs_kernel.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -232,11 +233,8 @@ static int xs_vector_lanes(void)
     int lanes = atomic_load(&chosen);
     if (lanes < 0) {
         __builtin_cpu_init();
-        lanes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 4 : 0;
-        const char *forced = getenv("XSUMUFUNC_KERNEL");
-        if (forced && (strcmp(forced, "generic") == 0 || strcmp(forced, "sse2") == 0)) {
-            lanes = 0;
-        }
+        lanes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                xs_kernel_forced() >= XS_KERNEL_AVX2 ? 4 : 0;
         atomic_store(&chosen, lanes);
     }
     return lanes;

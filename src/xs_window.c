@@ -1,5 +1,6 @@
 /* The windowed front end for contiguous float64 runs (see xs_window.h). */
 #include "xs_window.h"
+#include "xs_kernel.h"
 
 #include <fenv.h>
 #include <stdatomic.h>
@@ -417,20 +418,15 @@ static const xs_kernel_set *pick_kernels(void)
     if (known) {
         return known;
     }
-    const char *forced = getenv("XSUMUFUNC_KERNEL");
+    xs_kernel_cap cap = xs_kernel_forced();
     const xs_kernel_set *k = &generic;
 #ifdef XS_WINDOW_X86
     __builtin_cpu_init();
     int has_avx2 = __builtin_cpu_supports("avx2"), has_avx512 = __builtin_cpu_supports("avx512f");
-    k = has_avx512 ? &avx512 : has_avx2 ? &avx2 : &sse2;
-    if (forced && strcmp(forced, "sse2") == 0) {
-        k = &sse2;
-    }
-    if (forced && strcmp(forced, "avx2") == 0 && has_avx2) {
-        k = &avx2;
-    }
+    k = has_avx512 && cap >= XS_KERNEL_AVX512VBMI ? &avx512
+        : has_avx2 && cap >= XS_KERNEL_AVX2 ? &avx2 : &sse2;
 #endif
-    if (forced && strcmp(forced, "generic") == 0) {
+    if (cap == XS_KERNEL_GENERIC) {
         k = &generic;
     }
     atomic_store(&chosen, k);

@@ -130,3 +130,23 @@ def quiet(func, *args, **kwargs):
         warnings.simplefilter("ignore", RuntimeWarning)
         with np.errstate(all="ignore"):
             return func(*args, **kwargs)
+
+
+def local_cluster_client(processes):
+    """A two-worker distributed LocalCluster and a client that is not the
+    default scheduler (the other tests of a module must not run on it:
+    their warnings would be raised in its workers, not in the test); a
+    generator for a pytest fixture to yield from."""
+    import warnings
+
+    import pytest
+    distributed = pytest.importorskip("distributed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # port/resource notices at start-up
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=processes,
+            dashboard_address=None, silence_logs=50)
+        client = distributed.Client(cluster, set_as_default=False)
+    yield client
+    client.close()
+    cluster.close()

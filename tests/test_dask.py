@@ -1,11 +1,10 @@
 """Dask arrays through exact_sum/exact_mean & co.: exact states up the
 reduction tree, bit-identical to the NumPy result for every chunking."""
 
-import warnings
 
 import numpy as np
 import pytest
-from helpers import assert_same, quiet
+from helpers import assert_same, local_cluster_client, quiet
 from hypothesis import given
 from hypothesis import strategies as st
 from oracle import (
@@ -179,12 +178,9 @@ def test_integer_zero_dots_are_plus_zero(da_, db_):
         assert_same(got.compute(), xs.exact_dot(a, b))
 
 
-@given(data=st.data(),
-       dtypes=st.sampled_from([(FLOAT32, FLOAT32), (FLOAT16, BFLOAT16), (FLOAT64, FLOAT64),
-                               (np.dtype(np.int16), FLOAT32), (COMPLEX64, FLOAT32),
-                               (COMPLEX64, COMPLEX64), (COMPLEX128, FLOAT64),
-                               (np.dtype(np.int32), np.dtype(np.int8))]))
-def test_dot_every_chunking(data, dtypes):
+def check_dot_chunked(data, dtypes):
+    """Draw a, b (dtypes), an axis and chunkings; check that exact_dot of the
+    Dask arrays gives NumPy's bits and the oracle's; return them."""
     a = data.draw(nd_arrays(dtypes[0], max_dims=2))
     b = data.draw(nd_arrays(dtypes[1], shape=a.shape))
     axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
@@ -194,6 +190,16 @@ def test_dot_every_chunking(data, dtypes):
     assert_same(got, quiet(xs.exact_dot, a, b, axis=axis))
     # (the oracle's default dtype for integer-with-float32 pairs is not exact_dot's)
     assert_same(got, oracle_dot(a, b, axis, dtype=np.asarray(got).dtype))
+    return a, b, axis, da_, db_
+
+
+@given(data=st.data(),
+       dtypes=st.sampled_from([(FLOAT32, FLOAT32), (FLOAT16, BFLOAT16), (FLOAT64, FLOAT64),
+                               (np.dtype(np.int16), FLOAT32), (COMPLEX64, FLOAT32),
+                               (COMPLEX64, COMPLEX64), (COMPLEX128, FLOAT64),
+                               (np.dtype(np.int32), np.dtype(np.int8))]))
+def test_dot_every_chunking(data, dtypes):
+    a, b, axis, da_, db_ = check_dot_chunked(data, dtypes)
     kept = quiet(xs.exact_dot(da_, db_, axis=axis, keepdims=True).compute)
     assert_same(kept, quiet(xs.exact_dot, a, b, axis=axis, keepdims=True))
 
@@ -229,18 +235,7 @@ def test_dot_broadcasts_and_rounds_into_dtype():
 @pytest.fixture(scope="module", params=[pytest.param(True, marks=pytest.mark.slow), False],
                 ids=["processes", "threads"])
 def client(request):
-    distributed = pytest.importorskip("distributed")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")     # port/resource notices at start-up
-        cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=request.param,
-            dashboard_address=None, silence_logs=50)
-        # Not the default scheduler: the module's other tests must not run
-        # on it (their warnings would be raised in its workers, not here).
-        client = distributed.Client(cluster, set_as_default=False)
-    yield client
-    client.close()
-    cluster.close()
+    yield from local_cluster_client(request.param)
 
 
 def test_on_a_local_cluster(client):
@@ -289,14 +284,7 @@ def test_wide_integers_every_chunking(data, dtypes):
     """64-bit integers beyond 2**53 (split into exact halves in each block):
     exact_dot, exact_var/std and the moving sums give the NumPy bits, which
     the oracle checks, for every chunking."""
-    a = data.draw(nd_arrays(dtypes[0], max_dims=2))
-    b = data.draw(nd_arrays(dtypes[1], shape=a.shape))
-    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
-    da_ = da.from_array(a, chunks=data.draw(chunkings(a.shape)))
-    db_ = da.from_array(b, chunks=data.draw(chunkings(b.shape)))
-    got = quiet(xs.exact_dot(da_, db_, axis=axis).compute)
-    assert_same(got, quiet(xs.exact_dot, a, b, axis=axis))
-    assert_same(got, oracle_dot(a, b, axis, dtype=np.asarray(got).dtype))
+    a, b, axis, da_, db_ = check_dot_chunked(data, dtypes)
     for func in (xs.exact_var, xs.exact_std, xs.exact_nanvar):
         assert_same(quiet(func(da_, axis=axis).compute), quiet(func, a, axis=axis))
     if a.shape[axis] == 0:

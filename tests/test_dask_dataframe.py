@@ -5,11 +5,10 @@ partitioning, on the synchronous scheduler and on a process cluster."""
 import math
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
-from helpers import assert_same
+from helpers import assert_same, local_cluster_client
 from hypothesis import given
 from hypothesis import strategies as st
 from oracle import FLOAT32, FLOAT64, exact_sum_oracle, terms_of
@@ -179,17 +178,7 @@ def test_results_are_the_numpy_functions_of_each_group():
 
 @pytest.fixture(scope="module")
 def client():
-    distributed = pytest.importorskip("distributed")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")     # port/resource notices at start-up
-        cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True,
-            dashboard_address=None, silence_logs=50)
-        # Not the default scheduler (see tests/test_dask.py).
-        client = distributed.Client(cluster, set_as_default=False)
-    yield client
-    client.close()
-    cluster.close()
+    yield from local_cluster_client(True)
 
 
 def test_on_a_process_cluster(client):
