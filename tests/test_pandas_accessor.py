@@ -190,6 +190,8 @@ def test_grouped_nullable_integers_beyond_2_53_are_exact():
     assert_same(got, np.array([float(round_fraction(Fraction(2), FLOAT64)), 8.0]))
     means = df.exact.grouped_mean("k")["v"].to_numpy()
     assert_same(means, np.array([float(round_fraction(Fraction(2, 3), FLOAT64)), 4.0]))
+    kept = df.exact.grouped_sum("k", skipna=False)["v"].to_numpy()     # NA is then NaN
+    assert math.isnan(kept[0]) and kept[1] == 8.0
 
 
 def test_grouped_skipna_false_keeps_nan_and_errors_are_clear():

@@ -151,7 +151,7 @@ def _grouped(method, values, codes, ngroups, skipna, func):
         # NA): every term counts twice, so a mean comes out halved and is
         # doubled back (exactly: a power of two, far from overflow).
         both = np.concatenate(values)
-        res = reduce(both, np.concatenate([codes, codes]), ngroups, skip_nan=True)
+        res = reduce(both, np.concatenate([codes, codes]), ngroups, skip_nan=skipna)
         return res * 2 if method == "grouped_mean" else res
     kind = values.dtype.kind
     skip = skipna and kind == "f"
