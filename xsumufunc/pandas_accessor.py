@@ -139,7 +139,8 @@ def _group_codes(obj, by, sort, func):
         codes = grouper.ngroup().to_numpy(dtype=np.float64, na_value=-1.0).astype(np.intp)
         index = grouper.size().index
     except (KeyError, ValueError, TypeError) as exc:
-        raise type(exc)(f"{func}: cannot group by {by!r}: {exc}") from None
+        kind = next(k for k in (KeyError, TypeError, ValueError) if isinstance(exc, k))
+        raise kind(f"{func}: cannot group by {by!r}: {exc}") from None
     return codes, len(index), index
 
 
