@@ -157,9 +157,10 @@ static inline int xs_window_decide(const xs_running *run, uint64_t divisor,
 }
 
 /* Rows without NaN or Inf, long enough, run as XS_MOVING_LANES stretches
- * side by side: each step of the approximation is a chain of dependent
- * additions (TwoSum on TwoSum), so one stretch alone leaves the core
- * waiting; independent stretches fill the gaps.  Each lane starts stale,
+ * side by side, so that their steps run in the four doubles of AVX2
+ * registers (xs_moving_lanes_template.h: four times fewer instructions per
+ * output); without AVX2 the lanes take turns, as fast as one stretch (the
+ * plain-C path the forced generic kernel tests).  Each lane starts stale,
  * its accumulator holding the window before its first output (summed from
  * scratch), and settles (and so rebuilds its approximation) at its first
  * output.  The values are exactly what one stretch gives. */
