@@ -53,12 +53,6 @@
 /* Bytes per step: one 512-bit register. */
 #define XS_CODE_FIXED_STEP 64
 
-static double value_of(uint64_t bits)
-{
-    double v;
-    memcpy(&v, &bits, sizeof v);
-    return v;
-}
 
 /* The signed planes (see xs_codes.h), when the format is symmetric: code
  * c + 128 is -value(c) for every c < 128, or both are NaN or Inf; or
@@ -71,7 +65,7 @@ static void signed_init(xs_code_format *f)
     uint64_t largest = 0;
     uint64_t magnitude[128];
     for (int c = 0; c < 128; c++) {
-        double v = value_of(f->decode_bits[c]), w = value_of(f->decode_bits[c + 128]);
+        double v = xs_bits_double(f->decode_bits[c]), w = xs_bits_double(f->decode_bits[c + 128]);
         magnitude[c] = 0;
         f->signed_special[c] = 0;
         if (!isfinite(v) || !isfinite(w)) {
@@ -114,7 +108,7 @@ void xs_code_fixed_init(xs_code_format *f)
     int lowest = INT_MAX;
     double largest = 0.0;
     for (int c = 0; c < 256; c++) {
-        double v = value_of(f->decode_bits[c]);
+        double v = xs_bits_double(f->decode_bits[c]);
         if (!isfinite(v) || v == 0.0) {
             continue;
         }
@@ -145,7 +139,7 @@ void xs_code_fixed_init(xs_code_format *f)
     int planes = (bits + 1 + 7) / 8;
     memset(f->fixed_plane, 0, sizeof f->fixed_plane);
     for (int c = 0; c < 256; c++) {
-        double v = value_of(f->decode_bits[c]);
+        double v = xs_bits_double(f->decode_bits[c]);
         uint64_t u;
         if (isfinite(v)) {
             double k = ldexp(v, -lowest);           /* an integer, |k| <= bias */

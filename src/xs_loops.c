@@ -417,13 +417,6 @@ void xs_dot_state_round(char **args, const npy_intp *dimensions, const npy_intp 
 
 /* ---- dot products --------------------------------------------------------- */
 
-static inline double xs_bits_to_double(uint64_t bits)
-{
-    double x;
-    memcpy(&x, &bits, sizeof x);
-    return x;
-}
-
 /* Products of float32, float16 and bfloat16 values are exact in float64. */
 static inline void xs_dot_add_narrow(xs_dot *acc, xs_large *large, double a, double b)
 {
@@ -516,7 +509,7 @@ ATTRIBUTES static int xs_dot_short_##IN(const char *a, const char *b, npy_intp n
 { \
     double hi = 0.0, lo = 0.0, err = 0.0, bound = 0.0;     /* see xs_running_short_add */ \
     for (npy_intp k = 0; k < n; k++, a += step_a, b += step_b) { \
-        double x = xs_bits_to_double(xs_load_##IN(a)), y = xs_bits_to_double(xs_load_##IN(b)); \
+        double x = xs_bits_double(xs_load_##IN(a)), y = xs_bits_double(xs_load_##IN(b)); \
         if (!SHORT_ADD(&hi, &lo, &err, x, y)) { \
             return 0; \
         } \
@@ -542,8 +535,8 @@ ATTRIBUTES static void xs_dot_row_##IN(xs_dot *acc, xs_large **large, const char
         /* One product n times (broadcast rows): O(log n), not O(n). */ \
         xs_dot one; \
         xs_dot_init(&one); \
-        ADD_PRODUCT(&one, NULL, xs_bits_to_double(xs_load_##IN(a)), \
-                    xs_bits_to_double(xs_load_##IN(b))); \
+        ADD_PRODUCT(&one, NULL, xs_bits_double(xs_load_##IN(a)), \
+                    xs_bits_double(xs_load_##IN(b))); \
         xs_dot_add_times(acc, &one, (uint64_t)n); \
         fesetexceptflag(&flags_before, FE_ALL_EXCEPT); \
         return; \
@@ -553,8 +546,8 @@ ATTRIBUTES static void xs_dot_row_##IN(xs_dot *acc, xs_large **large, const char
     a += k * step_a; \
     b += k * step_b; \
     for (; k < n; k++, a += step_a, b += step_b) { \
-        ADD_PRODUCT(acc, row_large, xs_bits_to_double(xs_load_##IN(a)), \
-                    xs_bits_to_double(xs_load_##IN(b))); \
+        ADD_PRODUCT(acc, row_large, xs_bits_double(xs_load_##IN(a)), \
+                    xs_bits_double(xs_load_##IN(b))); \
     } \
     fesetexceptflag(&flags_before, FE_ALL_EXCEPT); \
     if (row_large) { \

@@ -134,4 +134,12 @@ static inline uint64_t xs_double_bits(double x)
     return b;
 }
 
+/* The double whose bit pattern is b (the inverse of xs_double_bits). */
+static inline double xs_bits_double(uint64_t b)
+{
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
 #endif

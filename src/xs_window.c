@@ -35,12 +35,6 @@ static inline uint64_t bits_of(double x)
     return b;
 }
 
-static inline double from_bits(uint64_t b)
-{
-    double x;
-    memcpy(&x, &b, sizeof x);
-    return x;
-}
 
 /* ---- portable kernel (any architecture) --------------------------------- */
 
@@ -55,7 +49,7 @@ static void block_generic(const void *p, double *sums, xs_block_range *range)
     for (int i = 0; i < XS_WINDOW_BLOCK; i += 8) {
         for (int j = 0; j < 8; j++) {
             double v = x[i + j];
-            double h = from_bits(bits_of(v) & XS_HI_MASK);
+            double h = xs_bits_double(bits_of(v) & XS_HI_MASK);
             hi[j] += h;
             lo[j] += v - h;
             double a = fabs(v);

@@ -144,7 +144,7 @@ def _group_codes(obj, by, sort, func):
     return codes, len(index), index
 
 
-def _grouped(method, values, codes, ngroups, skipna, func):
+def _grouped(method, values, codes, ngroups, skipna):
     """One exact result per group of a column's values (_column_values)."""
     reduce = _GROUPED[method]
     if isinstance(values, list):
@@ -224,7 +224,7 @@ class ExactFrameAccessor:
         keys = by if isinstance(by, list) else [by]
         named = [k for k in keys if isinstance(k, (str, int, tuple)) and k in self._df.columns]
         df = _numeric_columns(self._df.drop(columns=named), numeric_only)
-        out = {c: _grouped(method, _column_values(df[c], c, func), codes, ngroups, skipna, func)
+        out = {c: _grouped(method, _column_values(df[c], c, func), codes, ngroups, skipna)
                for c in df.columns}
         return pd.DataFrame(out, index=index, columns=df.columns)
 
@@ -309,7 +309,7 @@ class ExactSeriesAccessor:
     def _grouped_reduction(self, method, by, sort, skipna):
         func = f"Series.exact.{method}"
         codes, ngroups, index = _group_codes(self._series, by, sort, func)
-        res = _grouped(method, self._values(method), codes, ngroups, skipna, func)
+        res = _grouped(method, self._values(method), codes, ngroups, skipna)
         return pd.Series(res, index=index, name=self._series.name)
 
     def grouped_sum(self, by: Any, sort: bool = True, skipna: bool = True) -> pd.Series:
