@@ -18,7 +18,9 @@
 #include <string.h>
 
 #define XS_HI_MASK 0xfffffffffc000000ull
-/* Same constants as the one-row front end: see xs_window.h. */
+/* A window of 14 binades split into hi (27 bits) and lo parts: 2^(27-14) =
+ * 8192 terms per lane add up exactly (rows use fixed-grid cells instead,
+ * xs_cells.h). */
 #define XS_COLUMN_BINADES 14
 #define XS_COLUMN_FLUSH_TERMS 8192
 #define XS_COLUMN_MAX_TOP_EXP 1010

@@ -17,6 +17,7 @@
 #include "xs_short_row.h"
 #include "xs_threads.h"
 #include "xs_window.h"
+#include "xs_cells.h"
 
 /* Below this many terms a row uses the small accumulator only: the large
  * one has a fixed cost per row (its final sweep and merge).  Measured on
@@ -128,7 +129,7 @@ static ptrdiff_t xs_terms(npy_intp outer, npy_intp n)
 #define XS_IN_IS_FLOAT 1
 #define XS_IN float64
 #define XS_LOAD(p) xs_load_float64(p)
-#define XS_WINDOW_ADD xs_window_add_float64
+#define XS_WINDOW_ADD xs_cells_add_float64
 #define XS_WINDOW_CTYPE double
 #define XS_COLUMNS_ADD xs_columns_add_float64
 #include "xs_loops_template.h"

@@ -1,4 +1,4 @@
-/* The windowed front end for contiguous float64 runs (see xs_window.h). */
+/* The windowed front end for contiguous float32 and bfloat16 runs (see xs_window.h). */
 #include "xs_window.h"
 #include "xs_kernel.h"
 
@@ -7,13 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Lanes per kernel: 4 chains of up to 8 doubles, for hi and for lo. */
+/* Lanes per kernel: up to 4 chains of 16 doubles. */
 #define XS_LANES 64
-#define XS_HI 0
-#define XS_LO 32
-/* Clears the 26 low fraction bits: hi keeps 27 significant bits. */
-#define XS_HI_MASK 0xfffffffffc000000ull
-/* Lane sums stay below 2^(top + 13) (2^53 quanta of 2^(E-26)); windows
+/* Lane sums stay below 2^(top + 13) (2^53 quanta of 2^(E-23)); windows
  * whose top exceeds 2^1010 could overflow and are not used. */
 #define XS_WINDOW_MAX_TOP_EXP 1010
 
@@ -36,177 +32,9 @@ static inline uint64_t bits_of(double x)
 }
 
 
-/* ---- portable kernel (any architecture) --------------------------------- */
-
-static void block_generic(const void *p, double *sums, xs_block_range *range)
-{
-    const double *x = p;
-    double hi[8], lo[8];
-    memcpy(hi, sums + XS_HI, sizeof hi);
-    memcpy(lo, sums + XS_LO, sizeof lo);
-    double max_abs = 0.0, min_abs = INFINITY;
-    int has_nan = 0;
-    for (int i = 0; i < XS_WINDOW_BLOCK; i += 8) {
-        for (int j = 0; j < 8; j++) {
-            double v = x[i + j];
-            double h = xs_bits_double(bits_of(v) & XS_HI_MASK);
-            hi[j] += h;
-            lo[j] += v - h;
-            double a = fabs(v);
-            max_abs = a > max_abs ? a : max_abs;
-            min_abs = (a != 0.0 && a < min_abs) ? a : min_abs;
-            has_nan |= v != v;
-        }
-    }
-    memcpy(sums + XS_HI, hi, sizeof hi);
-    memcpy(sums + XS_LO, lo, sizeof lo);
-    range->max_abs = max_abs;
-    range->min_abs = min_abs;
-    range->has_nan = has_nan;
-}
-
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define XS_WINDOW_X86 1
 #include <immintrin.h>
-
-/* SSE2 is part of x86-64: the baseline kernel.  Four independent chains
- * per quantity hide the add latency. */
-static void block_sse2(const void *p, double *sums, xs_block_range *range)
-{
-    const double *x = p;
-    const __m128d hi_mask = _mm_castsi128_pd(_mm_set1_epi64x((long long)XS_HI_MASK));
-    const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffll));
-    const __m128d zero = _mm_setzero_pd(), inf = _mm_set1_pd(INFINITY);
-    __m128d h0 = _mm_loadu_pd(sums + XS_HI + 0), h1 = _mm_loadu_pd(sums + XS_HI + 2);
-    __m128d h2 = _mm_loadu_pd(sums + XS_HI + 4), h3 = _mm_loadu_pd(sums + XS_HI + 6);
-    __m128d l0 = _mm_loadu_pd(sums + XS_LO + 0), l1 = _mm_loadu_pd(sums + XS_LO + 2);
-    __m128d l2 = _mm_loadu_pd(sums + XS_LO + 4), l3 = _mm_loadu_pd(sums + XS_LO + 6);
-    __m128d mx0 = zero, mx1 = zero, mn0 = inf, mn1 = inf, nan_seen = zero;
-#define XS_SSE2_STEP(k, H, L, MX, MN) { \
-        __m128d v = _mm_loadu_pd(x + i + 2 * (k)); \
-        __m128d a = _mm_and_pd(v, abs_mask); \
-        __m128d h = _mm_and_pd(v, hi_mask); \
-        H = _mm_add_pd(H, h); \
-        L = _mm_add_pd(L, _mm_sub_pd(v, h)); \
-        MX = _mm_max_pd(MX, a); \
-        MN = _mm_min_pd(MN, _mm_or_pd(a, _mm_and_pd(_mm_cmpeq_pd(a, zero), inf))); \
-        nan_seen = _mm_or_pd(nan_seen, _mm_cmpunord_pd(v, v)); }
-    for (int i = 0; i < XS_WINDOW_BLOCK; i += 8) {
-        XS_SSE2_STEP(0, h0, l0, mx0, mn0)
-        XS_SSE2_STEP(1, h1, l1, mx1, mn1)
-        XS_SSE2_STEP(2, h2, l2, mx0, mn0)
-        XS_SSE2_STEP(3, h3, l3, mx1, mn1)
-    }
-#undef XS_SSE2_STEP
-    _mm_storeu_pd(sums + XS_HI + 0, h0);
-    _mm_storeu_pd(sums + XS_HI + 2, h1);
-    _mm_storeu_pd(sums + XS_HI + 4, h2);
-    _mm_storeu_pd(sums + XS_HI + 6, h3);
-    _mm_storeu_pd(sums + XS_LO + 0, l0);
-    _mm_storeu_pd(sums + XS_LO + 2, l1);
-    _mm_storeu_pd(sums + XS_LO + 4, l2);
-    _mm_storeu_pd(sums + XS_LO + 6, l3);
-    double mx[2], mn[2];
-    _mm_storeu_pd(mx, _mm_max_pd(mx0, mx1));
-    _mm_storeu_pd(mn, _mm_min_pd(mn0, mn1));
-    range->max_abs = mx[0] > mx[1] ? mx[0] : mx[1];
-    range->min_abs = mn[0] < mn[1] ? mn[0] : mn[1];
-    range->has_nan = _mm_movemask_pd(nan_seen) != 0;
-}
-
-/* The same with 4-double vectors, for CPUs that have AVX2. */
-__attribute__((target("avx2")))
-static void block_avx2(const void *p, double *sums, xs_block_range *range)
-{
-    const double *x = p;
-    const __m256d hi_mask = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)XS_HI_MASK));
-    const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
-    const __m256d zero = _mm256_setzero_pd(), inf = _mm256_set1_pd(INFINITY);
-    __m256d h0 = _mm256_loadu_pd(sums + XS_HI + 0), h1 = _mm256_loadu_pd(sums + XS_HI + 4);
-    __m256d h2 = _mm256_loadu_pd(sums + XS_HI + 8), h3 = _mm256_loadu_pd(sums + XS_HI + 12);
-    __m256d l0 = _mm256_loadu_pd(sums + XS_LO + 0), l1 = _mm256_loadu_pd(sums + XS_LO + 4);
-    __m256d l2 = _mm256_loadu_pd(sums + XS_LO + 8), l3 = _mm256_loadu_pd(sums + XS_LO + 12);
-    __m256d mx0 = zero, mx1 = zero, mn0 = inf, mn1 = inf, nan_seen = zero;
-#define XS_AVX2_STEP(k, H, L, MX, MN) { \
-        __m256d v = _mm256_loadu_pd(x + i + 4 * (k)); \
-        __m256d a = _mm256_and_pd(v, abs_mask); \
-        __m256d h = _mm256_and_pd(v, hi_mask); \
-        H = _mm256_add_pd(H, h); \
-        L = _mm256_add_pd(L, _mm256_sub_pd(v, h)); \
-        MX = _mm256_max_pd(MX, a); \
-        MN = _mm256_min_pd(MN, _mm256_blendv_pd(a, inf, _mm256_cmp_pd(a, zero, _CMP_EQ_OQ))); \
-        nan_seen = _mm256_or_pd(nan_seen, _mm256_cmp_pd(v, v, _CMP_UNORD_Q)); }
-    for (int i = 0; i < XS_WINDOW_BLOCK; i += 16) {
-        XS_AVX2_STEP(0, h0, l0, mx0, mn0)
-        XS_AVX2_STEP(1, h1, l1, mx1, mn1)
-        XS_AVX2_STEP(2, h2, l2, mx0, mn0)
-        XS_AVX2_STEP(3, h3, l3, mx1, mn1)
-    }
-#undef XS_AVX2_STEP
-    _mm256_storeu_pd(sums + XS_HI + 0, h0);
-    _mm256_storeu_pd(sums + XS_HI + 4, h1);
-    _mm256_storeu_pd(sums + XS_HI + 8, h2);
-    _mm256_storeu_pd(sums + XS_HI + 12, h3);
-    _mm256_storeu_pd(sums + XS_LO + 0, l0);
-    _mm256_storeu_pd(sums + XS_LO + 4, l1);
-    _mm256_storeu_pd(sums + XS_LO + 8, l2);
-    _mm256_storeu_pd(sums + XS_LO + 12, l3);
-    double mx[4], mn[4];
-    _mm256_storeu_pd(mx, _mm256_max_pd(mx0, mx1));
-    _mm256_storeu_pd(mn, _mm256_min_pd(mn0, mn1));
-    double max_abs = mx[0], min_abs = mn[0];
-    for (int j = 1; j < 4; j++) {
-        max_abs = mx[j] > max_abs ? mx[j] : max_abs;
-        min_abs = mn[j] < min_abs ? mn[j] : min_abs;
-    }
-    range->max_abs = max_abs;
-    range->min_abs = min_abs;
-    range->has_nan = _mm256_movemask_pd(nan_seen) != 0;
-}
-/* AVX-512F: 8-double vectors (and, for the narrow types, 16 floats). */
-__attribute__((target("avx512f")))
-static void block_avx512(const void *p, double *sums, xs_block_range *range)
-{
-    const double *x = p;
-    const __m512i hi_mask = _mm512_set1_epi64((long long)XS_HI_MASK);
-    const __m512i abs_mask = _mm512_set1_epi64(0x7fffffffffffffffll);
-    const __m512d zero = _mm512_setzero_pd(), inf = _mm512_set1_pd(INFINITY);
-    __m512d h0 = _mm512_loadu_pd(sums + XS_HI + 0), h1 = _mm512_loadu_pd(sums + XS_HI + 8);
-    __m512d h2 = _mm512_loadu_pd(sums + XS_HI + 16), h3 = _mm512_loadu_pd(sums + XS_HI + 24);
-    __m512d l0 = _mm512_loadu_pd(sums + XS_LO + 0), l1 = _mm512_loadu_pd(sums + XS_LO + 8);
-    __m512d l2 = _mm512_loadu_pd(sums + XS_LO + 16), l3 = _mm512_loadu_pd(sums + XS_LO + 24);
-    __m512d mx0 = zero, mx1 = zero, mn0 = inf, mn1 = inf;
-    __mmask8 nan_seen = 0;
-#define XS_AVX512_STEP(k, H, L, MX, MN) { \
-        __m512d v = _mm512_loadu_pd(x + i + 8 * (k)); \
-        __m512i vi = _mm512_castpd_si512(v); \
-        __m512d a = _mm512_castsi512_pd(_mm512_and_si512(vi, abs_mask)); \
-        __m512d h = _mm512_castsi512_pd(_mm512_and_si512(vi, hi_mask)); \
-        H = _mm512_add_pd(H, h); \
-        L = _mm512_add_pd(L, _mm512_sub_pd(v, h)); \
-        MX = _mm512_max_pd(MX, a); \
-        MN = _mm512_min_pd(MN, _mm512_mask_blend_pd( \
-            _mm512_cmp_pd_mask(a, zero, _CMP_EQ_OQ), a, inf)); \
-        nan_seen |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q); }
-    for (int i = 0; i < XS_WINDOW_BLOCK; i += 32) {
-        XS_AVX512_STEP(0, h0, l0, mx0, mn0)
-        XS_AVX512_STEP(1, h1, l1, mx1, mn1)
-        XS_AVX512_STEP(2, h2, l2, mx0, mn0)
-        XS_AVX512_STEP(3, h3, l3, mx1, mn1)
-    }
-#undef XS_AVX512_STEP
-    _mm512_storeu_pd(sums + XS_HI + 0, h0);
-    _mm512_storeu_pd(sums + XS_HI + 8, h1);
-    _mm512_storeu_pd(sums + XS_HI + 16, h2);
-    _mm512_storeu_pd(sums + XS_HI + 24, h3);
-    _mm512_storeu_pd(sums + XS_LO + 0, l0);
-    _mm512_storeu_pd(sums + XS_LO + 8, l1);
-    _mm512_storeu_pd(sums + XS_LO + 16, l2);
-    _mm512_storeu_pd(sums + XS_LO + 24, l3);
-    range->max_abs = _mm512_reduce_max_pd(_mm512_max_pd(mx0, mx1));
-    range->min_abs = _mm512_reduce_min_pd(_mm512_min_pd(mn0, mn1));
-    range->has_nan = nan_seen != 0;
-}
 #endif
 
 /* ---- float32 and bfloat16: no split needed ---------------------------------
@@ -395,16 +223,16 @@ XS_AVX512_NARROW_KERNEL(block_avx512_bf16, uint16_t, XS_AVX512_LOAD16_BF16)
 /* The kernels for this CPU, chosen once.  XSUMUFUNC_KERNEL=generic|sse2|avx2|
  * avx512 forces a set (not beyond what the CPU has; the tests run each). */
 typedef struct {
-    xs_block_kernel float64, float32, bfloat16;
+    xs_block_kernel float32, bfloat16;
 } xs_kernel_set;
 
 static const xs_kernel_set *pick_kernels(void)
 {
-    static const xs_kernel_set generic = {block_generic, block_generic_f32, block_generic_bf16};
+    static const xs_kernel_set generic = {block_generic_f32, block_generic_bf16};
 #ifdef XS_WINDOW_X86
-    static const xs_kernel_set sse2 = {block_sse2, block_sse2_f32, block_sse2_bf16};
-    static const xs_kernel_set avx2 = {block_avx2, block_avx2_f32, block_avx2_bf16};
-    static const xs_kernel_set avx512 = {block_avx512, block_avx512_f32, block_avx512_bf16};
+    static const xs_kernel_set sse2 = {block_sse2_f32, block_sse2_bf16};
+    static const xs_kernel_set avx2 = {block_avx2_f32, block_avx2_bf16};
+    static const xs_kernel_set avx512 = {block_avx512_f32, block_avx512_bf16};
 #endif
     /* Atomic: threads may pick at the same time (they pick the same set). */
     static const xs_kernel_set *_Atomic chosen = NULL;
@@ -440,14 +268,6 @@ static void flush_lanes(xs_small *acc, double *lanes)
 
 /* Adds n elements to the large accumulator, one by one. */
 typedef void (*xs_to_large)(xs_large *large, const void *x, ptrdiff_t n);
-
-static void float64_to_large(xs_large *large, const void *p, ptrdiff_t n)
-{
-    const double *x = p;
-    for (ptrdiff_t i = 0; i < n; i++) {
-        xs_large_add_bits(large, bits_of(x[i]));
-    }
-}
 
 static void float32_to_large(xs_large *large, const void *p, ptrdiff_t n)
 {
@@ -529,12 +349,6 @@ static void window_add(xs_large *large, const char *x, ptrdiff_t n, size_t items
     flush_lanes(&large->small, lanes);
     to_large(large, x + (size_t)i * itemsize, n - i);
     fesetexceptflag(&flags_before, FE_ALL_EXCEPT);
-}
-
-void xs_window_add_float64(xs_large *large, const double *x, ptrdiff_t n)
-{
-    window_add(large, (const char *)x, n, sizeof *x, XS_WINDOW_BINADES,
-               pick_kernels()->float64, float64_to_large);
 }
 
 void xs_window_add_float32(xs_large *large, const float *x, ptrdiff_t n)

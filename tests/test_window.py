@@ -1,9 +1,10 @@
-"""The windowed front end (src/xs_window.c) against the oracle.
+"""The windowed front ends (src/xs_cells.c for float64, src/xs_window.c for
+float32 and bfloat16) against the oracle.
 
-Contiguous float64, float32 and bfloat16 rows of XS_WINDOW_MIN_TERMS (1024)
-terms or more are summed
-block by block in double lanes when a block fits an exponent window, and by
-the large accumulator otherwise.  These inputs reach every branch: windows
+Contiguous rows of XS_WINDOW_MIN_TERMS (1024) terms or more are summed
+block by block in double lanes when a block fits a window (fixed-grid cells
+for float64, one exponent window for the narrow types), and by the large
+accumulator otherwise.  These inputs reach every branch: windows
 that move, blocks with Inf/NaN, all-zero blocks, subnormal and huge windows,
 outliers below the window, exact cancellation inside the lanes.  Every kernel
 (portable C, SSE2, AVX2, AVX-512) is run, in a child process that forces it through
@@ -51,7 +52,38 @@ def _cases():
     outliers = normal.copy()
     outliers[::97] *= 2.0**-30                          # below the window
     ones_then_tiny = np.concatenate([np.ones(N // 2), np.full(N // 2, 2.0**-40)])
+    # float64 rows are cut into 2-4 cells of 47 bits under a top T (src/xs_cells.h):
+    # data over 60 and 120 binades (3 and 4 cells), over 150 (no window: the
+    # large path), and the exact edges of each cell count.
+    spread60 = rng.choice([-1.0, 1.0], N) * (1 + rng.random(N)) * np.ldexp(1.0, rng.integers(-30, 30, N))
+    spread120 = rng.choice([-1.0, 1.0], N) * (1 + rng.random(N)) * np.ldexp(1.0, rng.integers(-60, 60, N))
+    spread150 = rng.choice([-1.0, 1.0], N) * (1 + rng.random(N)) * np.ldexp(1.0, rng.integers(-75, 75, N))
+    # Values in [1, 2) set T = 4.  A term 2^e (1 + 2^-52) fits 2 cells for
+    # e >= -38, 3 for e >= -85, 4 for e >= -132; each block below needs more.
+    edges = 1 + rng.random(N)
+    odd = 1 + 2.0**-52
+    for block, e in enumerate([-38, -39, -85, -86, -132, -133, -38, -200, 3]):
+        edges[(block + 1) * 256 + 7] = -odd * 2.0**e
+        edges[(block + 1) * 256 + 9] = odd * 2.0**e
+    edges[12 * 256 + 5] = 2.0**4                          # beyond T: the window moves up
+    edges[14 * 256 + 5] = -(2.0**4 - 2.0**-48)            # just below the new top
+    # Every lane near its bound: the same large value in every term, so the
+    # carry into cell 0 happens at every block.
+    carries = np.full(N, np.nextafter(8.0, 0.0))
+    carries[N // 2:] = -np.nextafter(8.0, 0.0) * (1 + 2.0**-50)
+    # Tops at the limits: T = 971 is allowed, 972 is not; T = -886 is allowed.
+    top_edge = rng.standard_normal(N) * 2.0**966
+    top_beyond = rng.standard_normal(N) * 2.0**969
+    bottom_edge = (1 + rng.random(N)) * 2.0**-890
+    # Wide blocks between narrow ones: refused, then windows again.
+    refused_between = normal.copy()
+    refused_between[2 * 256:3 * 256] *= np.ldexp(1.0, rng.integers(-300, 300, 256))
+    refused_between[5 * 256:7 * 256] *= np.ldexp(1.0, rng.integers(-300, 300, 512))
     return {
+        "spread60": spread60, "spread120": spread120, "spread150": spread150,
+        "cells_edges": edges, "carries": carries, "top_edge": top_edge,
+        "top_beyond": top_beyond, "bottom_edge": bottom_edge,
+        "refused_between": refused_between,
         "normal": normal, "wide": wide, "moving": moving, "inf": with_specials,
         "nan": with_nan, "zeros": zeros, "neg_zeros": neg_zeros, "subnormal": subnormal,
         "huge": huge, "huger": huger, "cancel": cancel, "cancel_plus_tiny": cancel_plus_tiny,
@@ -130,7 +162,7 @@ def test_every_kernel_in_a_child_process(kernel, tmp_path):
 @given(
     seed=st.integers(0, 2**32 - 1),
     n=st.integers(1024, 5000),
-    spread=st.integers(0, 60),
+    spread=st.integers(0, 160),
     center=st.integers(-1070, 1000),
     block_shift=st.integers(0, 40),
 )

@@ -1,0 +1,68 @@
+/*
+ * One block kernel of xs_cells.c, instantiated per instruction set and per
+ * cell count (see xs_cells.h for the algorithm and its bounds).  The
+ * includer defines:
+ *
+ *   XS_CK_NAME        the function's name
+ *   XS_CK_CELLS       cells K (2..XS_CELLS_MAX); cell 0 is the carry
+ *   XS_CK_TARGET      function attribute (target ISA), or nothing
+ *   XS_CK_V           vector of doubles; XS_CK_VW doubles in it
+ *   XS_CK_CHAINS      independent vectors per cell (XS_CK_VW * XS_CK_CHAINS
+ *                     lanes per cell: at least 8, at most 16)
+ *   XS_CK_LOAD(p), XS_CK_STORE(p, v), XS_CK_ADD(a, b), XS_CK_SUB(a, b),
+ *   XS_CK_SET1(d)     the vector operations
+ *   XS_CK_RANGE_INIT, XS_CK_RANGE_STEP(v), XS_CK_RANGE_END(range)
+ *                     measure the block's largest |term| and smallest
+ *                     non-zero |term| as xs_cells_range bit patterns
+ *
+ * The kernel returns 1 and updates the lanes when every term of the block
+ * fits the window w; otherwise it returns 0 and leaves the lanes as they
+ * were (the range tells the driver why).
+ */
+
+XS_CK_TARGET
+static int XS_CK_NAME(const double *x, double *lanes, const xs_cells_window *w,
+                      xs_cells_range *range)
+{
+    XS_CK_V acc[XS_CK_CELLS + 1][XS_CK_CHAINS], sigma[XS_CK_CELLS + 1];
+    for (int c = 0; c <= XS_CK_CELLS; c++) {
+        sigma[c] = XS_CK_SET1(w->sigma[c]);
+        for (int j = 0; j < XS_CK_CHAINS; j++) {
+            acc[c][j] = XS_CK_LOAD(lanes + c * XS_CELLS_LANE_STRIDE + j * XS_CK_VW);
+        }
+    }
+    XS_CK_RANGE_INIT
+    for (int i = 0; i < XS_CELLS_BLOCK; i += XS_CK_VW * XS_CK_CHAINS) {
+        for (int j = 0; j < XS_CK_CHAINS; j++) {
+            XS_CK_V v = XS_CK_LOAD(x + i + j * XS_CK_VW);
+            XS_CK_RANGE_STEP(v)
+            XS_CK_V r = v;
+            /* Cells 1..K-1: cut off the multiples of u_c. */
+            for (int c = 1; c < XS_CK_CELLS; c++) {
+                XS_CK_V q = XS_CK_SUB(XS_CK_ADD(r, sigma[c]), sigma[c]);
+                r = XS_CK_SUB(r, q);
+                acc[c][j] = XS_CK_ADD(acc[c][j], q);
+            }
+            acc[XS_CK_CELLS][j] = XS_CK_ADD(acc[XS_CK_CELLS][j], r);  /* cell K: the rest */
+        }
+    }
+    XS_CK_RANGE_END(range)
+    if (range->max_bits >= w->max_limit || range->min_bits_m1 < w->min_limit_m1) {
+        return 0;
+    }
+    /* The carry step, from the bottom cell up: cell c keeps at most
+     * u_(c-1)/2, the multiples of u_(c-1) move up. */
+    for (int c = XS_CK_CELLS; c >= 1; c--) {
+        for (int j = 0; j < XS_CK_CHAINS; j++) {
+            XS_CK_V carry = XS_CK_SUB(XS_CK_ADD(acc[c][j], sigma[c - 1]), sigma[c - 1]);
+            acc[c][j] = XS_CK_SUB(acc[c][j], carry);
+            acc[c - 1][j] = XS_CK_ADD(acc[c - 1][j], carry);
+        }
+    }
+    for (int c = 0; c <= XS_CK_CELLS; c++) {
+        for (int j = 0; j < XS_CK_CHAINS; j++) {
+            XS_CK_STORE(lanes + c * XS_CELLS_LANE_STRIDE + j * XS_CK_VW, acc[c][j]);
+        }
+    }
+    return 1;
+}
