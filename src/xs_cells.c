@@ -24,13 +24,17 @@ typedef struct {
     uint64_t min_bits_m1;    /* smallest non-zero |term| minus 1 (all zero: UINT64_MAX) */
 } xs_cells_range;
 
-typedef int (*xs_cells_kernel)(const double *x, double *lanes, const xs_cells_window *w,
-                               xs_cells_range *range);
+typedef int (*xs_cells_kernel)(const double *x, int terms, double *lanes,
+                               const xs_cells_window *w, xs_cells_range *range);
 
 #define XS_ABS_BITS 0x7fffffffffffffffull
 #define XS_INF_BITS 0x7ff0000000000000ull
 #define XS_EXP_SHIFT 52
 #define XS_EXP_BIAS 1023
+
+/* The floating-point exceptions NumPy turns into warnings ("inexact" is not
+ * one of them). */
+#define XS_REPORTED_FLAGS (FE_INVALID | FE_OVERFLOW | FE_UNDERFLOW | FE_DIVBYZERO)
 
 /* Lanes: cell c at lanes[c * XS_CELLS_LANE_STRIDE], cells 0..XS_CELLS_MAX. */
 #define XS_CELLS_LANES ((XS_CELLS_MAX + 1) * XS_CELLS_LANE_STRIDE)
@@ -295,11 +299,12 @@ static const xs_cells_set *pick_kernels(void)
 
 /* ---- the driver --------------------------------------------------------- */
 
-/* The range of a block, for a block that is not summed (no window yet). */
-static void block_range(const double *x, xs_cells_range *range)
+/* The range of x[0..n): a first guess of a block's range from its first
+ * few terms. */
+static void range_of(const double *x, int n, xs_cells_range *range)
 {
     uint64_t mx = 0, mn = UINT64_MAX;
-    for (int i = 0; i < XS_CELLS_BLOCK; i++) {
+    for (int i = 0; i < n; i++) {
         uint64_t a = xs_double_bits(x[i]) & XS_ABS_BITS;
         mx = a > mx ? a : mx;
         mn = a - 1 < mn ? a - 1 : mn;
@@ -362,89 +367,137 @@ static int choose_window(xs_cells_window *w, const xs_cells_range *r)
     return 1;
 }
 
-/* Add every non-zero lane to the small accumulator, exactly, and clear them. */
-static void flush_lanes(xs_small *acc, double *lanes)
+/* Add the lanes to the small accumulator, exactly, and clear them.  After a
+ * block's carry step every lane of cell c >= 1 is at most 2^(W-1) u_c, so
+ * the 16 lanes of a cell add up exactly in a double (below 2^(W+3) u_c);
+ * those of cell 0 are multiples of 2^T below 2^50 of them (at most
+ * XS_CELLS_FLUSH_BLOCKS blocks of 2^6 each): exact too.  One add per cell. */
+static void flush_lanes(xs_small *acc, double *lanes, int cells)
 {
-    for (int j = 0; j < XS_CELLS_LANES; j++) {
-        if (lanes[j] != 0.0) {
-            xs_small_add_bits(acc, xs_double_bits(lanes[j]));
+    for (int c = 0; c <= cells; c++) {
+        double cell = 0.0;
+        for (int j = 0; j < XS_CELLS_LANE_STRIDE; j++) {
+            cell += lanes[c * XS_CELLS_LANE_STRIDE + j];
+            lanes[c * XS_CELLS_LANE_STRIDE + j] = 0.0;
         }
-        lanes[j] = 0.0;
+        if (cell != 0.0) {
+            xs_small_add_bits(acc, xs_double_bits(cell));
+        }
     }
 }
 
-static void to_large(xs_large *large, const double *x, ptrdiff_t n)
+/* Terms that fit no window: into the large accumulator, made on first use
+ * (*large caches it between rows; its small part is cleared then), or into
+ * acc itself if there is no memory for one. */
+typedef struct {
+    xs_small *acc;
+    xs_large **cache;
+    xs_large *large;             /* NULL until first use */
+} xs_cells_rest;
+
+static void to_rest(xs_cells_rest *rest, const double *x, ptrdiff_t n)
 {
+    if (rest->large == NULL && n > 0) {
+        rest->large = xs_large_for_row(rest->cache);
+    }
+    if (rest->large == NULL) {
+        for (ptrdiff_t i = 0; i < n; i++) {
+            xs_small_add_bits(rest->acc, xs_double_bits(x[i]));
+        }
+        return;
+    }
     for (ptrdiff_t i = 0; i < n; i++) {
-        xs_large_add_bits(large, xs_double_bits(x[i]));
+        xs_large_add_bits(rest->large, xs_double_bits(x[i]));
     }
 }
 
-void xs_cells_add_float64(xs_large *large, const double *x, ptrdiff_t n)
+void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrdiff_t n)
 {
     /* Every addition here is exact, but the cuts are inexact by design and
      * a NaN/Inf term raises "invalid" or "overflow" in a kernel whose
-     * block is then refused: keep the caller's flags as they were. */
-    fexcept_t flags_before;
-    fegetexceptflag(&flags_before, FE_ALL_EXCEPT);
+     * block is then refused: clear what was raised here of the flags NumPy
+     * reports (testing is cheap; restoring the whole state is not). */
+    int reported_before = fetestexcept(XS_REPORTED_FLAGS);
     const xs_cells_set *kernels = pick_kernels();
     double lanes[XS_CELLS_LANES] = {0};
-    xs_cells_window w;
+    /* The last, partial block, padded with zeros to a multiple of
+     * XS_CELLS_STEP (they add nothing; only its real terms go elsewhere if
+     * it fits no window). */
+    double tail[XS_CELLS_BLOCK];
+    xs_cells_rest rest = {acc, large, NULL};
+    xs_cells_window w = {0};
     int active = 0;              /* w is set and the lanes belong to it */
     int refused = 0;             /* blocks in a row that fit no window */
     ptrdiff_t blocks = 0;        /* blocks in the lanes since the last flush */
-    ptrdiff_t i = 0;
-    for (; i + XS_CELLS_BLOCK <= n; i += XS_CELLS_BLOCK) {
+    for (ptrdiff_t i = 0; i < n; i += XS_CELLS_BLOCK) {
         const double *block = x + i;
+        int terms = n - i < XS_CELLS_BLOCK ? (int)(n - i) : XS_CELLS_BLOCK;
+        int padded = terms;
+        if (terms % XS_CELLS_STEP != 0) {
+            padded = terms + XS_CELLS_STEP - terms % XS_CELLS_STEP;
+            memcpy(tail, block, (size_t)terms * sizeof *tail);
+            memset(tail + terms, 0, (size_t)(padded - terms) * sizeof *tail);
+            block = tail;
+        }
+        /* First the current window or, with none, a guess from the block's
+         * first terms.  A kernel that refuses the block measures all of it. */
         xs_cells_range r;
-        if (active) {
-            if (kernels->by_cells[w.cells](block, lanes, &w, &r)) {
-                refused = 0;
-                if (++blocks == XS_CELLS_FLUSH_BLOCKS) {
-                    flush_lanes(&large->small, lanes);
+        xs_cells_window next;
+        const xs_cells_window *first = &w;
+        if (!active) {
+            range_of(block, XS_CELLS_STEP, &r);
+            first = choose_window(&next, &r) ? &next : NULL;
+        }
+        int fits = first != NULL && kernels->by_cells[first->cells](block, padded, lanes, first, &r);
+        if (!fits) {
+            if (first == NULL) {
+                range_of(block, padded, &r);
+            }
+            int cells;
+            if (active && r.max_bits < w.max_limit &&
+                    (cells = cells_needed(w.top, &r)) <= XS_CELLS_MAX) {
+                set_window(&next, w.top, cells);   /* more cells, same grid: no flush */
+            }
+            else if (choose_window(&next, &r)) {
+                if (active) {
+                    flush_lanes(acc, lanes, w.cells);
+                    blocks = 0;
+                }
+            }
+            else {
+                to_rest(&rest, x + i, terms);
+                /* Data too wide for any window: stop trying the kernels first. */
+                if (active && ++refused >= 2) {
+                    flush_lanes(acc, lanes, w.cells);
+                    active = 0;
                     blocks = 0;
                 }
                 continue;
             }
-            /* Within the top, more cells may hold it (no flush needed:
-             * the grid is the same). */
-            if (r.max_bits < w.max_limit) {
-                int cells = cells_needed(w.top, &r);
-                if (cells <= XS_CELLS_MAX) {
-                    set_window(&w, w.top, cells);
-                    kernels->by_cells[cells](block, lanes, &w, &r);   /* fits */
-                    refused = 0;
-                    blocks++;
-                    continue;
-                }
-            }
-        } else {
-            block_range(block, &r);
+            kernels->by_cells[next.cells](block, padded, lanes, &next, &r);    /* fits */
         }
-        xs_cells_window next;
-        if (choose_window(&next, &r)) {
-            if (active) {
-                flush_lanes(&large->small, lanes);
-                blocks = 0;
-            }
-            w = next;
+        if (!active) {
+            acc->flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;     /* non-zero terms went in */
             active = 1;
-            refused = 0;
-            kernels->by_cells[w.cells](block, lanes, &w, &r);          /* fits */
-            blocks++;
-            /* Non-zero terms went in. */
-            large->small.flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;
-            continue;
         }
-        to_large(large, block, XS_CELLS_BLOCK);
-        /* Data too wide for any window: stop trying the kernels first. */
-        if (active && ++refused >= 2) {
-            flush_lanes(&large->small, lanes);
-            active = 0;
+        if (first != &w || !fits) {
+            w = next;
+        }
+        refused = 0;
+        if (++blocks == XS_CELLS_FLUSH_BLOCKS) {
+            flush_lanes(acc, lanes, w.cells);
             blocks = 0;
         }
     }
-    flush_lanes(&large->small, lanes);
-    to_large(large, x + i, n - i);
-    fesetexceptflag(&flags_before, FE_ALL_EXCEPT);
+    if (active) {
+        flush_lanes(acc, lanes, w.cells);
+    }
+    if (rest.large != NULL) {
+        xs_large_flush(rest.large);
+        xs_small_merge(acc, &rest.large->small);
+    }
+    int raised_here = fetestexcept(XS_REPORTED_FLAGS) & ~reported_before;
+    if (raised_here) {
+        feclearexcept(raised_here);
+    }
 }

@@ -26,7 +26,7 @@
  * 2^53 u_c is a double, and no addition rounds.  Cell 0 grows by at most
  * 2^6 * 2^T per block and is emptied every XS_CELLS_FLUSH_BLOCKS blocks.
  *
- * Per block of XS_CELLS_BLOCK terms the kernel also measures the largest
+ * Per block of XS_CELLS_BLOCK terms (the last one shorter) the kernel also measures the largest
  * |term| and the smallest non-zero one (as bit patterns); a block that does
  * not fit the window leaves the lanes untouched, and the driver then picks
  * more cells, a new window, or the large accumulator for it.  The lanes go
@@ -47,6 +47,10 @@
 #define XS_CELLS_MAX 4
 /* Terms per block (the range is checked once per block). */
 #define XS_CELLS_BLOCK 256
+/* A block's length is a multiple of this (the widest kernel's step: 2
+ * vectors of 8 doubles); the last block of a row is padded with zeros up to
+ * one. */
+#define XS_CELLS_STEP 16
 /* Most parts one lane takes per block: every kernel has at least 8 lanes
  * per cell. */
 #define XS_CELLS_LANE_TERMS (XS_CELLS_BLOCK / 8)
@@ -62,9 +66,13 @@
 #define XS_CELLS_TOP_MAX 971
 #define XS_CELLS_TOP_MIN (-1022 - 52 + XS_CELLS_MAX * XS_CELLS_WIDTH)
 
-/* Add x[0..n) exactly (x aligned for double): lanes flushed into
- * large->small, blocks that fit no window (and the tail) added to large
- * itself. */
-void xs_cells_add_float64(xs_large *large, const double *x, ptrdiff_t n);
+/* Rows at least this long take the cells (shorter ones: xs_short_row.h,
+ * xs_running.h, the accumulators term by term). */
+#define XS_CELLS_MIN_TERMS 256
+
+/* Add x[0..n) exactly into acc (x aligned for double; any n): lanes
+ * flushed into acc, blocks that fit no window into a large accumulator
+ * (made on first use and cached in *large, as xs_large_for_row does). */
+void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrdiff_t n);
 
 #endif

@@ -15,13 +15,14 @@
  *                     measure the block's largest |term| and smallest
  *                     non-zero |term| as xs_cells_range bit patterns
  *
- * The kernel returns 1 and updates the lanes when every term of the block
+ * The kernel adds x[0..terms), terms a multiple of XS_CELLS_STEP and at
+ * most XS_CELLS_BLOCK.  It returns 1 and updates the lanes when every term of the block
  * fits the window w; otherwise it returns 0 and leaves the lanes as they
  * were (the range tells the driver why).
  */
 
 XS_CK_TARGET
-static int XS_CK_NAME(const double *x, double *lanes, const xs_cells_window *w,
+static int XS_CK_NAME(const double *x, int terms, double *lanes, const xs_cells_window *w,
                       xs_cells_range *range)
 {
     XS_CK_V acc[XS_CK_CELLS + 1][XS_CK_CHAINS], sigma[XS_CK_CELLS + 1];
@@ -32,7 +33,7 @@ static int XS_CK_NAME(const double *x, double *lanes, const xs_cells_window *w,
         }
     }
     XS_CK_RANGE_INIT
-    for (int i = 0; i < XS_CELLS_BLOCK; i += XS_CK_VW * XS_CK_CHAINS) {
+    for (int i = 0; i < terms; i += XS_CK_VW * XS_CK_CHAINS) {
         for (int j = 0; j < XS_CK_CHAINS; j++) {
             XS_CK_V v = XS_CK_LOAD(x + i + j * XS_CK_VW);
             XS_CK_RANGE_STEP(v)

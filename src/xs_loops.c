@@ -129,14 +129,14 @@ static ptrdiff_t xs_terms(npy_intp outer, npy_intp n)
 #define XS_IN_IS_FLOAT 1
 #define XS_IN float64
 #define XS_LOAD(p) xs_load_float64(p)
-#define XS_WINDOW_ADD xs_cells_add_float64
+#define XS_CELLS_ADD xs_cells_add_float64
 #define XS_WINDOW_CTYPE double
 #define XS_COLUMNS_ADD xs_columns_add_float64
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_LOAD
 #undef XS_WINDOW_CTYPE
-#undef XS_WINDOW_ADD
+#undef XS_CELLS_ADD
 #undef XS_COLUMNS_ADD
 #define XS_IN float32
 #define XS_LOAD(p) xs_load_float32(p)

@@ -2,8 +2,11 @@
  * Template of the per-input-dtype loops: included once per input dtype by
  * xs_loops.c with these macros defined (NumPy's .c.src idea, in plain C):
  *   XS_IN            name of the input dtype (float64, int8, ...)
+ *   XS_WINDOW_CTYPE  optional: the C type of a contiguous element, for:
  *   XS_WINDOW_ADD    optional: the xs_window.c front end for contiguous rows
- *                    of XS_WINDOW_CTYPE elements
+ *   XS_CELLS_ADD     optional: the xs_cells.c front end for contiguous rows
+ *                    (float64; it also takes the rows that are shorter than
+ *                    XS_RUNNING_ROW_MAX, from XS_CELLS_MIN_TERMS on)
  *   XS_COLUMNS_ADD   optional: xs_columns.c, for reductions over a slow axis
  *   XS_CODE_SLOT     optional: a byte-coded format's slot (xs_codes.h); rows
  *                    are then summed by counting their codes
@@ -15,6 +18,19 @@
 #define XS_CAT_(a, b) a##b
 #define XS_CAT(a, b) XS_CAT_(a, b)
 #define XS_FN(prefix) XS_CAT(prefix, XS_IN)
+
+/* Whether accumulate_ sums this row with the cells (faster than the
+ * two-double row from XS_CELLS_MIN_TERMS terms on). */
+static inline int XS_FN(takes_cells_)(const char *p, npy_intp n, npy_intp stride)
+{
+#ifdef XS_CELLS_ADD
+    return stride == (npy_intp)sizeof(XS_WINDOW_CTYPE) && n >= XS_CELLS_MIN_TERMS &&
+           (uintptr_t)p % _Alignof(XS_WINDOW_CTYPE) == 0;
+#else
+    (void)p, (void)n, (void)stride;
+    return 0;
+#endif
+}
 
 /* Add n elements starting at p, stride bytes apart, exactly into acc, by
  * the calling thread. */
@@ -32,6 +48,12 @@ static void XS_FN(accumulate_serial_)(xs_small *acc, xs_large **large, const cha
     (void)large;
     xs_code_accumulate(XS_CODE_SLOT, acc, p, n, stride);
     return;
+#endif
+#ifdef XS_CELLS_ADD
+    if (XS_FN(takes_cells_)(p, n, stride)) {
+        XS_CELLS_ADD(acc, large, (const XS_WINDOW_CTYPE *)(const void *)p, n);
+        return;
+    }
 #endif
     /* NULL for short rows, and when out of memory (the small accumulator is
      * exact too, only slower). */
@@ -144,7 +166,7 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, p
             XS_STORE(job->target, result, quick);
             continue;
         }
-        if (n > 0 && n <= XS_RUNNING_ROW_MAX &&
+        if (n > 0 && n <= XS_RUNNING_ROW_MAX && !XS_FN(takes_cells_)(row, n, job->row_stride) &&
                 XS_FN(running_row_)(row, n, job->row_stride, job->target,
                                     job->divide ? (uint64_t)n : 1u, &quick)) {
             XS_STORE(job->target, result, quick);

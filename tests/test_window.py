@@ -22,6 +22,7 @@ from helpers import assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import BFLOAT16, exact_sum_oracle
+from oracle_products import exact_mean_oracle
 from strategies import block_shifts
 
 import xsumufunc as xs
@@ -98,9 +99,22 @@ CASES = _cases()
 def test_default_kernel(name):
     x = CASES[name]
     with np.errstate(all="ignore"):
-        for length in (1024, 1279, N):
+        for length in (256, 700, 1024, 1279, N):
             assert_same(xs.exact_sum(x[:length]), exact_sum_oracle(x[:length], FLOAT64),
                         f"{name}[:{length}]")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("length", [256, 300, 1000])
+def test_rows_of_a_2d_array(name, length):
+    # Rows from XS_CELLS_MIN_TERMS (256) terms on take the cells, means too.
+    x = CASES[name][: N // length * length].reshape(-1, length)
+    with np.errstate(all="ignore"):
+        sums = xs.exact_sum(x, axis=1)
+        means = xs.exact_mean(x, axis=1)
+    for i, row in enumerate(x):
+        assert_same(sums[i], exact_sum_oracle(row, FLOAT64), f"{name} row {i}")
+        assert_same(means[i], exact_mean_oracle(row, FLOAT64), f"{name} mean of row {i}")
 
 
 def test_no_warning_from_the_lanes():
@@ -123,7 +137,8 @@ def test_every_kernel_in_a_child_process(kernel, tmp_path):
         with np.errstate(all="ignore"):
             for name in sorted(cases.files):
                 x = cases[name]
-                print(name, float(xs.exact_sum(x)).hex(), float(xs.exact_sum(x[:1279])).hex())
+                print(name, float(xs.exact_sum(x)).hex(), float(xs.exact_sum(x[:1279])).hex(),
+                      float(xs.exact_sum(x[:700])).hex())
     """)
     with np.errstate(over="ignore"):         # cases beyond float32 become +-Inf
         narrow = {name: x.astype(np.float32) for name, x in CASES.items()}
@@ -146,7 +161,8 @@ def test_every_kernel_in_a_child_process(kernel, tmp_path):
     for line, name in zip(lines, sorted(CASES)):
         x = CASES[name]
         expected = [float(exact_sum_oracle(x, FLOAT64)).hex(),
-                    float(exact_sum_oracle(x[:1279], FLOAT64)).hex()]
+                    float(exact_sum_oracle(x[:1279], FLOAT64)).hex(),
+                    float(exact_sum_oracle(x[:700], FLOAT64)).hex()]
         assert line.split() == [name] + expected, kernel
     narrow_lines = iter(lines[len(CASES):])
     for name in sorted(CASES):
