@@ -451,7 +451,12 @@ void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrd
         int fits = first != NULL && kernels->by_cells[first->cells](block, padded, lanes, first, &r);
         if (!fits) {
             if (first == NULL) {
-                range_of(block, padded, &r);
+                if (r.max_bits != 0) {
+                    /* The first terms fit no window: nor does the block. */
+                    to_rest(&rest, x + i, terms);
+                    continue;
+                }
+                range_of(block, padded, &r);      /* first terms all zero */
             }
             int cells;
             if (active && r.max_bits < w.max_limit &&

@@ -68,7 +68,7 @@
 
 /* Rows at least this long take the cells (shorter ones: xs_short_row.h,
  * xs_running.h, the accumulators term by term). */
-#define XS_CELLS_MIN_TERMS 256
+#define XS_CELLS_MIN_TERMS 192
 
 /* Add x[0..n) exactly into acc (x aligned for double; any n): lanes
  * flushed into acc, blocks that fit no window into a large accumulator

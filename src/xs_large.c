@@ -84,15 +84,26 @@ void xs_large_add_slow(xs_large *acc, uint64_t bits)
     acc->remaining[ix] = XS_LARGE_BIN_CAPACITY - 1;
 }
 
+/* The index of the lowest set bit of a non-zero mask. */
+static inline unsigned lowest_set_bit(uint64_t mask)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return (unsigned)__builtin_ctzll(mask);
+#else
+    unsigned bit = 0;
+    while (!((mask >> bit) & 1u)) {
+        bit++;
+    }
+    return bit;
+#endif
+}
+
 void xs_large_flush(xs_large *acc)
 {
     for (unsigned word = 0; word < XS_LARGE_NBINS / 64; word++) {
         uint64_t mask = acc->used[word];
         while (mask) {
-            unsigned bit = 0;
-            while (!((mask >> bit) & 1u)) {
-                bit++;
-            }
+            unsigned bit = lowest_set_bit(mask);
             mask &= mask - 1;     /* clear the lowest set bit */
             unsigned ix = word * 64 + bit;
             transfer_bin(acc, ix);
