@@ -8,15 +8,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The window a kernel adds into. */
-typedef struct {
-    int top;                 /* T: every term below 2^T */
-    int cells;               /* K */
-    double sigma[XS_CELLS_MAX + 1];   /* s_c = 1.5 * 2^52 * u_c, u_c = 2^(T - c*W) */
-    uint64_t max_limit;      /* bits of 2^T: every |term| below it */
-    uint64_t min_limit_m1;   /* every non-zero |term| at or above this + 1 */
-} xs_cells_window;
-
 /* A block's range as bit patterns of |term|: comparing them as unsigned
  * integers compares the magnitudes (and Inf/NaN come above every finite). */
 typedef struct {
@@ -27,17 +18,13 @@ typedef struct {
 typedef int (*xs_cells_kernel)(const double *x, int terms, double *lanes,
                                const xs_cells_window *w, xs_cells_range *range);
 
-#define XS_ABS_BITS 0x7fffffffffffffffull
-#define XS_INF_BITS 0x7ff0000000000000ull
-#define XS_EXP_SHIFT 52
-#define XS_EXP_BIAS 1023
+#define XS_ABS_BITS XS_CELLS_ABS_BITS
+#define XS_INF_BITS XS_CELLS_INF_BITS
 
 /* The floating-point exceptions NumPy turns into warnings ("inexact" is not
  * one of them). */
 #define XS_REPORTED_FLAGS (FE_INVALID | FE_OVERFLOW | FE_UNDERFLOW | FE_DIVBYZERO)
 
-/* Lanes: cell c at lanes[c * XS_CELLS_LANE_STRIDE], cells 0..XS_CELLS_MAX. */
-#define XS_CELLS_LANES ((XS_CELLS_MAX + 1) * XS_CELLS_LANE_STRIDE)
 
 
 /* ---- portable kernels (any architecture): 8 scalar chains --------------- */
@@ -313,38 +300,24 @@ static void range_of(const double *x, int n, xs_cells_range *range)
     range->min_bits_m1 = mn;
 }
 
-/* The biased exponent field of a bit pattern (0 for zeros and subnormals). */
-static inline int exp_field(uint64_t bits)
-{
-    return (int)(bits >> XS_EXP_SHIFT);
-}
-
 /* The fewest cells that hold every non-zero term of the range under top T
- * (XS_CELLS_MAX + 1 when none does).  A term with exponent field f is a
- * multiple of 2^(f - 1023 - 52) (subnormals, f = 0, of 2^-1074: counted as
- * finer, which only refuses them); K cells need f - 1075 >= T - K*W. */
+ * (more than XS_CELLS_MAX when none does).  A term with exponent field f is
+ * a multiple of 2^(f - 1075) (subnormals, f = 0, of 2^-1074: counted as
+ * finer, which only refuses them). */
 static int cells_needed(int top, const xs_cells_range *r)
 {
     if (r->min_bits_m1 == UINT64_MAX) {
         return XS_CELLS_MIN;                         /* all zeros */
     }
-    int f = exp_field(r->min_bits_m1 + 1);
-    int missing = top + XS_EXP_BIAS + XS_EXP_SHIFT - f;    /* T - (f - 1075) */
-    int k = missing <= 0 ? 0 : (missing + XS_CELLS_WIDTH - 1) / XS_CELLS_WIDTH;
-    return k < XS_CELLS_MIN ? XS_CELLS_MIN : k;
+    return xs_cells_for_quantum(top, (int)((r->min_bits_m1 + 1) >> 52) - 1075);
 }
 
-/* Set w to top T and K cells. */
+/* Set w to top T and K cells: the grid, and the smallest term that fits. */
 static void set_window(xs_cells_window *w, int top, int cells)
 {
-    w->top = top;
-    w->cells = cells;
-    for (int c = 0; c <= XS_CELLS_MAX; c++) {
-        w->sigma[c] = 1.5 * ldexp(1.0, top - c * XS_CELLS_WIDTH + XS_EXP_SHIFT);
-    }
-    w->max_limit = (uint64_t)(top + XS_EXP_BIAS) << XS_EXP_SHIFT;
-    int f_min = top - cells * XS_CELLS_WIDTH + XS_EXP_BIAS + XS_EXP_SHIFT;   /* >= 1 */
-    w->min_limit_m1 = ((uint64_t)f_min << XS_EXP_SHIFT) - 1;
+    xs_cells_set_grid(w, top, cells);
+    int f_min = top - cells * XS_CELLS_WIDTH + 1075;     /* >= 1: xs_cells_for_quantum */
+    w->min_limit_m1 = ((uint64_t)f_min << 52) - 1;
 }
 
 /* A window for a block of range r: its top XS_CELLS_HEADROOM binades above
@@ -355,8 +328,8 @@ static int choose_window(xs_cells_window *w, const xs_cells_range *r)
     if (r->max_bits >= XS_INF_BITS || r->max_bits == 0) {
         return 0;
     }
-    int top = exp_field(r->max_bits) - XS_EXP_BIAS + 1 + XS_CELLS_HEADROOM;
-    if (top > XS_CELLS_TOP_MAX || top < XS_CELLS_TOP_MIN) {
+    int top = xs_cells_top_for(r->max_bits);
+    if (top > XS_CELLS_TOP_MAX) {
         return 0;
     }
     int cells = cells_needed(top, r);
@@ -365,25 +338,6 @@ static int choose_window(xs_cells_window *w, const xs_cells_range *r)
     }
     set_window(w, top, cells);
     return 1;
-}
-
-/* Add the lanes to the small accumulator, exactly, and clear them.  After a
- * block's carry step every lane of cell c >= 1 is at most 2^(W-1) u_c, so
- * the 16 lanes of a cell add up exactly in a double (below 2^(W+3) u_c);
- * those of cell 0 are multiples of 2^T below 2^50 of them (at most
- * XS_CELLS_FLUSH_BLOCKS blocks of 2^6 each): exact too.  One add per cell. */
-static void flush_lanes(xs_small *acc, double *lanes, int cells)
-{
-    for (int c = 0; c <= cells; c++) {
-        double cell = 0.0;
-        for (int j = 0; j < XS_CELLS_LANE_STRIDE; j++) {
-            cell += lanes[c * XS_CELLS_LANE_STRIDE + j];
-            lanes[c * XS_CELLS_LANE_STRIDE + j] = 0.0;
-        }
-        if (cell != 0.0) {
-            xs_small_add_bits(acc, xs_double_bits(cell));
-        }
-    }
 }
 
 /* Terms that fit no window: into the large accumulator, made on first use
@@ -465,7 +419,7 @@ void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrd
             }
             else if (choose_window(&next, &r)) {
                 if (active) {
-                    flush_lanes(acc, lanes, w.cells);
+                    xs_cells_flush(acc, lanes, w.cells);
                     blocks = 0;
                 }
             }
@@ -473,7 +427,7 @@ void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrd
                 to_rest(&rest, x + i, terms);
                 /* Data too wide for any window: stop trying the kernels first. */
                 if (active && ++refused >= 2) {
-                    flush_lanes(acc, lanes, w.cells);
+                    xs_cells_flush(acc, lanes, w.cells);
                     active = 0;
                     blocks = 0;
                 }
@@ -490,12 +444,12 @@ void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrd
         }
         refused = 0;
         if (++blocks == XS_CELLS_FLUSH_BLOCKS) {
-            flush_lanes(acc, lanes, w.cells);
+            xs_cells_flush(acc, lanes, w.cells);
             blocks = 0;
         }
     }
     if (active) {
-        flush_lanes(acc, lanes, w.cells);
+        xs_cells_flush(acc, lanes, w.cells);
     }
     if (rest.large != NULL) {
         xs_large_flush(rest.large);

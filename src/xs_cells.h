@@ -35,16 +35,20 @@
 #ifndef XS_CELLS_H
 #define XS_CELLS_H
 
+#include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "xs_large.h"
 
 /* Bits per cell: the largest W for which the bound above holds with 32
  * terms per lane per block (8 lanes per cell, the narrowest kernel). */
 #define XS_CELLS_WIDTH 47
-/* Cells a window may use (cell 0, the carry, not counted). */
+/* Cells a window of a sum may use (cell 0, the carry, not counted); the
+ * dot products' (xs_dot_cells.h) may use one more: XS_CELLS_GRID_MAX. */
 #define XS_CELLS_MIN 2
 #define XS_CELLS_MAX 4
+#define XS_CELLS_GRID_MAX 5
 /* Terms per block (the range is checked once per block). */
 #define XS_CELLS_BLOCK 256
 /* A block's length is a multiple of this (the widest kernel's step: 2
@@ -62,9 +66,74 @@
 /* Binades of headroom above a new window's largest term, so that the next
  * blocks, whose largest terms may be a little larger, still fit. */
 #define XS_CELLS_HEADROOM 3
-/* Tops allowed: s_0 = 1.5 * 2^(T + 52) must be finite; every s_c normal. */
+/* Tops allowed: s_0 = 1.5 * 2^(T + 52) must be finite (and every s_c of
+ * the cells in use normal: xs_cells_for_quantum). */
 #define XS_CELLS_TOP_MAX 971
-#define XS_CELLS_TOP_MIN (-1022 - 52 + XS_CELLS_MAX * XS_CELLS_WIDTH)
+/* Lanes reserved for a window of up to XS_CELLS_GRID_MAX cells. */
+#define XS_CELLS_LANES ((XS_CELLS_GRID_MAX + 1) * XS_CELLS_LANE_STRIDE)
+
+#define XS_CELLS_ABS_BITS 0x7fffffffffffffffull
+#define XS_CELLS_INF_BITS 0x7ff0000000000000ull
+#define XS_CELLS_EXP_BIAS 1023
+
+/* A window: the grid under top T with K cells, and what fits it. */
+typedef struct {
+    int top;                 /* T: every term below 2^T */
+    int cells;               /* K */
+    double sigma[XS_CELLS_GRID_MAX + 1];   /* s_c = 1.5 * 2^52 * u_c, u_c = 2^(T - c*W) */
+    uint64_t max_limit;      /* bits of 2^T: every |term| below it */
+    uint64_t min_limit_m1;   /* sums: every non-zero |term| at or above this + 1 */
+    int min_quantum_sum;     /* dot products: the least exponent sum allowed */
+} xs_cells_window;
+
+/* The top of a new window for terms whose largest |term| has the bit
+ * pattern max_bits (finite, not zero): XS_CELLS_HEADROOM binades above it. */
+static inline int xs_cells_top_for(uint64_t max_bits)
+{
+    return (int)(max_bits >> 52) - XS_CELLS_EXP_BIAS + 1 + XS_CELLS_HEADROOM;
+}
+
+/* The fewest cells (at least XS_CELLS_MIN) under top T that hold every
+ * multiple of 2^q: T - K*W <= q; XS_CELLS_GRID_MAX + 1 if that needs a cut
+ * constant s_K below the normal range. */
+static inline int xs_cells_for_quantum(int top, int q)
+{
+    int missing = top - q;
+    int k = missing <= 0 ? 0 : (missing + XS_CELLS_WIDTH - 1) / XS_CELLS_WIDTH;
+    k = k < XS_CELLS_MIN ? XS_CELLS_MIN : k;
+    return top - k * XS_CELLS_WIDTH + 52 < -1022 ? XS_CELLS_GRID_MAX + 1 : k;
+}
+
+/* Set the grid of w: top T, K cells (the limits of what fits are the front
+ * end's). */
+static inline void xs_cells_set_grid(xs_cells_window *w, int top, int cells)
+{
+    w->top = top;
+    w->cells = cells;
+    for (int c = 0; c <= XS_CELLS_GRID_MAX; c++) {
+        w->sigma[c] = 1.5 * ldexp(1.0, top - c * XS_CELLS_WIDTH + 52);
+    }
+    w->max_limit = (uint64_t)(top + XS_CELLS_EXP_BIAS) << 52;
+}
+
+/* Add the lanes of cells 0..cells to acc, exactly, and clear them.  After a
+ * block's carry step every lane of cell c >= 1 is at most 2^(W-1) u_c, so
+ * the 16 lanes of a cell add up exactly in a double (below 2^(W+3) u_c);
+ * those of cell 0 are multiples of 2^T below 2^50 of them (at most
+ * XS_CELLS_FLUSH_BLOCKS blocks of 2^6 each): exact too.  One add per cell. */
+static inline void xs_cells_flush(xs_small *acc, double *lanes, int cells)
+{
+    for (int c = 0; c <= cells; c++) {
+        double cell = 0.0;
+        for (int j = 0; j < XS_CELLS_LANE_STRIDE; j++) {
+            cell += lanes[c * XS_CELLS_LANE_STRIDE + j];
+            lanes[c * XS_CELLS_LANE_STRIDE + j] = 0.0;
+        }
+        if (cell != 0.0) {
+            xs_small_add_bits(acc, xs_double_bits(cell));
+        }
+    }
+}
 
 /* Rows at least this long take the cells (shorter ones: xs_short_row.h,
  * xs_running.h, the accumulators term by term). */

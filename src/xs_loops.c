@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "xs_dot.h"
-#include "xs_dot_window.h"
+#include "xs_dot_cells.h"
 #include "xs_large.h"
 #include "xs_codes.h"
 #include "xs_columns.h"
@@ -447,7 +447,7 @@ static inline void xs_dot_add_narrow(xs_dot *acc, xs_large *large, double a, dou
  * rounding boundary too close), goes to the accumulators from the start.
  * No step raises a floating-point flag.
  */
-#define XS_DOT_SHORT_MAX (XS_DOT_WINDOW_MIN_TERMS - 1)
+#define XS_DOT_SHORT_MAX 1023
 /* Products per block of the approximation (two terms each at most). */
 #define XS_DOT_SHORT_FOLD 256
 _Static_assert(2 * XS_DOT_SHORT_FOLD <= XS_RUNNING_BLOCK,
@@ -486,12 +486,17 @@ static inline int xs_dot_short_add_float64(double *hi, double *lo, double *err, 
     return 1;
 }
 
-/* The windowed front end, for contiguous float64 rows long enough (returns
+/* The cells front end, for contiguous float64 rows long enough (returns
  * how many products it added); none for the narrow types. */
+#define XS_DOT_TAKES_CELLS(n, step_a, step_b) \
+    ((step_a) == 8 && (step_b) == 8 && (n) >= XS_DOT_CELLS_MIN_TERMS && xs_dot_cells_available())
 #define XS_DOT_WINDOW_FLOAT64(acc, large, a, b, n, step_a, step_b) \
-    ((large) != NULL && (step_a) == 8 && (step_b) == 8 && (n) >= XS_DOT_WINDOW_MIN_TERMS \
-     ? xs_dot_window_add((acc), (large), (a), (b), (n)) : 0)
+    ((large) != NULL && XS_DOT_TAKES_CELLS((n), (step_a), (step_b)) \
+     ? xs_dot_cells_add((acc), (large), (a), (b), (n)) : 0)
 #define XS_DOT_NO_WINDOW(acc, large, a, b, n, step_a, step_b) 0
+#define XS_DOT_TAKES_NONE(n, step_a, step_b) 0
+_Static_assert(XS_DOT_CELLS_MIN_TERMS >= XS_LARGE_MIN_TERMS,
+               "rows that take the cells have a large accumulator");
 
 /* A row of products split between threads: each part sums its products
  * into its own exact accumulators, merged afterwards (the same result). */
@@ -501,7 +506,7 @@ typedef struct {
     xs_dot parts[XS_MAX_THREADS];
 } xs_dot_job;
 
-#define XS_DOT_LOOP(IN, ADD_PRODUCT, SHORT_ADD, WINDOW, ATTRIBUTES) \
+#define XS_DOT_LOOP(IN, ADD_PRODUCT, SHORT_ADD, WINDOW, TAKES_WINDOW, ATTRIBUTES) \
 /* A short row's dot rounded into fmt, when the two-double approximation \
  * decides it (1, *out); 0: use the accumulators. */ \
 ATTRIBUTES static int xs_dot_short_##IN(const char *a, const char *b, npy_intp n, \
@@ -577,7 +582,7 @@ static void xs_dot_compute_##IN(xs_dot *acc, xs_large **large, xs_dot_job *job, 
     int parts = 0; \
     if (job != NULL && (step_a != 0 || step_b != 0)) { \
         *job = (xs_dot_job){.a = a, .b = b, .step_a = step_a, .step_b = step_b}; \
-        parts = xs_parallel_ranges(xs_dot_part_##IN, job, n, XS_DOT_WINDOW_BLOCK, n); \
+        parts = xs_parallel_ranges(xs_dot_part_##IN, job, n, XS_CELLS_BLOCK, n); \
     } \
     for (int t = 0; t < parts; t++) { \
         xs_dot_merge(acc, &job->parts[t]); \
@@ -596,7 +601,9 @@ static void xs_dot_rows_##IN(char **args, const npy_intp *dimensions, const npy_
     PyThreadState *gil = xs_release_gil_for(outer, n); \
     xs_large *large = NULL; \
     xs_dot_job *job = n >= XS_PARALLEL_MIN_TERMS ? malloc(sizeof *job) : NULL; \
-    int short_rows = target != NULL && n <= XS_DOT_SHORT_MAX; \
+    /* Rows the cells take are faster there than in two doubles. */ \
+    int short_rows = target != NULL && n <= XS_DOT_SHORT_MAX && \
+                     !TAKES_WINDOW(n, steps[3], steps[4]); \
     for (npy_intp i = 0; i < outer; i++) { \
         double quick; \
         if (short_rows && xs_dot_short_##IN(args[0] + i * steps[0], args[1] + i * steps[1], \
@@ -634,13 +641,13 @@ void xs_dot_state_##IN(char **args, const npy_intp *dimensions, const npy_intp *
 }
 
 XS_DOT_LOOP(float64, xs_dot_add_float64, xs_dot_short_add_float64, XS_DOT_WINDOW_FLOAT64,
-            XS_FMA_CLONES)
-XS_DOT_LOOP(float32, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, )
-XS_DOT_LOOP(float16, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, )
-XS_DOT_LOOP(bfloat16, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, )
+            XS_DOT_TAKES_CELLS, XS_FMA_CLONES)
+XS_DOT_LOOP(float32, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, )
+XS_DOT_LOOP(float16, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, )
+XS_DOT_LOOP(bfloat16, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, )
 /* Byte-coded formats: every value is a float32 value, products exact. */
 #define XS_CODE_DOT_LOOP(K) \
-    XS_DOT_LOOP(code##K, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, )
+    XS_DOT_LOOP(code##K, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, )
 XS_CODE_DOT_LOOP(0) XS_CODE_DOT_LOOP(1) XS_CODE_DOT_LOOP(2) XS_CODE_DOT_LOOP(3)
 XS_CODE_DOT_LOOP(4) XS_CODE_DOT_LOOP(5) XS_CODE_DOT_LOOP(6) XS_CODE_DOT_LOOP(7)
 XS_CODE_DOT_LOOP(8) XS_CODE_DOT_LOOP(9)

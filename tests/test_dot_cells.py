@@ -1,13 +1,14 @@
-"""The windowed front end of float64 dot products (src/xs_dot_window.c)
-against the oracle.
+"""The cells front end of float64 dot products (src/xs_dot_cells.c) against
+the oracle.
 
-Contiguous float64 vectors of XS_DOT_WINDOW_MIN_TERMS (1024) products or
-more are summed block by block (256 products) in double lanes when a block's
-exponent sums fit a window, and product by product otherwise.  These inputs
-reach every branch: windows that move, blocks too wide for a window, Inf/NaN,
-zeros and all-zero blocks, subnormal operands, products near overflow and
-underflow, exact cancellation, lane flushes (more than 2^14 products per
-window).  Every kernel (none, AVX2+FMA, AVX-512) runs in a child process that
+Contiguous float64 vectors of XS_DOT_CELLS_MIN_TERMS (256) products or more
+are summed block by block (256 products) in double lanes, each product cut
+at fixed grid positions into 2-5 cells under a top above the block's largest
+|p|, when the block fits such a window, and product by product otherwise.
+These inputs reach every branch: windows that move, blocks that need more
+cells, blocks too wide for any window, Inf/NaN, zeros and all-zero blocks,
+subnormal operands, products near overflow and underflow, exact
+cancellation, long rows.  Every kernel (none, AVX2+FMA, AVX-512) runs in a child process that
 forces it through XSUMUFUNC_KERNEL.
 """
 
@@ -90,7 +91,25 @@ def _cases():
     for where in (pick, pick + half):
         ca[where] = np.ldexp(normal(len(pick)), -rng.integers(60, 90, len(pick)))
     cases["cancel_with_small_products"] = (ca, cb)
-    long_n = 40_000                                             # lane flushes
+    # Spread products: lognormal operands (3-4 cells), the paper's data
+    # squared (4-5 cells), and wider (no window).
+    def lognormal(sigma):
+        return rng.lognormal(0.0, sigma, N) * rng.choice([-1.0, 1.0], N)
+    cases["lognormal"] = (lognormal(3.0), lognormal(3.0))
+    u = rng.random(N)
+    paper = np.exp(30 * rng.random(N)) * u
+    paper[N // 2:] = -paper[: N - N // 2]
+    cases["paper_squares"] = (paper, paper.copy())
+    cases["too_wide"] = (lognormal(12.0), lognormal(12.0))
+    # Every block needs one more cell than the one before: operands of 1 and
+    # a few of 2^-k at growing k, then a product above the top.
+    grow_a = np.ones(N)
+    for block, k in enumerate([20, 40, 60, 80, 100, 140]):
+        grow_a[(block + 1) * 256 + 3] = 1 + 2.0**-52
+        grow_a[(block + 1) * 256 + 5] = -(2.0**-k) * (1 + 2.0**-52)
+    grow_a[9 * 256 + 1] = 2.0**9
+    cases["growing_cells"] = (grow_a, rng.choice([-1.0, 1.0], N) * (1 + 2.0**-51))
+    long_n = 40_000
     cases["long"] = (rng.standard_normal(long_n), rng.standard_normal(long_n))
     return cases
 
@@ -106,7 +125,7 @@ def _expected(a, b):
 def test_default_kernel(name):
     a, b = CASES[name]
     with np.errstate(all="ignore"):
-        for length in (1024, 1300, len(a)):
+        for length in (256, 700, 1024, 1300, len(a)):
             assert_same(xs.exact_dot(a[:length], b[:length]),
                         _expected(a[:length], b[:length]), f"{name}[:{length}]")
 
@@ -133,7 +152,8 @@ def test_every_kernel_in_a_child_process(kernel, tmp_path):
             for name in {sorted(CASES)!r}:
                 a, b = cases[name + "_a"], cases[name + "_b"]
                 print(name, float(xs.exact_dot(a, b)).hex(),
-                      float(xs.exact_dot(a[:1300], b[:1300])).hex())
+                      float(xs.exact_dot(a[:1300], b[:1300])).hex(),
+                      float(xs.exact_dot(a[:300], b[:300], dtype=np.float32)).hex())
     """)
     env = dict(os.environ, XSUMUFUNC_KERNEL=kernel)
     proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
@@ -142,7 +162,8 @@ def test_every_kernel_in_a_child_process(kernel, tmp_path):
     lines = proc.stdout.split("\n")
     for line, name in zip(lines, sorted(CASES)):
         a, b = CASES[name]
-        expected = [float(_expected(a, b)).hex(), float(_expected(a[:1300], b[:1300])).hex()]
+        expected = [float(_expected(a, b)).hex(), float(_expected(a[:1300], b[:1300])).hex(),
+                    float(exact_dot_oracle(a[:300], b[:300], np.dtype(np.float32))).hex()]
         assert line.split() == [name] + expected, kernel
 
 
@@ -150,7 +171,7 @@ def test_every_kernel_in_a_child_process(kernel, tmp_path):
 @given(
     seed=st.integers(0, 2**32 - 1),
     n=st.integers(1024, 3000),
-    spread=st.integers(0, 45),
+    spread=st.integers(0, 120),
     center=st.integers(-1074, 1000),
     block_shift=st.integers(0, 30),
 )

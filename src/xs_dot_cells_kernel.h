@@ -1,0 +1,70 @@
+/*
+ * One block kernel of xs_dot_cells.c, instantiated per instruction set and
+ * per cell count (see xs_dot_cells.h).  The includer defines XS_DK_NAME,
+ * XS_DK_CELLS (2..XS_CELLS_GRID_MAX), XS_DK_TARGET, the vector type XS_DK_V
+ * of XS_DK_VW doubles with XS_DK_CHAINS chains (at least 8 lanes per cell,
+ * at most 16), XS_DK_LOAD, XS_DK_LOADU (from a char pointer, any alignment), XS_DK_STORE, XS_DK_ADD, XS_DK_SUB, XS_DK_MUL,
+ * XS_DK_FMSUB(a, b, c) = a*b - c fused, XS_DK_SET1, and the range measure
+ * XS_DK_RANGE_INIT, XS_DK_RANGE_STEP(a, b, p), XS_DK_RANGE_END(range).
+ *
+ * The kernel adds a[i]*b[i] for i < terms (a multiple of XS_CELLS_STEP, at
+ * most XS_CELLS_BLOCK) as the parts of p = fl(a*b) and e = a*b - p, and
+ * returns 1, when every product fits the window w; otherwise it returns 0
+ * and leaves the lanes as they were (the range tells the driver why).
+ */
+
+XS_DK_TARGET
+static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
+                      const xs_cells_window *w, xs_dot_cells_range *range)
+{
+    XS_DK_V acc[XS_DK_CELLS + 1][XS_DK_CHAINS], sigma[XS_DK_CELLS + 1];
+    for (int c = 0; c <= XS_DK_CELLS; c++) {
+        sigma[c] = XS_DK_SET1(w->sigma[c]);
+        for (int j = 0; j < XS_DK_CHAINS; j++) {
+            acc[c][j] = XS_DK_LOAD(lanes + c * XS_CELLS_LANE_STRIDE + j * XS_DK_VW);
+        }
+    }
+    XS_DK_RANGE_INIT
+    for (int i = 0; i < terms; i += XS_DK_VW * XS_DK_CHAINS) {
+        for (int j = 0; j < XS_DK_CHAINS; j++) {
+            XS_DK_V va = XS_DK_LOADU(a + 8 * (i + j * XS_DK_VW));
+            XS_DK_V vb = XS_DK_LOADU(b + 8 * (i + j * XS_DK_VW));
+            XS_DK_V p = XS_DK_MUL(va, vb);
+            XS_DK_V e = XS_DK_FMSUB(va, vb, p);
+            XS_DK_RANGE_STEP(va, vb, p)
+            /* p: cells 1..K-1 cut off, the rest into cell K. */
+            XS_DK_V r = p;
+            for (int c = 1; c < XS_DK_CELLS; c++) {
+                XS_DK_V q = XS_DK_SUB(XS_DK_ADD(r, sigma[c]), sigma[c]);
+                r = XS_DK_SUB(r, q);
+                acc[c][j] = XS_DK_ADD(acc[c][j], q);
+            }
+            acc[XS_DK_CELLS][j] = XS_DK_ADD(acc[XS_DK_CELLS][j], r);
+            /* e: below 2^(T-53), under half of u_1: nothing in cell 1. */
+            for (int c = 2; c < XS_DK_CELLS; c++) {
+                XS_DK_V q = XS_DK_SUB(XS_DK_ADD(e, sigma[c]), sigma[c]);
+                e = XS_DK_SUB(e, q);
+                acc[c][j] = XS_DK_ADD(acc[c][j], q);
+            }
+            acc[XS_DK_CELLS][j] = XS_DK_ADD(acc[XS_DK_CELLS][j], e);
+        }
+    }
+    XS_DK_RANGE_END(range)
+    if (!xs_dot_cells_fits(w, range)) {
+        return 0;
+    }
+    /* The carry step, from the bottom cell up (as for sums). */
+    for (int c = XS_DK_CELLS; c >= 1; c--) {
+        for (int j = 0; j < XS_DK_CHAINS; j++) {
+            XS_DK_V carry = XS_DK_SUB(XS_DK_ADD(acc[c][j], sigma[c - 1]), sigma[c - 1]);
+            acc[c][j] = XS_DK_SUB(acc[c][j], carry);
+            acc[c - 1][j] = XS_DK_ADD(acc[c - 1][j], carry);
+        }
+    }
+    for (int c = 0; c <= XS_DK_CELLS; c++) {
+        for (int j = 0; j < XS_DK_CHAINS; j++) {
+            XS_DK_STORE(lanes + c * XS_CELLS_LANE_STRIDE + j * XS_DK_VW, acc[c][j]);
+        }
+    }
+    return 1;
+}
