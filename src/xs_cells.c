@@ -15,7 +15,7 @@ typedef struct {
     uint64_t min_bits_m1;    /* smallest non-zero |term| minus 1 (all zero: UINT64_MAX) */
 } xs_cells_range;
 
-typedef int (*xs_cells_kernel)(const double *x, int terms, double *lanes,
+typedef int (*xs_cells_kernel)(const void *x, int terms, double *lanes,
                                const xs_cells_window *w, xs_cells_range *range);
 
 #define XS_ABS_BITS XS_CELLS_ABS_BITS
@@ -26,6 +26,15 @@ typedef int (*xs_cells_kernel)(const double *x, int terms, double *lanes,
 #define XS_REPORTED_FLAGS (FE_INVALID | FE_OVERFLOW | FE_UNDERFLOW | FE_DIVBYZERO)
 
 
+
+/* bfloat16 is the top half of a float32. */
+static inline float bf16_to_float(uint16_t b)
+{
+    uint32_t bits = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
 
 /* ---- portable kernels (any architecture): 8 scalar chains --------------- */
 
@@ -44,21 +53,27 @@ typedef int (*xs_cells_kernel)(const double *x, int terms, double *lanes,
         mx = a > mx ? a : mx; \
         mn = a - 1 < mn ? a - 1 : mn; }     /* 0 - 1 wraps to UINT64_MAX */
 #define XS_CK_RANGE_END(range) { (range)->max_bits = mx; (range)->min_bits_m1 = mn; }
-#define XS_CK_CELLS 2
-#define XS_CK_NAME cells2_generic
-#include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
-#define XS_CK_CELLS 3
-#define XS_CK_NAME cells3_generic
-#include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
-#define XS_CK_CELLS 4
-#define XS_CK_NAME cells4_generic
-#include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
+#define XS_CK_ELEMENT double
+#define XS_CK_LOAD_IN(x, i) ((x)[i])
+#define XS_CI_NAME(K) cells_f64_generic_##K
+#include "xs_cells_instances.h"
+#undef XS_CK_ELEMENT
+#undef XS_CK_LOAD_IN
+#undef XS_CI_NAME
+#define XS_CK_ELEMENT float
+#define XS_CK_LOAD_IN(x, i) ((double)(x)[i])
+#define XS_CI_NAME(K) cells_f32_generic_##K
+#include "xs_cells_instances.h"
+#undef XS_CK_ELEMENT
+#undef XS_CK_LOAD_IN
+#undef XS_CI_NAME
+#define XS_CK_ELEMENT uint16_t
+#define XS_CK_LOAD_IN(x, i) ((double)bf16_to_float((x)[i]))
+#define XS_CI_NAME(K) cells_bf16_generic_##K
+#include "xs_cells_instances.h"
+#undef XS_CK_ELEMENT
+#undef XS_CK_LOAD_IN
+#undef XS_CI_NAME
 #undef XS_CK_TARGET
 #undef XS_CK_V
 #undef XS_CK_VW
@@ -112,21 +127,37 @@ static inline void fp_range_bits(double max_abs, double min_abs, int has_nan,
         _mm_storeu_pd(s, mn); \
         fp_range_bits(m[0] > m[1] ? m[0] : m[1], s[0] < s[1] ? s[0] : s[1], \
                       _mm_movemask_pd(nan_seen) != 0, (range)); }
-#define XS_CK_CELLS 2
-#define XS_CK_NAME cells2_sse2
-#include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
-#define XS_CK_CELLS 3
-#define XS_CK_NAME cells3_sse2
-#include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
-#define XS_CK_CELLS 4
-#define XS_CK_NAME cells4_sse2
-#include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
+#define XS_CK_ELEMENT double
+#define XS_CK_LOAD_IN(x, i) _mm_loadu_pd((x) + (i))
+#define XS_CI_NAME(K) cells_f64_sse2_##K
+#include "xs_cells_instances.h"
+#undef XS_CK_ELEMENT
+#undef XS_CK_LOAD_IN
+#undef XS_CI_NAME
+/* Two floats (8 bytes), widened. */
+#define XS_CK_ELEMENT float
+#define XS_CK_LOAD_IN(x, i) _mm_cvtps_pd(_mm_castsi128_ps( \
+        _mm_loadl_epi64((const __m128i *)(const void *)((x) + (i)))))
+#define XS_CI_NAME(K) cells_f32_sse2_##K
+#include "xs_cells_instances.h"
+#undef XS_CK_ELEMENT
+#undef XS_CK_LOAD_IN
+#undef XS_CI_NAME
+/* Two bfloat16 (4 bytes) into the top halves of two floats, widened. */
+static inline __m128d bf16x2_sse2(const uint16_t *x)
+{
+    int32_t two;
+    memcpy(&two, x, sizeof two);
+    return _mm_cvtps_pd(_mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(),
+                                                            _mm_cvtsi32_si128(two))));
+}
+#define XS_CK_ELEMENT uint16_t
+#define XS_CK_LOAD_IN(x, i) bf16x2_sse2((x) + (i))
+#define XS_CI_NAME(K) cells_bf16_sse2_##K
+#include "xs_cells_instances.h"
+#undef XS_CK_ELEMENT
+#undef XS_CK_LOAD_IN
+#undef XS_CI_NAME
 #undef XS_CK_TARGET
 #undef XS_CK_V
 #undef XS_CK_VW
@@ -169,21 +200,28 @@ static inline void fp_range_bits(double max_abs, double min_abs, int has_nan,
             min_abs = s[k] < min_abs ? s[k] : min_abs; \
         } \
         fp_range_bits(max_abs, min_abs, _mm256_movemask_pd(nan_seen) != 0, (range)); }
-#define XS_CK_CELLS 2
-#define XS_CK_NAME cells2_avx2
-#include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
-#define XS_CK_CELLS 3
-#define XS_CK_NAME cells3_avx2
-#include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
-#define XS_CK_CELLS 4
-#define XS_CK_NAME cells4_avx2
-#include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
+#define XS_CK_ELEMENT double
+#define XS_CK_LOAD_IN(x, i) _mm256_loadu_pd((x) + (i))
+#define XS_CI_NAME(K) cells_f64_avx2_##K
+#include "xs_cells_instances.h"
+#undef XS_CK_ELEMENT
+#undef XS_CK_LOAD_IN
+#undef XS_CI_NAME
+#define XS_CK_ELEMENT float
+#define XS_CK_LOAD_IN(x, i) _mm256_cvtps_pd(_mm_loadu_ps((x) + (i)))
+#define XS_CI_NAME(K) cells_f32_avx2_##K
+#include "xs_cells_instances.h"
+#undef XS_CK_ELEMENT
+#undef XS_CK_LOAD_IN
+#undef XS_CI_NAME
+#define XS_CK_ELEMENT uint16_t
+#define XS_CK_LOAD_IN(x, i) _mm256_cvtps_pd(_mm_castsi128_ps(_mm_slli_epi32(_mm_cvtepu16_epi32( \
+        _mm_loadl_epi64((const __m128i *)(const void *)((x) + (i)))), 16)))
+#define XS_CI_NAME(K) cells_bf16_avx2_##K
+#include "xs_cells_instances.h"
+#undef XS_CK_ELEMENT
+#undef XS_CK_LOAD_IN
+#undef XS_CI_NAME
 #undef XS_CK_TARGET
 #undef XS_CK_V
 #undef XS_CK_VW
@@ -219,21 +257,28 @@ static inline void fp_range_bits(double max_abs, double min_abs, int has_nan,
 #define XS_CK_RANGE_END(range) { \
         (range)->max_bits = _mm512_reduce_max_epu64(mx); \
         (range)->min_bits_m1 = _mm512_reduce_min_epu64(mn); }
-#define XS_CK_CELLS 2
-#define XS_CK_NAME cells2_avx512
-#include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
-#define XS_CK_CELLS 3
-#define XS_CK_NAME cells3_avx512
-#include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
-#define XS_CK_CELLS 4
-#define XS_CK_NAME cells4_avx512
-#include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
+#define XS_CK_ELEMENT double
+#define XS_CK_LOAD_IN(x, i) _mm512_loadu_pd((x) + (i))
+#define XS_CI_NAME(K) cells_f64_avx512_##K
+#include "xs_cells_instances.h"
+#undef XS_CK_ELEMENT
+#undef XS_CK_LOAD_IN
+#undef XS_CI_NAME
+#define XS_CK_ELEMENT float
+#define XS_CK_LOAD_IN(x, i) _mm512_cvtps_pd(_mm256_loadu_ps((x) + (i)))
+#define XS_CI_NAME(K) cells_f32_avx512_##K
+#include "xs_cells_instances.h"
+#undef XS_CK_ELEMENT
+#undef XS_CK_LOAD_IN
+#undef XS_CI_NAME
+#define XS_CK_ELEMENT uint16_t
+#define XS_CK_LOAD_IN(x, i) _mm512_cvtps_pd(_mm256_castsi256_ps(_mm256_slli_epi32( \
+        _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)((x) + (i)))), 16)))
+#define XS_CI_NAME(K) cells_bf16_avx512_##K
+#include "xs_cells_instances.h"
+#undef XS_CK_ELEMENT
+#undef XS_CK_LOAD_IN
+#undef XS_CI_NAME
 #undef XS_CK_TARGET
 #undef XS_CK_V
 #undef XS_CK_VW
@@ -248,19 +293,25 @@ static inline void fp_range_bits(double max_abs, double min_abs, int has_nan,
 #undef XS_CK_RANGE_END
 #endif
 
-/* The kernels for this CPU by cell count, chosen once.  XSUMUFUNC_KERNEL
- * caps the set (src/xs_kernel.h; the tests force each). */
+/* The kernels of one instruction set, by input type and cell count. */
 typedef struct {
-    xs_cells_kernel by_cells[XS_CELLS_MAX + 1];
+    xs_cells_kernel f64[XS_CELLS_MAX + 1], f32[XS_CELLS_MAX + 1], bf16[XS_CELLS_MAX + 1];
 } xs_cells_set;
 
+#define XS_CELLS_SET(ISA) { \
+    {NULL, cells_f64_##ISA##_1, cells_f64_##ISA##_2, cells_f64_##ISA##_3, cells_f64_##ISA##_4}, \
+    {NULL, cells_f32_##ISA##_1, cells_f32_##ISA##_2, cells_f32_##ISA##_3, cells_f32_##ISA##_4}, \
+    {NULL, cells_bf16_##ISA##_1, cells_bf16_##ISA##_2, cells_bf16_##ISA##_3, cells_bf16_##ISA##_4}}
+
+/* The kernels for this CPU, chosen once.  XSUMUFUNC_KERNEL caps the set
+ * (src/xs_kernel.h; the tests force each). */
 static const xs_cells_set *pick_kernels(void)
 {
-    static const xs_cells_set generic = {{NULL, NULL, cells2_generic, cells3_generic, cells4_generic}};
+    static const xs_cells_set generic = XS_CELLS_SET(generic);
 #ifdef XS_CELLS_X86
-    static const xs_cells_set sse2 = {{NULL, NULL, cells2_sse2, cells3_sse2, cells4_sse2}};
-    static const xs_cells_set avx2 = {{NULL, NULL, cells2_avx2, cells3_avx2, cells4_avx2}};
-    static const xs_cells_set avx512 = {{NULL, NULL, cells2_avx512, cells3_avx512, cells4_avx512}};
+    static const xs_cells_set sse2 = XS_CELLS_SET(sse2);
+    static const xs_cells_set avx2 = XS_CELLS_SET(avx2);
+    static const xs_cells_set avx512 = XS_CELLS_SET(avx512);
 #endif
     /* Atomic: threads may pick at the same time (they pick the same set). */
     static const xs_cells_set *_Atomic chosen = NULL;
@@ -286,13 +337,44 @@ static const xs_cells_set *pick_kernels(void)
 
 /* ---- the driver --------------------------------------------------------- */
 
-/* The range of x[0..n): a first guess of a block's range from its first
- * few terms. */
-static void range_of(const double *x, int n, xs_cells_range *range)
+/* What the driver needs to know of an input type. */
+typedef struct {
+    size_t itemsize;
+    int precision;                         /* significand bits: 53, 24, 8 */
+    uint64_t (*bits)(const void *x, ptrdiff_t i);   /* element i as float64 bits */
+} xs_cells_type;
+
+static uint64_t f64_bits(const void *x, ptrdiff_t i)
+{
+    double v;
+    memcpy(&v, (const char *)x + 8 * i, sizeof v);
+    return xs_double_bits(v);
+}
+
+static uint64_t f32_bits(const void *x, ptrdiff_t i)
+{
+    float v;
+    memcpy(&v, (const char *)x + 4 * i, sizeof v);
+    return xs_double_bits((double)v);
+}
+
+static uint64_t bf16_bits(const void *x, ptrdiff_t i)
+{
+    uint16_t v;
+    memcpy(&v, (const char *)x + 2 * i, sizeof v);
+    return xs_double_bits((double)bf16_to_float(v));
+}
+
+static const xs_cells_type type_f64 = {8, 53, f64_bits};
+static const xs_cells_type type_f32 = {4, 24, f32_bits};
+static const xs_cells_type type_bf16 = {2, 8, bf16_bits};
+
+/* The range of the first n elements of a block (a first guess of its own). */
+static void range_of(const xs_cells_type *type, const void *x, int n, xs_cells_range *range)
 {
     uint64_t mx = 0, mn = UINT64_MAX;
     for (int i = 0; i < n; i++) {
-        uint64_t a = xs_double_bits(x[i]) & XS_ABS_BITS;
+        uint64_t a = type->bits(x, i) & XS_ABS_BITS;
         mx = a > mx ? a : mx;
         mn = a - 1 < mn ? a - 1 : mn;
     }
@@ -301,29 +383,35 @@ static void range_of(const double *x, int n, xs_cells_range *range)
 }
 
 /* The fewest cells that hold every non-zero term of the range under top T
- * (more than XS_CELLS_MAX when none does).  A term with exponent field f is
- * a multiple of 2^(f - 1075) (subnormals, f = 0, of 2^-1074: counted as
- * finer, which only refuses them). */
-static int cells_needed(int top, const xs_cells_range *r)
+ * (more than XS_CELLS_MAX when none does).  A term of p significant bits
+ * whose double has exponent field f is a multiple of 2^(f - 1023 - (p-1))
+ * (subnormals of its own type are multiples of a coarser power: counting
+ * them as finer only asks for more cells; float64 subnormals, f = 0, are
+ * refused that way). */
+static int cells_needed(const xs_cells_type *type, int top, const xs_cells_range *r)
 {
     if (r->min_bits_m1 == UINT64_MAX) {
-        return XS_CELLS_MIN;                         /* all zeros */
+        return 1;                                    /* all zeros */
     }
-    return xs_cells_for_quantum(top, (int)((r->min_bits_m1 + 1) >> 52) - 1075);
+    int f = (int)((r->min_bits_m1 + 1) >> 52);
+    return xs_cells_for_quantum(top, f - XS_CELLS_EXP_BIAS - (type->precision - 1));
 }
 
 /* Set w to top T and K cells: the grid, and the smallest term that fits. */
-static void set_window(xs_cells_window *w, int top, int cells)
+static void set_window(const xs_cells_type *type, xs_cells_window *w, int top, int cells)
 {
     xs_cells_set_grid(w, top, cells);
-    int f_min = top - cells * XS_CELLS_WIDTH + 1075;     /* >= 1: xs_cells_for_quantum */
+    int f_min = top - cells * XS_CELLS_WIDTH + XS_CELLS_EXP_BIAS + (type->precision - 1);
+    /* Below 1 every term of the type is a multiple of u_K: any normal double
+     * fits (the narrow types never give subnormal doubles). */
+    f_min = f_min < 1 ? 1 : f_min;
     w->min_limit_m1 = ((uint64_t)f_min << 52) - 1;
 }
 
 /* A window for a block of range r: its top XS_CELLS_HEADROOM binades above
  * the largest term, the fewest cells that hold the smallest.  0 when the
  * block fits none (Inf/NaN, all zeros, too wide, or beyond the tops allowed). */
-static int choose_window(xs_cells_window *w, const xs_cells_range *r)
+static int choose_window(const xs_cells_type *type, xs_cells_window *w, const xs_cells_range *r)
 {
     if (r->max_bits >= XS_INF_BITS || r->max_bits == 0) {
         return 0;
@@ -332,11 +420,11 @@ static int choose_window(xs_cells_window *w, const xs_cells_range *r)
     if (top > XS_CELLS_TOP_MAX) {
         return 0;
     }
-    int cells = cells_needed(top, r);
+    int cells = cells_needed(type, top, r);
     if (cells > XS_CELLS_MAX) {
         return 0;
     }
-    set_window(w, top, cells);
+    set_window(type, w, top, cells);
     return 1;
 }
 
@@ -349,48 +437,51 @@ typedef struct {
     xs_large *large;             /* NULL until first use */
 } xs_cells_rest;
 
-static void to_rest(xs_cells_rest *rest, const double *x, ptrdiff_t n)
+static void to_rest(xs_cells_rest *rest, const xs_cells_type *type, const void *x, ptrdiff_t n)
 {
     if (rest->large == NULL && n > 0) {
         rest->large = xs_large_for_row(rest->cache);
     }
-    if (rest->large == NULL) {
-        for (ptrdiff_t i = 0; i < n; i++) {
-            xs_small_add_bits(rest->acc, xs_double_bits(x[i]));
-        }
-        return;
-    }
     for (ptrdiff_t i = 0; i < n; i++) {
-        xs_large_add_bits(rest->large, xs_double_bits(x[i]));
+        if (rest->large != NULL) {
+            xs_large_add_bits(rest->large, type->bits(x, i));
+        }
+        else {
+            xs_small_add_bits(rest->acc, type->bits(x, i));
+        }
     }
 }
 
-void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrdiff_t n)
+static void cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
+                      xs_small *acc, xs_large **large, const char *x, ptrdiff_t n)
 {
     /* Every addition here is exact, but the cuts are inexact by design and
      * a NaN/Inf term raises "invalid" or "overflow" in a kernel whose
      * block is then refused: clear what was raised here of the flags NumPy
      * reports (testing is cheap; restoring the whole state is not). */
     int reported_before = fetestexcept(XS_REPORTED_FLAGS);
-    const xs_cells_set *kernels = pick_kernels();
     double lanes[XS_CELLS_LANES] = {0};
     /* The last, partial block, padded with zeros to a multiple of
      * XS_CELLS_STEP (they add nothing; only its real terms go elsewhere if
-     * it fits no window). */
+     * it fits no window).  Doubles: aligned for every type. */
     double tail[XS_CELLS_BLOCK];
     xs_cells_rest rest = {acc, large, NULL};
     xs_cells_window w = {0};
     int active = 0;              /* w is set and the lanes belong to it */
     int refused = 0;             /* blocks in a row that fit no window */
+    int narrower = 0;            /* blocks in a row that fit fewer cells than w's */
+    int lanes_cells = 0;         /* the cells with lanes in use (w's, or more) */
     ptrdiff_t blocks = 0;        /* blocks in the lanes since the last flush */
     for (ptrdiff_t i = 0; i < n; i += XS_CELLS_BLOCK) {
-        const double *block = x + i;
+        const char *here = x + (size_t)i * type->itemsize;
+        const void *block = here;
         int terms = n - i < XS_CELLS_BLOCK ? (int)(n - i) : XS_CELLS_BLOCK;
         int padded = terms;
         if (terms % XS_CELLS_STEP != 0) {
             padded = terms + XS_CELLS_STEP - terms % XS_CELLS_STEP;
-            memcpy(tail, block, (size_t)terms * sizeof *tail);
-            memset(tail + terms, 0, (size_t)(padded - terms) * sizeof *tail);
+            memcpy(tail, here, (size_t)terms * type->itemsize);
+            memset((char *)tail + (size_t)terms * type->itemsize, 0,
+                   (size_t)(padded - terms) * type->itemsize);
             block = tail;
         }
         /* First the current window or, with none, a guess from the block's
@@ -399,41 +490,43 @@ void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrd
         xs_cells_window next;
         const xs_cells_window *first = &w;
         if (!active) {
-            range_of(block, XS_CELLS_STEP, &r);
-            first = choose_window(&next, &r) ? &next : NULL;
+            range_of(type, block, XS_CELLS_STEP, &r);
+            first = choose_window(type, &next, &r) ? &next : NULL;
         }
-        int fits = first != NULL && kernels->by_cells[first->cells](block, padded, lanes, first, &r);
+        int fits = first != NULL && kernels[first->cells](block, padded, lanes, first, &r);
         if (!fits) {
             if (first == NULL) {
                 if (r.max_bits != 0) {
                     /* The first terms fit no window: nor does the block. */
-                    to_rest(&rest, x + i, terms);
+                    to_rest(&rest, type, here, terms);
                     continue;
                 }
-                range_of(block, padded, &r);      /* first terms all zero */
+                range_of(type, block, padded, &r);      /* first terms all zero */
             }
             int cells;
             if (active && r.max_bits < w.max_limit &&
-                    (cells = cells_needed(w.top, &r)) <= XS_CELLS_MAX) {
-                set_window(&next, w.top, cells);   /* more cells, same grid: no flush */
+                    (cells = cells_needed(type, w.top, &r)) <= XS_CELLS_MAX) {
+                set_window(type, &next, w.top, cells);  /* more cells, same grid: no flush */
             }
-            else if (choose_window(&next, &r)) {
+            else if (choose_window(type, &next, &r)) {
                 if (active) {
-                    xs_cells_flush(acc, lanes, w.cells);
+                    xs_cells_flush(acc, lanes, lanes_cells);
+                    lanes_cells = 0;
                     blocks = 0;
                 }
             }
             else {
-                to_rest(&rest, x + i, terms);
+                to_rest(&rest, type, here, terms);
                 /* Data too wide for any window: stop trying the kernels first. */
                 if (active && ++refused >= 2) {
-                    xs_cells_flush(acc, lanes, w.cells);
+                    xs_cells_flush(acc, lanes, lanes_cells);
+                    lanes_cells = 0;
                     active = 0;
                     blocks = 0;
                 }
                 continue;
             }
-            kernels->by_cells[next.cells](block, padded, lanes, &next, &r);    /* fits */
+            kernels[next.cells](block, padded, lanes, &next, &r);    /* fits */
         }
         if (!active) {
             acc->flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;     /* non-zero terms went in */
@@ -441,15 +534,28 @@ void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrd
         }
         if (first != &w || !fits) {
             w = next;
+            narrower = 0;
         }
+        else if (w.cells > 1 && cells_needed(type, w.top, &r) < w.cells) {
+            /* A run of blocks that need fewer cells: drop the last one (same
+             * grid: its lanes stay and are flushed with the others). */
+            if (++narrower == XS_CELLS_NARROWER_RUN) {
+                set_window(type, &w, w.top, w.cells - 1);
+                narrower = 0;
+            }
+        }
+        else {
+            narrower = 0;
+        }
+        lanes_cells = w.cells > lanes_cells ? w.cells : lanes_cells;
         refused = 0;
         if (++blocks == XS_CELLS_FLUSH_BLOCKS) {
-            xs_cells_flush(acc, lanes, w.cells);
+            xs_cells_flush(acc, lanes, lanes_cells);
             blocks = 0;
         }
     }
     if (active) {
-        xs_cells_flush(acc, lanes, w.cells);
+        xs_cells_flush(acc, lanes, lanes_cells);
     }
     if (rest.large != NULL) {
         xs_large_flush(rest.large);
@@ -459,4 +565,19 @@ void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrd
     if (raised_here) {
         feclearexcept(raised_here);
     }
+}
+
+void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrdiff_t n)
+{
+    cells_add(&type_f64, pick_kernels()->f64, acc, large, (const char *)x, n);
+}
+
+void xs_cells_add_float32(xs_small *acc, xs_large **large, const float *x, ptrdiff_t n)
+{
+    cells_add(&type_f32, pick_kernels()->f32, acc, large, (const char *)x, n);
+}
+
+void xs_cells_add_bfloat16(xs_small *acc, xs_large **large, const uint16_t *x, ptrdiff_t n)
+{
+    cells_add(&type_bf16, pick_kernels()->bf16, acc, large, (const char *)x, n);
 }

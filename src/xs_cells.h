@@ -1,7 +1,7 @@
 /*
- * Exact sums of contiguous float64 runs, cut at fixed grid positions: the
- * fast front end of the large superaccumulator for data that spreads over
- * many binades.
+ * Exact sums of contiguous float64 (and float32, bfloat16) runs, cut at
+ * fixed grid positions: the fast front end of the large superaccumulator,
+ * also for data that spreads over many binades.
  *
  * The grid.  Fix a top T (every term of the block below 2^T) and a cell
  * width of W = XS_CELLS_WIDTH bits.  Cell c (c = 1, 2, ...) has the quantum
@@ -14,7 +14,8 @@
  * last cell K takes what is left whole, which is a multiple of u_K as long as
  * the term's lowest bit, 2^(e - 52) for a term in [2^e, 2^(e+1)), is no finer:
  * so K cells hold every term in [2^(T - K*W + 52), 2^T) exactly.  With
- * W = 47: two cells cover 42 binades, three 89, four 136.
+ * W = 47: two cells cover 42 binades, three 89, four 136 (a float32 term,
+ * of 24 significant bits, needs 29 bits fewer: one cell covers 20 binades).
  *
  * Why the lane sums are exact.  A part of cell c >= 2 is at most
  * u_(c-1)/2 = 2^(W-1) u_c; a part of cell 1 at most 2^T = 2^W u_1.  Each lane
@@ -44,9 +45,11 @@
 /* Bits per cell: the largest W for which the bound above holds with 32
  * terms per lane per block (8 lanes per cell, the narrowest kernel). */
 #define XS_CELLS_WIDTH 47
-/* Cells a window of a sum may use (cell 0, the carry, not counted); the
- * dot products' (xs_dot_cells.h) may use one more: XS_CELLS_GRID_MAX. */
-#define XS_CELLS_MIN 2
+/* Cells a window of a sum may use (cell 0, the carry, not counted): one
+ * holds float32 and bfloat16 terms over 20 and 36 binades (a float64 term
+ * always needs two); the dot products' (xs_dot_cells.h) may use one more,
+ * XS_CELLS_GRID_MAX. */
+#define XS_CELLS_MIN 1
 #define XS_CELLS_MAX 4
 #define XS_CELLS_GRID_MAX 5
 /* Terms per block (the range is checked once per block). */
@@ -66,6 +69,9 @@
 /* Binades of headroom above a new window's largest term, so that the next
  * blocks, whose largest terms may be a little larger, still fit. */
 #define XS_CELLS_HEADROOM 3
+/* Blocks in a row that would fit one cell fewer before a window drops it
+ * (a window only grows cells for a block that needs them). */
+#define XS_CELLS_NARROWER_RUN 8
 /* Tops allowed: s_0 = 1.5 * 2^(T + 52) must be finite (and every s_c of
  * the cells in use normal: xs_cells_for_quantum). */
 #define XS_CELLS_TOP_MAX 971
@@ -139,9 +145,13 @@ static inline void xs_cells_flush(xs_small *acc, double *lanes, int cells)
  * xs_running.h, the accumulators term by term). */
 #define XS_CELLS_MIN_TERMS 192
 
-/* Add x[0..n) exactly into acc (x aligned for double; any n): lanes
+/* Add x[0..n) exactly into acc (x aligned for its type; any n): lanes
  * flushed into acc, blocks that fit no window into a large accumulator
- * (made on first use and cached in *large, as xs_large_for_row does). */
+ * (made on first use and cached in *large, as xs_large_for_row does).
+ * float32 and bfloat16 terms are widened to doubles: the same grid, with
+ * fewer cells for the same spread (24 and 8 significant bits). */
 void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrdiff_t n);
+void xs_cells_add_float32(xs_small *acc, xs_large **large, const float *x, ptrdiff_t n);
+void xs_cells_add_bfloat16(xs_small *acc, xs_large **large, const uint16_t *x, ptrdiff_t n);
 
 #endif

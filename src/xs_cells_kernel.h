@@ -4,7 +4,9 @@
  * includer defines:
  *
  *   XS_CK_NAME        the function's name
- *   XS_CK_CELLS       cells K (2..XS_CELLS_MAX); cell 0 is the carry
+ *   XS_CK_CELLS       cells K (1..XS_CELLS_MAX); cell 0 is the carry
+ *   XS_CK_ELEMENT     the input's C type; XS_CK_LOAD_IN(x, i) gives elements
+ *                     i.. of x as a vector of doubles
  *   XS_CK_TARGET      function attribute (target ISA), or nothing
  *   XS_CK_V           vector of doubles; XS_CK_VW doubles in it
  *   XS_CK_CHAINS      independent vectors per cell (XS_CK_VW * XS_CK_CHAINS
@@ -22,9 +24,10 @@
  */
 
 XS_CK_TARGET
-static int XS_CK_NAME(const double *x, int terms, double *lanes, const xs_cells_window *w,
+static int XS_CK_NAME(const void *input, int terms, double *lanes, const xs_cells_window *w,
                       xs_cells_range *range)
 {
+    const XS_CK_ELEMENT *x = input;
     XS_CK_V acc[XS_CK_CELLS + 1][XS_CK_CHAINS], sigma[XS_CK_CELLS + 1];
     for (int c = 0; c <= XS_CK_CELLS; c++) {
         sigma[c] = XS_CK_SET1(w->sigma[c]);
@@ -35,7 +38,7 @@ static int XS_CK_NAME(const double *x, int terms, double *lanes, const xs_cells_
     XS_CK_RANGE_INIT
     for (int i = 0; i < terms; i += XS_CK_VW * XS_CK_CHAINS) {
         for (int j = 0; j < XS_CK_CHAINS; j++) {
-            XS_CK_V v = XS_CK_LOAD(x + i + j * XS_CK_VW);
+            XS_CK_V v = XS_CK_LOAD_IN(x, i + j * XS_CK_VW);
             XS_CK_RANGE_STEP(v)
             XS_CK_V r = v;
             /* Cells 1..K-1: cut off the multiples of u_c. */

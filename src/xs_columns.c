@@ -3,8 +3,11 @@
  * a reduction over a slow axis (axis=0 of a C-ordered array) read row by
  * row, in memory order, instead of one strided column at a time.
  *
- * Each column gets its own exponent window and hi/lo lanes, exactly as in
- * xs_window.c (see there for why the additions are exact): a block of rows
+ * Each column gets its own exponent window of XS_COLUMN_BINADES binades
+ * [2^E, 2^(E+D)) and hi/lo lanes: a term in it is split into hi, its top 27
+ * significant bits (a multiple of 2^(E-26) below 2^(E+D)), and lo = x - hi
+ * (a multiple of 2^(E-52) below 2^(E+D-27)), so 2^(27-D) of each add up
+ * exactly in a double (below 2^53 quanta).  A block of rows
  * is summed for a chunk of columns at once (the inner loop runs over
  * contiguous columns, so it vectorises without reassociating anything),
  * then each column accepts its block sums when the block fits its window,
@@ -18,9 +21,8 @@
 #include <string.h>
 
 #define XS_HI_MASK 0xfffffffffc000000ull
-/* A window of 14 binades split into hi (27 bits) and lo parts: 2^(27-14) =
- * 8192 terms per lane add up exactly (rows use fixed-grid cells instead,
- * xs_cells.h). */
+/* D = 14: 2^(27-14) = 8192 terms per lane add up exactly (rows use
+ * fixed-grid cells instead, xs_cells.h). */
 #define XS_COLUMN_BINADES 14
 #define XS_COLUMN_FLUSH_TERMS 8192
 #define XS_COLUMN_MAX_TOP_EXP 1010

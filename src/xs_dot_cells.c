@@ -29,6 +29,9 @@ static inline int xs_dot_cells_fits(const xs_cells_window *w, const xs_dot_cells
     return f_sum >= w->min_quantum_sum;
 }
 
+/* Products of two float64 always need two cells at least (106 bits). */
+#define XS_DOT_CELLS_MIN 2
+
 typedef int (*xs_dot_cells_kernel)(const char *a, const char *b, int terms, double *lanes,
                                    const xs_cells_window *w, xs_dot_cells_range *range);
 
@@ -208,7 +211,7 @@ static const xs_dot_cells_set *pick_kernels(void)
 #endif
         atomic_store(&chosen, k);
     }
-    return sets[k].by_cells[XS_CELLS_MIN] ? &sets[k] : NULL;
+    return sets[k].by_cells[XS_DOT_CELLS_MIN] ? &sets[k] : NULL;
 }
 
 int xs_dot_cells_available(void)
@@ -249,13 +252,14 @@ static void set_window(xs_cells_window *w, int top, int cells)
 static int cells_needed(int top, const xs_dot_cells_range *r)
 {
     if (r->min_a_m1 == UINT64_MAX || r->min_b_m1 == UINT64_MAX) {
-        return XS_CELLS_MIN;                              /* only zero products */
+        return XS_DOT_CELLS_MIN;                          /* only zero products */
     }
     int f_sum = (int)((r->min_a_m1 + 1) >> 52) + (int)((r->min_b_m1 + 1) >> 52);
     if (f_sum < 1076) {
         return XS_CELLS_GRID_MAX + 1;     /* bits below 2^-1074 (or subnormal operands) */
     }
-    return xs_cells_for_quantum(top, f_sum - 2150);
+    int cells = xs_cells_for_quantum(top, f_sum - 2150);
+    return cells < XS_DOT_CELLS_MIN ? XS_DOT_CELLS_MIN : cells;
 }
 
 /* A window for a block of range r (0: none fits it: Inf/NaN or overflowing

@@ -16,7 +16,6 @@
 #include "xs_running.h"
 #include "xs_short_row.h"
 #include "xs_threads.h"
-#include "xs_window.h"
 #include "xs_cells.h"
 
 /* Below this many terms a row uses the small accumulator only: the large
@@ -140,13 +139,13 @@ static ptrdiff_t xs_terms(npy_intp outer, npy_intp n)
 #undef XS_COLUMNS_ADD
 #define XS_IN float32
 #define XS_LOAD(p) xs_load_float32(p)
-#define XS_WINDOW_ADD xs_window_add_float32
+#define XS_CELLS_ADD xs_cells_add_float32
 #define XS_WINDOW_CTYPE float
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_LOAD
 #undef XS_WINDOW_CTYPE
-#undef XS_WINDOW_ADD
+#undef XS_CELLS_ADD
 #define XS_IN float16
 #define XS_LOAD(p) xs_load_float16(p)
 #include "xs_loops_template.h"
@@ -154,13 +153,13 @@ static ptrdiff_t xs_terms(npy_intp outer, npy_intp n)
 #undef XS_LOAD
 #define XS_IN bfloat16
 #define XS_LOAD(p) xs_load_bfloat16(p)
-#define XS_WINDOW_ADD xs_window_add_bfloat16
+#define XS_CELLS_ADD xs_cells_add_bfloat16
 #define XS_WINDOW_CTYPE uint16_t
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_LOAD
 #undef XS_WINDOW_CTYPE
-#undef XS_WINDOW_ADD
+#undef XS_CELLS_ADD
 /* Byte-coded formats (float8/float6/float4), one instance per slot: the
  * Cython module binds each slot to an ml_dtypes dtype at import. */
 #define XS_CODE_LOADER(K) \

@@ -3,9 +3,8 @@
  * xs_loops.c with these macros defined (NumPy's .c.src idea, in plain C):
  *   XS_IN            name of the input dtype (float64, int8, ...)
  *   XS_WINDOW_CTYPE  optional: the C type of a contiguous element, for:
- *   XS_WINDOW_ADD    optional: the xs_window.c front end for contiguous rows
  *   XS_CELLS_ADD     optional: the xs_cells.c front end for contiguous rows
- *                    (float64; it also takes the rows that are shorter than
+ *                    (it also takes the rows that are shorter than
  *                    XS_RUNNING_ROW_MAX, from XS_CELLS_MIN_TERMS on)
  *   XS_COLUMNS_ADD   optional: xs_columns.c, for reductions over a slow axis
  *   XS_CODE_SLOT     optional: a byte-coded format's slot (xs_codes.h); rows
@@ -59,13 +58,6 @@ static void XS_FN(accumulate_serial_)(xs_small *acc, xs_large **large, const cha
      * exact too, only slower). */
     xs_large *L = n >= XS_LARGE_MIN_TERMS ? xs_large_for_row(large) : NULL;
     if (L != NULL) {
-#ifdef XS_WINDOW_ADD
-        if (stride == (npy_intp)sizeof(XS_WINDOW_CTYPE) && n >= XS_WINDOW_MIN_TERMS &&
-                (uintptr_t)p % _Alignof(XS_WINDOW_CTYPE) == 0) {
-            XS_WINDOW_ADD(L, (const XS_WINDOW_CTYPE *)(const void *)p, n);
-            n = 0;       /* all added */
-        }
-#endif
         for (npy_intp i = 0; i < n; i++, p += stride) {
             xs_large_add_bits(L, XS_LOAD(p));
         }
