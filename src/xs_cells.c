@@ -1,6 +1,7 @@
 /* Fixed-grid cells for contiguous float64 runs (see xs_cells.h). */
 #include "xs_cells.h"
 #include "xs_kernel.h"
+#include "xs_running.h"
 
 #include <fenv.h>
 #include <math.h>
@@ -435,10 +436,12 @@ typedef struct {
     xs_small *acc;
     xs_large **cache;
     xs_large *large;             /* NULL until first use */
+    int used;                    /* some term went here */
 } xs_cells_rest;
 
 static void to_rest(xs_cells_rest *rest, const xs_cells_type *type, const void *x, ptrdiff_t n)
 {
+    rest->used = 1;
     if (rest->large == NULL && n > 0) {
         rest->large = xs_large_for_row(rest->cache);
     }
@@ -452,8 +455,13 @@ static void to_rest(xs_cells_rest *rest, const xs_cells_type *type, const void *
     }
 }
 
-static void cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
-                      xs_small *acc, xs_large **large, const char *x, ptrdiff_t n)
+/* Adds x[0..n) into acc.  With cells != NULL, when every term went
+ * through one window's lanes (nothing into acc or the large accumulator
+ * yet), the lanes' exact cell sums are left in cells[0..count) instead and
+ * count is returned; otherwise 0 (everything is in acc). */
+static int cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
+                     xs_small *acc, xs_large **large, const char *x, ptrdiff_t n,
+                     double *cells)
 {
     /* Every addition here is exact, but the cuts are inexact by design and
      * a NaN/Inf term raises "invalid" or "overflow" in a kernel whose
@@ -465,12 +473,13 @@ static void cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
      * XS_CELLS_STEP (they add nothing; only its real terms go elsewhere if
      * it fits no window).  Doubles: aligned for every type. */
     double tail[XS_CELLS_BLOCK];
-    xs_cells_rest rest = {acc, large, NULL};
+    xs_cells_rest rest = {acc, large, NULL, 0};
     xs_cells_window w = {0};
     int active = 0;              /* w is set and the lanes belong to it */
     int refused = 0;             /* blocks in a row that fit no window */
     int narrower = 0;            /* blocks in a row that fit fewer cells than w's */
     int lanes_cells = 0;         /* the cells with lanes in use (w's, or more) */
+    int elsewhere = 0;           /* some term went into acc (or large) already */
     ptrdiff_t blocks = 0;        /* blocks in the lanes since the last flush */
     for (ptrdiff_t i = 0; i < n; i += XS_CELLS_BLOCK) {
         const char *here = x + (size_t)i * type->itemsize;
@@ -503,16 +512,17 @@ static void cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
                 }
                 range_of(type, block, padded, &r);      /* first terms all zero */
             }
-            int cells;
+            int more;
             if (active && r.max_bits < w.max_limit &&
-                    (cells = cells_needed(type, w.top, &r)) <= XS_CELLS_MAX) {
-                set_window(type, &next, w.top, cells);  /* more cells, same grid: no flush */
+                    (more = cells_needed(type, w.top, &r)) <= XS_CELLS_MAX) {
+                set_window(type, &next, w.top, more);   /* more cells, same grid: no flush */
             }
             else if (choose_window(type, &next, &r)) {
                 if (active) {
                     xs_cells_flush(acc, lanes, lanes_cells);
                     lanes_cells = 0;
                     blocks = 0;
+                    elsewhere = 1;
                 }
             }
             else {
@@ -523,6 +533,7 @@ static void cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
                     lanes_cells = 0;
                     active = 0;
                     blocks = 0;
+                    elsewhere = 1;
                 }
                 continue;
             }
@@ -552,9 +563,14 @@ static void cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
         if (++blocks == XS_CELLS_FLUSH_BLOCKS) {
             xs_cells_flush(acc, lanes, lanes_cells);
             blocks = 0;
+            elsewhere = 1;
         }
     }
-    if (active) {
+    int count = 0;
+    if (cells != NULL && active && !elsewhere && !rest.used) {
+        count = xs_cells_sums(lanes, lanes_cells, cells);
+    }
+    else if (active) {
         xs_cells_flush(acc, lanes, lanes_cells);
     }
     if (rest.large != NULL) {
@@ -565,19 +581,75 @@ static void cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
     if (raised_here) {
         feclearexcept(raised_here);
     }
+    return count;
+}
+
+/* A row's sum (divisor 1) or mean, rounded into fmt: 1 and *out when the
+ * row went through one window and the two-double approximation of its cell
+ * sums decides the rounding (xs_running.h); else 0 and the row's exact sum
+ * in acc. */
+static int cells_round(const xs_cells_type *type, const xs_cells_kernel *kernels,
+                       xs_small *acc, xs_large **large, const char *x, ptrdiff_t n,
+                       const xs_format *fmt, uint64_t divisor, double *out)
+{
+    double cells[XS_CELLS_GRID_MAX + 1];
+    int count = cells_add(type, kernels, acc, large, x, n, cells);
+    if (count == 0) {
+        return 0;
+    }
+    double hi = 0.0, lo = 0.0, err = 0.0;
+    int ok = 1;
+    for (int c = 0; c < count; c++) {
+        ok &= xs_running_abs(cells[c]) <= XS_RUNNING_MAX;
+        xs_running_short_add(&hi, &lo, &err, cells[c]);
+    }
+    if (ok) {
+        xs_running run = xs_running_of(hi, lo, err, 0.0);
+        if ((divisor == 1u || xs_running_divide(&run, divisor, &run)) &&
+                xs_running_round(&run, fmt, out)) {
+            return 1;
+        }
+    }
+    for (int c = 0; c < count; c++) {
+        if (cells[c] != 0.0) {
+            xs_small_add_bits(acc, xs_double_bits(cells[c]));
+        }
+    }
+    return 0;
 }
 
 void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrdiff_t n)
 {
-    cells_add(&type_f64, pick_kernels()->f64, acc, large, (const char *)x, n);
+    cells_add(&type_f64, pick_kernels()->f64, acc, large, (const char *)x, n, NULL);
 }
 
 void xs_cells_add_float32(xs_small *acc, xs_large **large, const float *x, ptrdiff_t n)
 {
-    cells_add(&type_f32, pick_kernels()->f32, acc, large, (const char *)x, n);
+    cells_add(&type_f32, pick_kernels()->f32, acc, large, (const char *)x, n, NULL);
 }
 
 void xs_cells_add_bfloat16(xs_small *acc, xs_large **large, const uint16_t *x, ptrdiff_t n)
 {
-    cells_add(&type_bf16, pick_kernels()->bf16, acc, large, (const char *)x, n);
+    cells_add(&type_bf16, pick_kernels()->bf16, acc, large, (const char *)x, n, NULL);
+}
+
+int xs_cells_round_float64(xs_small *acc, xs_large **large, const double *x, ptrdiff_t n,
+                           const xs_format *fmt, uint64_t divisor, double *out)
+{
+    return cells_round(&type_f64, pick_kernels()->f64, acc, large, (const char *)x, n,
+                       fmt, divisor, out);
+}
+
+int xs_cells_round_float32(xs_small *acc, xs_large **large, const float *x, ptrdiff_t n,
+                           const xs_format *fmt, uint64_t divisor, double *out)
+{
+    return cells_round(&type_f32, pick_kernels()->f32, acc, large, (const char *)x, n,
+                       fmt, divisor, out);
+}
+
+int xs_cells_round_bfloat16(xs_small *acc, xs_large **large, const uint16_t *x, ptrdiff_t n,
+                            const xs_format *fmt, uint64_t divisor, double *out)
+{
+    return cells_round(&type_bf16, pick_kernels()->bf16, acc, large, (const char *)x, n,
+                       fmt, divisor, out);
 }

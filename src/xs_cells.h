@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "xs_large.h"
+#include "xs_round.h"
 
 /* Bits per cell: the largest W for which the bound above holds with 32
  * terms per lane per block (8 lanes per cell, the narrowest kernel). */
@@ -122,12 +123,9 @@ static inline void xs_cells_set_grid(xs_cells_window *w, int top, int cells)
     w->max_limit = (uint64_t)(top + XS_CELLS_EXP_BIAS) << 52;
 }
 
-/* Add the lanes of cells 0..cells to acc, exactly, and clear them.  After a
- * block's carry step every lane of cell c >= 1 is at most 2^(W-1) u_c, so
- * the 16 lanes of a cell add up exactly in a double (below 2^(W+3) u_c);
- * those of cell 0 are multiples of 2^T below 2^50 of them (at most
- * XS_CELLS_FLUSH_BLOCKS blocks of 2^6 each): exact too.  One add per cell. */
-static inline void xs_cells_flush(xs_small *acc, double *lanes, int cells)
+/* The exact sums of the lanes of cells 0..cells (see xs_cells_flush for why
+ * they are exact) into sums[], the lanes cleared; returns cells + 1. */
+static inline int xs_cells_sums(double *lanes, int cells, double *sums)
 {
     for (int c = 0; c <= cells; c++) {
         double cell = 0.0;
@@ -135,8 +133,23 @@ static inline void xs_cells_flush(xs_small *acc, double *lanes, int cells)
             cell += lanes[c * XS_CELLS_LANE_STRIDE + j];
             lanes[c * XS_CELLS_LANE_STRIDE + j] = 0.0;
         }
-        if (cell != 0.0) {
-            xs_small_add_bits(acc, xs_double_bits(cell));
+        sums[c] = cell;
+    }
+    return cells + 1;
+}
+
+/* Add the lanes of cells 0..cells to acc, exactly, and clear them.  After a
+ * block's carry step every lane of cell c >= 1 is at most 2^(W-1) u_c, so
+ * the 16 lanes of a cell add up exactly in a double (below 2^(W+3) u_c);
+ * those of cell 0 are multiples of 2^T below 2^50 of them (at most
+ * XS_CELLS_FLUSH_BLOCKS blocks of 2^6 each): exact too.  One add per cell. */
+static inline void xs_cells_flush(xs_small *acc, double *lanes, int cells)
+{
+    double sums[XS_CELLS_GRID_MAX + 1];
+    int count = xs_cells_sums(lanes, cells, sums);
+    for (int c = 0; c < count; c++) {
+        if (sums[c] != 0.0) {
+            xs_small_add_bits(acc, xs_double_bits(sums[c]));
         }
     }
 }
@@ -153,5 +166,17 @@ static inline void xs_cells_flush(xs_small *acc, double *lanes, int cells)
 void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrdiff_t n);
 void xs_cells_add_float32(xs_small *acc, xs_large **large, const float *x, ptrdiff_t n);
 void xs_cells_add_bfloat16(xs_small *acc, xs_large **large, const uint16_t *x, ptrdiff_t n);
+
+/* A whole row's sum (divisor 1) or mean rounded into fmt: returns 1 and
+ * *out when the row went through one window and a two-double approximation
+ * of its few cell sums decides the rounding (xs_running.h), which skips
+ * the small accumulator's rounding; else 0, with the row's exact sum added
+ * into acc (initialised by the caller). */
+int xs_cells_round_float64(xs_small *acc, xs_large **large, const double *x, ptrdiff_t n,
+                           const xs_format *fmt, uint64_t divisor, double *out);
+int xs_cells_round_float32(xs_small *acc, xs_large **large, const float *x, ptrdiff_t n,
+                           const xs_format *fmt, uint64_t divisor, double *out);
+int xs_cells_round_bfloat16(xs_small *acc, xs_large **large, const uint16_t *x, ptrdiff_t n,
+                            const xs_format *fmt, uint64_t divisor, double *out);
 
 #endif

@@ -5,7 +5,8 @@
  *   XS_WINDOW_CTYPE  optional: the C type of a contiguous element, for:
  *   XS_CELLS_ADD     optional: the xs_cells.c front end for contiguous rows
  *                    (it also takes the rows that are shorter than
- *                    XS_RUNNING_ROW_MAX, from XS_CELLS_MIN_TERMS on)
+ *                    XS_RUNNING_ROW_MAX, from XS_CELLS_MIN_TERMS on), and
+ *   XS_CELLS_ROUND   its variant that rounds a whole row
  *   XS_COLUMNS_ADD   optional: xs_columns.c, for reductions over a slow axis
  *   XS_CODE_SLOT     optional: a byte-coded format's slot (xs_codes.h); rows
  *                    are then summed by counting their codes
@@ -167,8 +168,20 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, p
 #endif
         xs_small acc;
         xs_small_init(&acc);
-        XS_FN(accumulate_)(&acc, &large, row, n, job->row_stride);
         uint64_t divisor = job->divide ? (uint64_t)n : 1u;      /* n = 0: NaN */
+#ifdef XS_CELLS_ROUND
+        /* Rows that take the cells, not long enough for threads: rounded
+         * from the cell sums when that decides. */
+        if (XS_FN(takes_cells_)(row, n, job->row_stride) && n < XS_PARALLEL_MIN_TERMS) {
+            if (!XS_CELLS_ROUND(&acc, &large, (const XS_WINDOW_CTYPE *)(const void *)row, n,
+                                job->target->format, divisor, &quick)) {
+                quick = xs_small_round_divided(&acc, divisor, job->target->format);
+            }
+            XS_STORE(job->target, result, quick);
+            continue;
+        }
+#endif
+        XS_FN(accumulate_)(&acc, &large, row, n, job->row_stride);
         XS_STORE(job->target, result, xs_small_round_divided(&acc, divisor, job->target->format));
     }
     xs_large_free(large);

@@ -80,7 +80,13 @@ def _cases():
     refused_between = normal.copy()
     refused_between[2 * 256:3 * 256] *= np.ldexp(1.0, rng.integers(-300, 300, 256))
     refused_between[5 * 256:7 * 256] *= np.ldexp(1.0, rng.integers(-300, 300, 512))
+    # A window that grows a cell for an outlier, drops it after a run of
+    # blocks that do not need it, and grows it again.
+    narrowing = normal.copy()
+    narrowing[5] = 2.0**-60 * (1 + 2.0**-52)
+    narrowing[25 * 256 + 3] = -(2.0**-60) * (1 + 2.0**-51)
     return {
+        "narrowing": narrowing,
         "spread60": spread60, "spread120": spread120, "spread150": spread150,
         "cells_edges": edges, "carries": carries, "top_edge": top_edge,
         "top_beyond": top_beyond, "bottom_edge": bottom_edge,
@@ -199,7 +205,7 @@ def test_random_block_structures(seed, n, spread, center, block_shift):
 @given(
     seed=st.integers(0, 2**32 - 1),
     n=st.integers(1024, 5000),
-    spread=st.integers(0, 40),
+    spread=st.integers(0, 110),
     center=st.integers(-149, 120),
     dtype=st.sampled_from([np.dtype(np.float32), BFLOAT16]),
 )
