@@ -85,7 +85,16 @@ def _cases():
     narrowing = normal.copy()
     narrowing[5] = 2.0**-60 * (1 + 2.0**-52)
     narrowing[25 * 256 + 3] = -(2.0**-60) * (1 + 2.0**-51)
+    # Exact ties of float64 (and of float32 once cast) in every row of up
+    # to 1000 terms: the two-double rounding of the cell sums cannot decide
+    # them, the accumulator does.
+    ties = np.zeros(N)
+    ties[::1000] = 2.0**53
+    ties[7::1000] = 1.0
+    ties[500::1000] = -(2.0**24)
+    ties[517::1000] = -1.0
     return {
+        "ties": ties,
         "narrowing": narrowing,
         "spread60": spread60, "spread120": spread120, "spread150": spread150,
         "cells_edges": edges, "carries": carries, "top_edge": top_edge,
