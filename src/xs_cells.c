@@ -345,21 +345,21 @@ typedef struct {
     uint64_t (*bits)(const void *x, ptrdiff_t i);   /* element i as float64 bits */
 } xs_cells_type;
 
-static uint64_t f64_bits(const void *x, ptrdiff_t i)
+static inline uint64_t f64_bits(const void *x, ptrdiff_t i)
 {
     double v;
     memcpy(&v, (const char *)x + 8 * i, sizeof v);
     return xs_double_bits(v);
 }
 
-static uint64_t f32_bits(const void *x, ptrdiff_t i)
+static inline uint64_t f32_bits(const void *x, ptrdiff_t i)
 {
     float v;
     memcpy(&v, (const char *)x + 4 * i, sizeof v);
     return xs_double_bits((double)v);
 }
 
-static uint64_t bf16_bits(const void *x, ptrdiff_t i)
+static inline uint64_t bf16_bits(const void *x, ptrdiff_t i)
 {
     uint16_t v;
     memcpy(&v, (const char *)x + 2 * i, sizeof v);
@@ -439,21 +439,33 @@ typedef struct {
     int used;                    /* some term went here */
 } xs_cells_rest;
 
+/* The loop of to_rest for one element type (inlined: no call per term). */
+#define XS_REST_LOOP(ADD, INTO, BITS) \
+    for (ptrdiff_t i = 0; i < n; i++) { \
+        ADD((INTO), BITS(x, i)); \
+    }
+#define XS_REST_TYPES(ADD, INTO) \
+    switch (type->precision) { \
+    case 53: XS_REST_LOOP(ADD, INTO, f64_bits) break; \
+    case 24: XS_REST_LOOP(ADD, INTO, f32_bits) break; \
+    default: XS_REST_LOOP(ADD, INTO, bf16_bits) break; \
+    }
+
 static void to_rest(xs_cells_rest *rest, const xs_cells_type *type, const void *x, ptrdiff_t n)
 {
     rest->used = 1;
     if (rest->large == NULL && n > 0) {
         rest->large = xs_large_for_row(rest->cache);
     }
-    for (ptrdiff_t i = 0; i < n; i++) {
-        if (rest->large != NULL) {
-            xs_large_add_bits(rest->large, type->bits(x, i));
-        }
-        else {
-            xs_small_add_bits(rest->acc, type->bits(x, i));
-        }
+    if (rest->large != NULL) {
+        XS_REST_TYPES(xs_large_add_bits, rest->large)
+    }
+    else {
+        XS_REST_TYPES(xs_small_add_bits, rest->acc)
     }
 }
+#undef XS_REST_TYPES
+#undef XS_REST_LOOP
 
 /* Adds x[0..n) into acc.  With cells != NULL, when every term went
  * through one window's lanes (nothing into acc or the large accumulator
