@@ -28,6 +28,7 @@ from bench import measure, pypi_xsum, spread_data  # noqa: E402
 import xsumufunc as xs  # noqa: E402
 
 SHAPES = [((10**4,), None, "1-D n=1e4"), ((10**6,), None, "1-D n=1e6"),
+          ((10**7,), None, "1-D n=1e7"),
           ((1000, 1000), 1, "(1000, 1000) axis=1"), ((10**5, 10), 1, "(1e5, 10) axis=1"),
           ((1000, 1000), 0, "(1000, 1000) axis=0")]
 KINDS = ["normal", "lognormal(0, 3)", "paper's data", "whole range"]

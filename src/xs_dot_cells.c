@@ -305,6 +305,8 @@ ptrdiff_t xs_dot_cells_add(xs_dot *acc, xs_large *large, const char *a, const ch
     xs_cells_window w = {0};
     int active = 0;              /* w is set and the lanes belong to it */
     int refused = 0;             /* blocks in a row that fit no window */
+    int narrower = 0;            /* blocks in a row that fit fewer cells than w's */
+    int lanes_cells = 0;         /* the cells with lanes in use (w's, or more) */
     ptrdiff_t blocks = 0;        /* blocks in the lanes since the last flush */
     for (ptrdiff_t i = 0; i < n; i += XS_CELLS_BLOCK) {
         const char *block_a = a + 8 * i, *block_b = b + 8 * i;
@@ -346,7 +348,8 @@ ptrdiff_t xs_dot_cells_add(xs_dot *acc, xs_large *large, const char *a, const ch
             }
             else if (choose_window(&next, &r)) {
                 if (active) {
-                    xs_cells_flush(&large->small, lanes, w.cells);
+                    xs_cells_flush(&large->small, lanes, lanes_cells);
+                    lanes_cells = 0;
                     blocks = 0;
                 }
             }
@@ -354,7 +357,8 @@ ptrdiff_t xs_dot_cells_add(xs_dot *acc, xs_large *large, const char *a, const ch
                 add_scalar(acc, large, a + 8 * i, b + 8 * i, terms);
                 /* Products too wide for any window: stop trying the kernels first. */
                 if (active && ++refused >= 2) {
-                    xs_cells_flush(&large->small, lanes, w.cells);
+                    xs_cells_flush(&large->small, lanes, lanes_cells);
+                    lanes_cells = 0;
                     active = 0;
                     blocks = 0;
                 }
@@ -368,15 +372,28 @@ ptrdiff_t xs_dot_cells_add(xs_dot *acc, xs_large *large, const char *a, const ch
         }
         if (first != &w || !fits) {
             w = next;
+            narrower = 0;
         }
+        else if (w.cells > XS_DOT_CELLS_MIN && cells_needed(w.top, &r) < w.cells) {
+            /* As for sums: drop the last cell after a run of blocks that do
+             * not need it (same grid: its lanes stay until the flush). */
+            if (++narrower == XS_CELLS_NARROWER_RUN) {
+                set_window(&w, w.top, w.cells - 1);
+                narrower = 0;
+            }
+        }
+        else {
+            narrower = 0;
+        }
+        lanes_cells = w.cells > lanes_cells ? w.cells : lanes_cells;
         refused = 0;
         if (++blocks == XS_CELLS_FLUSH_BLOCKS) {
-            xs_cells_flush(&large->small, lanes, w.cells);
+            xs_cells_flush(&large->small, lanes, lanes_cells);
             blocks = 0;
         }
     }
     if (active) {
-        xs_cells_flush(&large->small, lanes, w.cells);
+        xs_cells_flush(&large->small, lanes, lanes_cells);
     }
     return n;
 }

@@ -109,6 +109,12 @@ def _cases():
         grow_a[(block + 1) * 256 + 5] = -(2.0**-k) * (1 + 2.0**-52)
     grow_a[9 * 256 + 1] = 2.0**9
     cases["growing_cells"] = (grow_a, rng.choice([-1.0, 1.0], N) * (1 + 2.0**-51))
+    # A window that grows a cell for one tiny operand, drops it after a run
+    # of blocks that do not need it, and grows it again.
+    narrow_a, narrow_b = normal(), normal()
+    narrow_a[5] = 2.0**-45 * (1 + 2.0**-52)
+    narrow_a[15 * 256 + 9] = -(2.0**-45) * (1 + 2.0**-51)
+    cases["narrowing"] = (narrow_a, narrow_b)
     long_n = 40_000
     cases["long"] = (rng.standard_normal(long_n), rng.standard_normal(long_n))
     return cases
