@@ -11,7 +11,7 @@ the same array, same dtype) and to PyPI xsum's large accumulator (float64
 1-D only; the binding is about 1.5x slower than the same C built with
 -march=native).  Data: standard normal; lognormal sigma=3 with random signs;
 the paper's data (exp(30u)*u with random signs); exponents uniform over the
-whole float64 range.  Shapes: 1-D n = 1e4 and 1e6; rows (1000, 1000) and
+whole float64 range.  Shapes: 1-D n = 1e4, 1e6 and 1e7; rows (1000, 1000) and
 (1e5, 10) along axis=1; columns (1000, 1000) along axis=0.
 """
 
