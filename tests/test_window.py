@@ -1,14 +1,16 @@
-"""The windowed front ends (src/xs_cells.c for float64, src/xs_window.c for
-float32 and bfloat16) against the oracle.
+"""The fixed-grid cells (src/xs_cells.c) against the oracle.
 
-Contiguous rows of XS_WINDOW_MIN_TERMS (1024) terms or more are summed
-block by block in double lanes when a block fits a window (fixed-grid cells
-for float64, one exponent window for the narrow types), and by the large
-accumulator otherwise.  These inputs reach every branch: windows
-that move, blocks with Inf/NaN, all-zero blocks, subnormal and huge windows,
-outliers below the window, exact cancellation inside the lanes.  Every kernel
-(portable C, SSE2, AVX2, AVX-512) is run, in a child process that forces it through
-XSUMUFUNC_KERNEL.
+Contiguous float64, float32 and bfloat16 rows of XS_CELLS_MIN_TERMS (192)
+terms or more are summed block by block (256 terms) in double lanes, each
+term cut at fixed grid positions into 1-4 cells under a top above the
+block's largest term, when the block fits such a window, and by the large
+accumulator otherwise; rows shorter than 2^20 terms are rounded from their
+cell sums when the two-double approximation decides.  These inputs reach
+every branch: windows that move, blocks that need more cells, windows that
+drop one, blocks too wide for any window, Inf/NaN, all-zero blocks,
+subnormal and huge tops, exact cancellation, exact ties.  Every kernel
+(portable C, SSE2, AVX2, AVX-512) is run, in a child process that forces it
+through XSUMUFUNC_KERNEL.
 """
 
 import os
