@@ -370,7 +370,7 @@ static const xs_cells_type type_f64 = {8, 53, f64_bits};
 static const xs_cells_type type_f32 = {4, 24, f32_bits};
 static const xs_cells_type type_bf16 = {2, 8, bf16_bits};
 
-/* The range of the first n elements of a block (a first guess of its own). */
+/* The range of the first n elements of a block (a first look). */
 static void range_of(const xs_cells_type *type, const void *x, int n, xs_cells_range *range)
 {
     uint64_t mx = 0, mn = UINT64_MAX;
@@ -382,6 +382,10 @@ static void range_of(const xs_cells_type *type, const void *x, int n, xs_cells_r
     range->max_bits = mx;
     range->min_bits_m1 = mn;
 }
+
+/* A window nothing fits (every |term| below 2^-1075, i.e. none): a kernel
+ * run against it only measures the block. */
+static const xs_cells_window measure_only = {0};
 
 /* The fewest cells that hold every non-zero term of the range under top T
  * (more than XS_CELLS_MAX when none does).  A term of p significant bits
@@ -505,25 +509,29 @@ static int cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
                    (size_t)(padded - terms) * type->itemsize);
             block = tail;
         }
-        /* First the current window or, with none, a guess from the block's
-         * first terms.  A kernel that refuses the block measures all of it. */
+        /* First the current window.  A kernel that refuses the block
+         * measures all of it. */
         xs_cells_range r;
         xs_cells_window next;
         const xs_cells_window *first = &w;
         if (!active) {
-            range_of(type, block, XS_CELLS_STEP, &r);
-            first = choose_window(type, &next, &r) ? &next : NULL;
-        }
-        int fits = first != NULL && kernels[first->cells](block, padded, lanes, first, &r);
-        if (!fits) {
-            if (first == NULL) {
-                if (r.max_bits != 0) {
-                    /* The first terms fit no window: nor does the block. */
+            /* After blocks in a row that fit no window, a first look at
+             * the block's first terms: if they fit none, nor does it. */
+            if (refused >= 2) {
+                range_of(type, block, XS_CELLS_STEP, &r);
+                if (r.max_bits != 0 && !choose_window(type, &next, &r)) {
                     to_rest(&rest, type, here, terms);
                     continue;
                 }
-                range_of(type, block, padded, &r);      /* first terms all zero */
             }
+            /* No window: measure the block (the one-cell kernel against a
+             * window nothing fits: vector code, the lanes untouched), then
+             * take the window that fits it. */
+            kernels[1](block, padded, lanes, &measure_only, &r);
+            first = NULL;
+        }
+        int fits = first != NULL && kernels[first->cells](block, padded, lanes, first, &r);
+        if (!fits) {
             int more;
             if (active && r.max_bits < w.max_limit &&
                     (more = cells_needed(type, w.top, &r)) <= XS_CELLS_MAX) {
@@ -540,7 +548,7 @@ static int cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
             else {
                 to_rest(&rest, type, here, terms);
                 /* Data too wide for any window: stop trying the kernels first. */
-                if (active && ++refused >= 2) {
+                if (++refused >= 2 && active) {
                     xs_cells_flush(acc, lanes, lanes_cells);
                     lanes_cells = 0;
                     active = 0;

@@ -118,7 +118,11 @@ static inline void xs_cells_set_grid(xs_cells_window *w, int top, int cells)
     w->top = top;
     w->cells = cells;
     for (int c = 0; c <= XS_CELLS_GRID_MAX; c++) {
-        w->sigma[c] = 1.5 * ldexp(1.0, top - c * XS_CELLS_WIDTH + 52);
+        /* 1.5 * 2^k from its bits (k within the normal range for the cells
+         * in use; the others, unused, are clamped to stay normal numbers). */
+        int k = top - c * XS_CELLS_WIDTH + 52;
+        k = k < -1022 ? -1022 : k;
+        w->sigma[c] = xs_bits_double(((uint64_t)(k + XS_CELLS_EXP_BIAS) << 52) | ((uint64_t)1 << 51));
     }
     w->max_limit = (uint64_t)(top + XS_CELLS_EXP_BIAS) << 52;
 }
