@@ -387,50 +387,19 @@ static void range_of(const xs_cells_type *type, const void *x, int n, xs_cells_r
  * run against it only measures the block. */
 static const xs_cells_window measure_only = {0};
 
-/* The fewest cells that hold every non-zero term of the range under top T
- * (more than XS_CELLS_MAX when none does).  A term of p significant bits
- * whose double has exponent field f is a multiple of 2^(f - 1023 - (p-1))
- * (subnormals of its own type are multiples of a coarser power: counting
- * them as finer only asks for more cells; float64 subnormals, f = 0, are
- * refused that way). */
 static int cells_needed(const xs_cells_type *type, int top, const xs_cells_range *r)
 {
-    if (r->min_bits_m1 == UINT64_MAX) {
-        return 1;                                    /* all zeros */
-    }
-    int f = (int)((r->min_bits_m1 + 1) >> 52);
-    return xs_cells_for_quantum(top, f - XS_CELLS_EXP_BIAS - (type->precision - 1));
+    return xs_cells_needed(type->precision, top, r->min_bits_m1);
 }
 
-/* Set w to top T and K cells: the grid, and the smallest term that fits. */
 static void set_window(const xs_cells_type *type, xs_cells_window *w, int top, int cells)
 {
-    xs_cells_set_grid(w, top, cells);
-    int f_min = top - cells * XS_CELLS_WIDTH + XS_CELLS_EXP_BIAS + (type->precision - 1);
-    /* Below 1 every term of the type is a multiple of u_K: any normal double
-     * fits (the narrow types never give subnormal doubles). */
-    f_min = f_min < 1 ? 1 : f_min;
-    w->min_limit_m1 = ((uint64_t)f_min << 52) - 1;
+    xs_cells_set_window(w, type->precision, top, cells);
 }
 
-/* A window for a block of range r: its top XS_CELLS_HEADROOM binades above
- * the largest term, the fewest cells that hold the smallest.  0 when the
- * block fits none (Inf/NaN, all zeros, too wide, or beyond the tops allowed). */
 static int choose_window(const xs_cells_type *type, xs_cells_window *w, const xs_cells_range *r)
 {
-    if (r->max_bits >= XS_INF_BITS || r->max_bits == 0) {
-        return 0;
-    }
-    int top = xs_cells_top_for(r->max_bits);
-    if (top > XS_CELLS_TOP_MAX) {
-        return 0;
-    }
-    int cells = cells_needed(type, top, r);
-    if (cells > XS_CELLS_MAX) {
-        return 0;
-    }
-    set_window(type, w, top, cells);
-    return 1;
+    return xs_cells_choose(w, type->precision, r->max_bits, r->min_bits_m1);
 }
 
 /* Terms that fit no window: into the large accumulator, made on first use

@@ -127,6 +127,57 @@ static inline void xs_cells_set_grid(xs_cells_window *w, int top, int cells)
     w->max_limit = (uint64_t)(top + XS_CELLS_EXP_BIAS) << 52;
 }
 
+/* The fewest cells that hold every non-zero term under top T, for terms of
+ * p significant bits whose smallest non-zero |term| has the bit pattern
+ * min_bits_m1 + 1 (UINT64_MAX: all zero); more than XS_CELLS_GRID_MAX when
+ * none does.  A term whose double has exponent field f is a multiple of
+ * 2^(f - 1023 - (p-1)) (subnormals of its own type are multiples of a
+ * coarser power: counting them as finer only asks for more cells; float64
+ * subnormals, f = 0, are refused that way). */
+static inline int xs_cells_needed(int precision, int top, uint64_t min_bits_m1)
+{
+    if (min_bits_m1 == UINT64_MAX) {
+        return XS_CELLS_MIN;                         /* all zeros */
+    }
+    int f = (int)((min_bits_m1 + 1) >> 52);
+    return xs_cells_for_quantum(top, f - XS_CELLS_EXP_BIAS - (precision - 1));
+}
+
+/* Set w to top T and K cells: the grid, and the smallest term of p
+ * significant bits that fits. */
+static inline void xs_cells_set_window(xs_cells_window *w, int precision, int top, int cells)
+{
+    xs_cells_set_grid(w, top, cells);
+    int f_min = top - cells * XS_CELLS_WIDTH + XS_CELLS_EXP_BIAS + (precision - 1);
+    /* Below 1 every term is a multiple of u_K: any normal double fits
+     * (subnormal doubles are refused, which is only slower). */
+    f_min = f_min < 1 ? 1 : f_min;
+    w->min_limit_m1 = ((uint64_t)f_min << 52) - 1;
+}
+
+/* A window for terms of p significant bits whose largest |term| has the
+ * bit pattern max_bits and smallest non-zero one min_bits_m1 + 1: its top
+ * XS_CELLS_HEADROOM binades above the largest, the fewest cells that hold
+ * the smallest.  0 when none fits (Inf/NaN, all zeros, too wide, or beyond
+ * the tops allowed). */
+static inline int xs_cells_choose(xs_cells_window *w, int precision, uint64_t max_bits,
+                                  uint64_t min_bits_m1)
+{
+    if (max_bits >= XS_CELLS_INF_BITS || max_bits == 0) {
+        return 0;
+    }
+    int top = xs_cells_top_for(max_bits);
+    if (top > XS_CELLS_TOP_MAX) {
+        return 0;
+    }
+    int cells = xs_cells_needed(precision, top, min_bits_m1);
+    if (cells > XS_CELLS_MAX) {
+        return 0;
+    }
+    xs_cells_set_window(w, precision, top, cells);
+    return 1;
+}
+
 /* The exact sums of the lanes of cells 0..cells (see xs_cells_flush for why
  * they are exact) into sums[], the lanes cleared; returns cells + 1. */
 static inline int xs_cells_sums(double *lanes, int cells, double *sums)
