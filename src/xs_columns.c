@@ -3,180 +3,260 @@
  * a reduction over a slow axis (axis=0 of a C-ordered array) read row by
  * row, in memory order, instead of one strided column at a time.
  *
- * Each column gets its own exponent window of XS_COLUMN_BINADES binades
- * [2^E, 2^(E+D)) and hi/lo lanes: a term in it is split into hi, its top 27
- * significant bits (a multiple of 2^(E-26) below 2^(E+D)), and lo = x - hi
- * (a multiple of 2^(E-52) below 2^(E+D-27)), so 2^(27-D) of each add up
- * exactly in a double (below 2^53 quanta).  A block of rows
- * is summed for a chunk of columns at once (the inner loop runs over
- * contiguous columns, so it vectorises without reassociating anything),
- * then each column accepts its block sums when the block fits its window,
- * or adds that block's values to its small accumulator one by one.
+ * Each column gets its own window on the fixed grid of xs_cells.h (a top
+ * above its largest term; see there for the cuts and why the lane sums are
+ * exact), and its cell sums.  Strips of eight neighbouring columns (one
+ * cache line of a row) are cut and summed together down a block of rows,
+ * one column per double lane, each lane with its own cut constants; the
+ * eight columns of a strip share a cell count.  After the block each column
+ * keeps its new sums when the block fitted its window; a column whose block
+ * did not fit takes more cells, or a new window (its cells go into its small
+ * accumulator first), and its block is summed again alone, or, fitting no
+ * window, value by value into its small accumulator.
  */
 #include "xs_columns.h"
+#include "xs_cells.h"
+#include "xs_kernel.h"
 
+#include <stdatomic.h>
 #include <fenv.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define XS_HI_MASK 0xfffffffffc000000ull
-/* D = 14: 2^(27-14) = 8192 terms per lane add up exactly (rows use
- * fixed-grid cells instead, xs_cells.h). */
-#define XS_COLUMN_BINADES 14
-#define XS_COLUMN_FLUSH_TERMS 8192
-#define XS_COLUMN_MAX_TOP_EXP 1010
-
-/* For every column of a group (XS_COLUMN_GROUP at most). */
-typedef struct {
-    double hi[XS_COLUMN_GROUP], lo[XS_COLUMN_GROUP];          /* exact lane sums */
-    double top[XS_COLUMN_GROUP], bottom[XS_COLUMN_GROUP];     /* each column's window */
-    ptrdiff_t in_lanes[XS_COLUMN_GROUP];                      /* 0: no window yet */
-} xs_column_lanes;
-
-typedef struct {
-    double hi[XS_COLUMN_CHUNK], lo[XS_COLUMN_CHUNK];
-    double max_abs[XS_COLUMN_CHUNK], min_abs[XS_COLUMN_CHUNK];
-} xs_column_block;
-
-static inline double hi_part(double x)
-{
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    b &= XS_HI_MASK;
-    memcpy(&x, &b, sizeof b);
-    return x;
-}
-
 /* Strips of eight columns: one 64-byte line of a row. */
 #define XS_STRIP 8
+#define XS_STRIPS (XS_COLUMN_GROUP / XS_STRIP)
+/* Rows between two carry steps: the lane bound of xs_cells.h allows at most
+ * XS_CELLS_LANE_TERMS parts per lane between them. */
+#define XS_COLUMN_CARRY_ROWS XS_CELLS_LANE_TERMS
+_Static_assert(XS_COLUMN_BLOCK_ROWS % XS_COLUMN_CARRY_ROWS == 0,
+               "a block of rows is a whole number of carry steps");
 /* Prefetch distance: the same line of the next chunk of columns. */
 #define XS_PREFETCH_BYTES (XS_COLUMN_CHUNK * (ptrdiff_t)sizeof(double))
 
-/* GCC and Clang: a strip as one value of their vector extensions, lowered to
- * one AVX-512 register, two AVX2 or four SSE2 ones.  Other compilers (MSVC)
- * or -DXS_NO_VECTOR_EXT: the same operations on an array of eight doubles,
- * lane by lane; each lane sees the same values in the same order, so the
- * results are the same bits. */
+#if defined(__GNUC__) || defined(__clang__)
+#define XS_PREFETCH(address) __builtin_prefetch(address)
+#define XS_INLINE static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define XS_PREFETCH(address) ((void)0)
+#define XS_INLINE static __forceinline
+#else
+#define XS_PREFETCH(address) ((void)0)
+#define XS_INLINE static inline
+#endif
+
+/* The state of a group of columns, strip by strip, lane by lane. */
+typedef struct {
+    double cells[XS_STRIPS][XS_CELLS_MAX + 1][XS_STRIP];   /* cell sums */
+    double sigma[XS_STRIPS][XS_CELLS_MAX + 1][XS_STRIP];   /* cut constants */
+    uint64_t max_limit[XS_COLUMN_GROUP], min_limit_m1[XS_COLUMN_GROUP];
+    int top[XS_COLUMN_GROUP];
+    int active[XS_COLUMN_GROUP];          /* a window is set (and a non-zero term in) */
+    int strip_cells[XS_STRIPS];           /* K of the strip's windows */
+} xs_column_state;
+
+/* A block of a strip: eight lanes of sums (from the stored ones) and the
+ * block's range per lane. */
+typedef struct {
+    double cells[XS_CELLS_MAX + 1][XS_STRIP];
+    uint64_t max_bits[XS_STRIP], min_bits_m1[XS_STRIP];
+} xs_strip_block;
+
+/* The range of a strip's block, lane by lane, on the bit patterns of |x|
+ * (unsigned order is magnitude order; |x| - 1 turns 0 into the largest
+ * value, out of the minimum).  GCC and Clang: vector extensions (the loop
+ * over eight lanes would be scalar code with conditional moves); others:
+ * the same per lane. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(XS_NO_VECTOR_EXT)
 #define XS_COLUMN_VECTORS 1
 typedef double xs_v8d __attribute__((vector_size(64)));
-typedef int64_t xs_v8i __attribute__((vector_size(64)));
-
-/* Lane-wise m ? a : b, for masks of all ones or all zeros per lane.  (A
- * macro: a function returning a 64-byte vector would need AVX-512's ABI.) */
-#define XS_SELECT8(m, a, b) ((xs_v8d)(((xs_v8i)(a) & (m)) | ((xs_v8i)(b) & ~(m))))
-#endif
-
-#if defined(__GNUC__) || defined(__clang__)
-#define XS_PREFETCH(address) __builtin_prefetch(address)
+typedef uint64_t xs_v8u __attribute__((vector_size(64)));
+/* Lane-wise m ? a : b for masks of all ones or zeros (a macro: a function
+ * returning a 64-byte vector would need AVX-512's ABI). */
+#define XS_SELECT8(m, a, b) (((a) & (xs_v8u)(m)) | ((b) & ~(xs_v8u)(m)))
+#define XS_RANGE_INIT \
+    const xs_v8u abs_mask = (xs_v8u){0} + XS_CELLS_ABS_BITS, one = (xs_v8u){0} + 1u; \
+    xs_v8u mx = {0}, mn = ~(xs_v8u){0};
+#define XS_RANGE_STEP(v) { \
+        xs_v8u bits; \
+        memcpy(&bits, (v), sizeof bits); \
+        xs_v8u a = bits & abs_mask, a_m1 = a - one; \
+        mx = XS_SELECT8(a > mx, a, mx); \
+        mn = XS_SELECT8(a_m1 < mn, a_m1, mn); }
+#define XS_RANGE_END(b) { \
+        memcpy((b)->max_bits, &mx, sizeof mx); \
+        memcpy((b)->min_bits_m1, &mn, sizeof mn); }
 #else
-#define XS_PREFETCH(address) ((void)0)
+#define XS_RANGE_INIT \
+    uint64_t mx[XS_STRIP], mn[XS_STRIP]; \
+    for (int k = 0; k < XS_STRIP; k++) { \
+        mx[k] = 0; \
+        mn[k] = UINT64_MAX; \
+    }
+#define XS_RANGE_STEP(v) \
+    for (int k = 0; k < XS_STRIP; k++) { \
+        uint64_t a = xs_double_bits((v)[k]) & XS_CELLS_ABS_BITS; \
+        mx[k] = a > mx[k] ? a : mx[k]; \
+        mn[k] = a - 1 < mn[k] ? a - 1 : mn[k]; \
+    }
+#define XS_RANGE_END(b) { \
+        memcpy((b)->max_bits, mx, sizeof mx); \
+        memcpy((b)->min_bits_m1, mn, sizeof mn); }
 #endif
 
-/* Block sums and ranges of `cols` columns over `rows` rows.  Strips of eight
- * columns are summed down the rows with their sums and ranges in registers
- * (each row's strip is one cache line); leftover columns one by one.  A NaN
- * makes hi or lo NaN (a NaN's hi part is NaN or Inf), so it needs no flag of
- * its own.  Built for the baseline and, where the platform allows, AVX2 and
- * AVX-512 too. */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-static void sum_block(const char *p, ptrdiff_t rows, int cols, ptrdiff_t row_stride,
-                      xs_column_block *b)
-{
-    int c = 0;
+/* The strip's block with K cells: every row's eight values cut and added,
+ * a carry step every XS_COLUMN_CARRY_ROWS rows, one column per lane (each
+ * lane's operations the same, in the same order, whatever the width). */
 #ifdef XS_COLUMN_VECTORS
-    const xs_v8i hi_mask = (xs_v8i){0} + (int64_t)XS_HI_MASK;
-    const xs_v8i abs_mask = (xs_v8i){0} + INT64_MAX;
-    const xs_v8d zero = {0}, inf = zero + INFINITY;
-    for (; c + XS_STRIP <= cols; c += XS_STRIP) {
-        xs_v8d hi = zero, lo = zero, max_abs = zero, min_abs = inf;
-        const char *q = p + c * (ptrdiff_t)sizeof(double);
-        for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
+XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K,
+                             const double (*sigma)[XS_STRIP], xs_strip_block *b)
+{
+    xs_v8d acc[XS_CELLS_MAX + 1], sig[XS_CELLS_MAX + 1];
+    memcpy(acc, b->cells, sizeof acc);
+    memcpy(sig, sigma, sizeof sig);
+    XS_RANGE_INIT
+    for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_CARRY_ROWS) {
+        ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
+        for (ptrdiff_t r = r0; r < r1; r++, q += row_stride) {
             xs_v8d v;
             memcpy(&v, q, sizeof v);
             /* The next chunk of columns is read next: bring its line of
-             * this row in now (the rows are too far apart for the hardware
-             * prefetcher).  Integer arithmetic: the address may lie past
-             * the array, which a prefetch may touch but C may not form. */
+             * this row in now (integer arithmetic: the address may lie past
+             * the array, which a prefetch may touch but C may not form). */
             XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES));
-            xs_v8d h = (xs_v8d)((xs_v8i)v & hi_mask);
-            hi += h;
-            lo += v - h;
-            xs_v8d a = (xs_v8d)((xs_v8i)v & abs_mask);
-            max_abs = XS_SELECT8(a > max_abs, a, max_abs);
-            xs_v8d a_nonzero = XS_SELECT8(a == zero, inf, a);
-            min_abs = XS_SELECT8(a_nonzero < min_abs, a_nonzero, min_abs);
+            XS_RANGE_STEP(&v)
+            for (int c = 1; c < K; c++) {
+                xs_v8d part = (v + sig[c]) - sig[c];
+                v -= part;
+                acc[c] += part;
+            }
+            acc[K] += v;
         }
-        memcpy(b->hi + c, &hi, sizeof hi);
-        memcpy(b->lo + c, &lo, sizeof lo);
-        memcpy(b->max_abs + c, &max_abs, sizeof max_abs);
-        memcpy(b->min_abs + c, &min_abs, sizeof min_abs);
+        for (int c = K; c >= 1; c--) {
+            xs_v8d carry = (acc[c] + sig[c - 1]) - sig[c - 1];
+            acc[c] -= carry;
+            acc[c - 1] += carry;
+        }
     }
+    memcpy(b->cells, acc, sizeof acc);
+    XS_RANGE_END(b)
+}
 #else
-    for (; c + XS_STRIP <= cols; c += XS_STRIP) {
-        double hi[XS_STRIP], lo[XS_STRIP], max_abs[XS_STRIP], min_abs[XS_STRIP];
-        for (int k = 0; k < XS_STRIP; k++) {
-            hi[k] = lo[k] = max_abs[k] = 0.0;
-            min_abs[k] = INFINITY;
-        }
-        const char *q = p + c * (ptrdiff_t)sizeof(double);
-        for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
+XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K,
+                             const double (*sigma)[XS_STRIP], xs_strip_block *b)
+{
+    double acc[XS_CELLS_MAX + 1][XS_STRIP];
+    memcpy(acc, b->cells, sizeof acc);
+    XS_RANGE_INIT
+    for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_CARRY_ROWS) {
+        ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
+        for (ptrdiff_t r = r0; r < r1; r++, q += row_stride) {
             double v[XS_STRIP];
             memcpy(v, q, sizeof v);
+            /* The next chunk of columns is read next: bring its line of
+             * this row in now (integer arithmetic: the address may lie past
+             * the array, which a prefetch may touch but C may not form). */
             XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES));
+            XS_RANGE_STEP(v)
+            for (int c = 1; c < K; c++) {
+                for (int k = 0; k < XS_STRIP; k++) {
+                    double part = (v[k] + sigma[c][k]) - sigma[c][k];
+                    v[k] -= part;
+                    acc[c][k] += part;
+                }
+            }
             for (int k = 0; k < XS_STRIP; k++) {
-                double h = hi_part(v[k]), a = fabs(v[k]);
-                hi[k] += h;
-                lo[k] += v[k] - h;
-                max_abs[k] = a > max_abs[k] ? a : max_abs[k];
-                min_abs[k] = (a != 0.0 && a < min_abs[k]) ? a : min_abs[k];
+                acc[K][k] += v[k];
             }
         }
-        memcpy(b->hi + c, hi, sizeof hi);
-        memcpy(b->lo + c, lo, sizeof lo);
-        memcpy(b->max_abs + c, max_abs, sizeof max_abs);
-        memcpy(b->min_abs + c, min_abs, sizeof min_abs);
+        for (int c = K; c >= 1; c--) {
+            for (int k = 0; k < XS_STRIP; k++) {
+                double carry = (acc[c][k] + sigma[c - 1][k]) - sigma[c - 1][k];
+                acc[c][k] -= carry;
+                acc[c - 1][k] += carry;
+            }
+        }
+    }
+    memcpy(b->cells, acc, sizeof acc);
+    XS_RANGE_END(b)
+}
+
+#endif
+
+/* The same, K a constant in each instance, compiled for the baseline and,
+ * on x86-64 with GCC or Clang, for AVX2 and AVX-512 too (picked once, under
+ * XSUMUFUNC_KERNEL's cap: src/xs_kernel.h). */
+#define XS_STRIP_BLOCK(NAME, TARGET) \
+TARGET static void NAME(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K, \
+                        const double (*sigma)[XS_STRIP], xs_strip_block *b) \
+{ \
+    switch (K) { \
+    case 2: strip_block_k(q, rows, row_stride, 2, sigma, b); break; \
+    case 3: strip_block_k(q, rows, row_stride, 3, sigma, b); break; \
+    default: strip_block_k(q, rows, row_stride, 4, sigma, b); break; \
+    } \
+}
+XS_STRIP_BLOCK(strip_block_generic, )
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define XS_COLUMNS_X86 1
+XS_STRIP_BLOCK(strip_block_avx2, __attribute__((target("avx2"))))
+XS_STRIP_BLOCK(strip_block_avx512, __attribute__((target("avx512f"))))
+#endif
+
+typedef void (*xs_strip_kernel)(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K,
+                                const double (*sigma)[XS_STRIP], xs_strip_block *b);
+
+static xs_strip_kernel pick_strip_kernel(void)
+{
+    static xs_strip_kernel _Atomic chosen = NULL;
+    xs_strip_kernel k = atomic_load(&chosen);
+    if (k != NULL) {
+        return k;
+    }
+    k = strip_block_generic;
+#ifdef XS_COLUMNS_X86
+    xs_kernel_cap cap = xs_kernel_forced();
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && cap >= XS_KERNEL_AVX512VBMI) {
+        k = strip_block_avx512;
+    }
+    else if (__builtin_cpu_supports("avx2") && cap >= XS_KERNEL_AVX2) {
+        k = strip_block_avx2;
     }
 #endif
-    for (; c < cols; c++) {
-        double hi = 0.0, lo = 0.0, max_abs = 0.0, min_abs = INFINITY;
-        const char *q = p + c * (ptrdiff_t)sizeof(double);
-        for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
-            double v;
-            memcpy(&v, q, sizeof v);
-            double h = hi_part(v), a = fabs(v);
-            hi += h;
-            lo += v - h;
-            max_abs = a > max_abs ? a : max_abs;
-            min_abs = (a != 0.0 && a < min_abs) ? a : min_abs;
-        }
-        b->hi[c] = hi;
-        b->lo[c] = lo;
-        b->max_abs[c] = max_abs;
-        b->min_abs[c] = min_abs;
-    }
+    atomic_store(&chosen, k);
+    return k;
 }
+_Static_assert(XS_CELLS_MAX == 4, "strip_block has one case per cell count from 2");
 
-static void flush_column(xs_small *acc, xs_column_lanes *l, int j)
+/* Column k of strip s (column j of the group) takes window w's top with the
+ * strip's cell count: cut constants and limits. */
+static void set_column(xs_column_state *st, int s, int k, int top)
 {
-    if (l->hi[j] != 0.0) {
-        uint64_t bits;
-        memcpy(&bits, &l->hi[j], sizeof bits);
-        xs_small_add_bits(acc, bits);
+    int j = s * XS_STRIP + k;
+    xs_cells_window w;
+    xs_cells_set_window(&w, 53, top, st->strip_cells[s]);
+    for (int c = 0; c <= XS_CELLS_MAX; c++) {
+        st->sigma[s][c][k] = w.sigma[c];
     }
-    if (l->lo[j] != 0.0) {
-        uint64_t bits;
-        memcpy(&bits, &l->lo[j], sizeof bits);
-        xs_small_add_bits(acc, bits);
-    }
-    l->hi[j] = l->lo[j] = 0.0;
-    l->in_lanes[j] = 0;
+    st->max_limit[j] = w.max_limit;
+    st->min_limit_m1[j] = w.min_limit_m1;
+    st->top[j] = top;
 }
 
-/* Column j of this block, value by value (it does not fit a window). */
+/* Column j's cell sums into its small accumulator (exact), cleared. */
+static void flush_column(xs_small *acc, xs_column_state *st, int s, int k)
+{
+    for (int c = 0; c <= XS_CELLS_MAX; c++) {
+        double v = st->cells[s][c][k];
+        if (v != 0.0) {
+            xs_small_add_bits(acc, xs_double_bits(v));
+        }
+        st->cells[s][c][k] = 0.0;
+    }
+}
+
+/* A column of this block, value by value. */
 static void add_column_slowly(xs_small *acc, const char *p, ptrdiff_t rows,
                               ptrdiff_t row_stride)
 {
@@ -187,71 +267,155 @@ static void add_column_slowly(xs_small *acc, const char *p, ptrdiff_t rows,
     }
 }
 
-/* Column j of this block when its largest value fits the window but some
- * smaller ones lie below it: those go to the small accumulator one by one,
- * the others into the lanes (exact: they are inside the window). */
-static void add_column_split(xs_small *acc, xs_column_lanes *l, int j, const char *p,
-                             ptrdiff_t rows, ptrdiff_t row_stride)
+/* Column k of strip s alone, into its stored cell sums (the block fits its
+ * window now): the cuts of strip_block_k, one lane. */
+static void add_column_cells(xs_column_state *st, int s, int k, const char *p, ptrdiff_t rows,
+                             ptrdiff_t row_stride)
 {
-    double hi = 0.0, lo = 0.0;
-    for (ptrdiff_t r = 0; r < rows; r++, p += row_stride) {
-        double v;
-        memcpy(&v, p, sizeof v);
-        if (fabs(v) >= l->bottom[j]) {
-            double h = hi_part(v);
-            hi += h;
-            lo += v - h;
-        } else if (v != 0.0) {
-            uint64_t bits;
-            memcpy(&bits, &v, sizeof bits);
-            xs_small_add_bits(acc, bits);
+    int K = st->strip_cells[s];
+    double (*sigma)[XS_STRIP] = st->sigma[s];
+    double acc[XS_CELLS_MAX + 1];
+    for (int c = 0; c <= XS_CELLS_MAX; c++) {
+        acc[c] = st->cells[s][c][k];
+    }
+    for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_CARRY_ROWS) {
+        ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
+        for (ptrdiff_t r = r0; r < r1; r++, p += row_stride) {
+            double v;
+            memcpy(&v, p, sizeof v);
+            for (int c = 1; c < K; c++) {
+                double part = (v + sigma[c][k]) - sigma[c][k];
+                v -= part;
+                acc[c] += part;
+            }
+            acc[K] += v;
+        }
+        for (int c = K; c >= 1; c--) {
+            double carry = (acc[c] + sigma[c - 1][k]) - sigma[c - 1][k];
+            acc[c] -= carry;
+            acc[c - 1] += carry;
         }
     }
-    l->hi[j] += hi;
-    l->lo[j] += lo;
+    for (int c = 0; c <= XS_CELLS_MAX; c++) {
+        st->cells[s][c][k] = acc[c];
+    }
 }
 
-/* One block of rows for columns [c0, c0 + chunk) of the group. */
-static void add_block(xs_small *accs, xs_column_lanes *lanes, xs_column_block *block,
-                      const char *block_start, ptrdiff_t nrows, int c0, int chunk,
-                      ptrdiff_t row_stride)
+/* Whether a block of range (mx, mn) fits column j's window.  All zeros fit
+ * only a column with a non-zero term in already (their signs decide a zero
+ * sum: value by value otherwise). */
+static inline int fits_column(const xs_column_state *st, int j, uint64_t mx, uint64_t mn)
 {
-    sum_block(block_start, nrows, chunk, row_stride, block);
-    for (int jj = 0; jj < chunk; jj++) {
-        int j = c0 + jj;
-        const char *column = block_start + jj * (ptrdiff_t)sizeof(double);
-        double mx = block->max_abs[jj], mn = block->min_abs[jj];
-        /* Inf/NaN, all zeros (their zero sign needs the exact path) and
-         * huge values go value by value. */
-        int usable = isfinite(block->hi[jj]) && isfinite(block->lo[jj]) &&
-                     mx > 0.0 && mx < INFINITY;
-        /* The window stays while the block's largest value is in its top
-         * three binades; otherwise a new one, one binade above that value
-         * (a window far above the values would send them all one by one). */
-        if (usable && !(lanes->in_lanes[j] > 0 && mx < lanes->top[j] &&
-                        mx >= lanes->top[j] * 0.125 &&
-                        lanes->in_lanes[j] + nrows <= XS_COLUMN_FLUSH_TERMS)) {
-            flush_column(&accs[j], lanes, j);
-            int e;
-            frexp(mx, &e);                      /* mx < 2^e */
-            int top_exp = e + 1;
-            int bottom_exp = top_exp - XS_COLUMN_BINADES;
-            lanes->top[j] = ldexp(1.0, top_exp < 1023 ? top_exp : 1023);
-            lanes->bottom[j] = bottom_exp < -1074 ? 0.0 : ldexp(1.0, bottom_exp);
-            usable = top_exp <= XS_COLUMN_MAX_TOP_EXP;
+    return mx < st->max_limit[j] && mn >= st->min_limit_m1[j] && (mx != 0 || st->active[j]);
+}
+
+/* Column k of strip s when its block (of range mx, mn) did not fit its
+ * window: more cells, or a new window (its cells into its small accumulator
+ * first), and 1: the block is to be summed again; or, fitting no window,
+ * the block value by value and 0. */
+static int settle_column(xs_small *acc, xs_column_state *st, int s, int k, const char *column,
+                         ptrdiff_t rows, ptrdiff_t row_stride, uint64_t mx, uint64_t mn)
+{
+    int j = s * XS_STRIP + k;
+    int top = st->top[j], cells;
+    if (!(st->active[j] && mx < st->max_limit[j] &&
+          (cells = xs_cells_needed(53, top, mn)) <= XS_CELLS_MAX)) {
+        xs_cells_window w;
+        if (!xs_cells_choose(&w, 53, mx, mn)) {
+            add_column_slowly(acc, column, rows, row_stride);
+            return 0;
         }
-        if (!usable) {
-            add_column_slowly(&accs[j], column, nrows, row_stride);
-            continue;
+        if (st->active[j]) {
+            flush_column(acc, st, s, k);
         }
-        if (mn >= lanes->bottom[j]) {
-            lanes->hi[j] += block->hi[jj];      /* exact: inside the window */
-            lanes->lo[j] += block->lo[jj];
-        } else {
-            add_column_split(&accs[j], lanes, j, column, nrows, row_stride);
+        top = w.top;
+        cells = w.cells;
+        st->active[j] = 1;
+        acc->flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;       /* a non-zero term */
+    }
+    if (cells > st->strip_cells[s]) {
+        /* More cells for the whole strip: the same grids, no flush. */
+        st->strip_cells[s] = cells;
+        for (int kk = 0; kk < XS_STRIP; kk++) {
+            if (st->active[s * XS_STRIP + kk] && kk != k) {
+                set_column(st, s, kk, st->top[s * XS_STRIP + kk]);
+            }
         }
-        lanes->in_lanes[j] += nrows;
-        accs[j].flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;
+    }
+    set_column(st, s, k, top);
+    return 1;
+}
+
+/* Strip s (columns 8s ... 8s + 7 of the group) of one block of rows,
+ * starting at p: all eight lanes at once; the columns whose block did not
+ * fit their window settle (settle_column), and the strip runs again for
+ * them (a rare second pass: a window that moves, a column's first block). */
+static void add_strip(xs_small *accs, xs_column_state *st, int s, const char *p,
+                      ptrdiff_t rows, ptrdiff_t row_stride)
+{
+    xs_strip_kernel kernel = pick_strip_kernel();
+    int j0 = s * XS_STRIP;
+    int todo[XS_STRIP];
+    for (int k = 0; k < XS_STRIP; k++) {
+        todo[k] = 1;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        xs_strip_block b;
+        memcpy(b.cells, st->cells[s], sizeof b.cells);
+        kernel(p, rows, row_stride, st->strip_cells[s], (const double (*)[XS_STRIP])st->sigma[s],
+               &b);
+        /* Every lane is judged against the limits the kernel ran with,
+         * before a column that did not fit changes the strip's cells. */
+        int again[XS_STRIP], any = 0;
+        for (int k = 0; k < XS_STRIP; k++) {
+            again[k] = 0;
+            if (todo[k] && fits_column(st, j0 + k, b.max_bits[k], b.min_bits_m1[k])) {
+                for (int c = 0; c <= XS_CELLS_MAX; c++) {
+                    st->cells[s][c][k] = b.cells[c][k];
+                }
+                todo[k] = 0;
+            }
+        }
+        for (int k = 0; k < XS_STRIP; k++) {
+            if (!todo[k]) {
+                continue;
+            }
+            const char *column = p + k * (ptrdiff_t)sizeof(double);
+            if (pass == 0 && settle_column(&accs[j0 + k], st, s, k, column, rows, row_stride,
+                                           b.max_bits[k], b.min_bits_m1[k])) {
+                again[k] = 1;
+                any = 1;
+            }
+            else if (pass == 1) {
+                /* Settled, yet no fit (cannot happen: the window was made
+                 * for this block): value by value all the same. */
+                add_column_slowly(&accs[j0 + k], column, rows, row_stride);
+            }
+            todo[k] = again[k];
+        }
+        if (!any) {
+            break;
+        }
+    }
+}
+
+/* A column of the last, partial strip, alone: its range, its window, its
+ * cells. */
+static void add_leftover(xs_small *acc, xs_column_state *st, int s, int k, const char *column,
+                         ptrdiff_t rows, ptrdiff_t row_stride)
+{
+    uint64_t mx = 0, mn = UINT64_MAX;
+    const char *q = column;
+    for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
+        double v;
+        memcpy(&v, q, sizeof v);
+        uint64_t a = xs_double_bits(v) & XS_CELLS_ABS_BITS;
+        mx = a > mx ? a : mx;
+        mn = a - 1 < mn ? a - 1 : mn;
+    }
+    if (fits_column(st, s * XS_STRIP + k, mx, mn) ||
+            settle_column(acc, st, s, k, column, rows, row_stride, mx, mn)) {
+        add_column_cells(st, s, k, column, rows, row_stride);
     }
 }
 
@@ -261,32 +425,48 @@ int xs_columns_add_float64(xs_small *accs, const char *p, ptrdiff_t rows, ptrdif
     if (cols > XS_COLUMN_GROUP) {
         return -1;
     }
-    xs_column_lanes *lanes = malloc(sizeof *lanes);
-    if (lanes == NULL) {
+    xs_column_state *st = malloc(sizeof *st);
+    if (st == NULL) {
         return -1;
     }
-    /* The additions are exact, but comparisons raise "invalid" on NaN. */
+    /* The cuts are inexact by design and a NaN/Inf term raises "invalid":
+     * keep the caller's flags as they were. */
     fexcept_t flags_before;
     fegetexceptflag(&flags_before, FE_ALL_EXCEPT);
-    xs_column_block block;
-    for (ptrdiff_t j = 0; j < cols; j++) {
-        lanes->hi[j] = lanes->lo[j] = 0.0;
-        lanes->in_lanes[j] = 0;
+    int strips = (int)(cols / XS_STRIP), all_strips = (int)((cols + XS_STRIP - 1) / XS_STRIP);
+    memset(st->cells, 0, sizeof st->cells);
+    for (int s = 0; s < all_strips; s++) {
+        st->strip_cells[s] = 2;
+        for (int k = 0; k < XS_STRIP; k++) {
+            /* No window yet: constants that cut nothing out of range and
+             * limits nothing fits. */
+            int j = s * XS_STRIP + k;
+            st->active[j] = 0;
+            st->max_limit[j] = 0;
+            st->min_limit_m1[j] = UINT64_MAX;
+            for (int c = 0; c <= XS_CELLS_MAX; c++) {
+                st->sigma[s][c][k] = 1.0;
+            }
+        }
     }
     /* Rows in memory order: a block of rows across every column, then the next. */
     for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_BLOCK_ROWS) {
         ptrdiff_t nrows = rows - r0 < XS_COLUMN_BLOCK_ROWS ? rows - r0 : XS_COLUMN_BLOCK_ROWS;
-        for (int c0 = 0; c0 < (int)cols; c0 += XS_COLUMN_CHUNK) {
-            int chunk = (int)(cols - c0 < XS_COLUMN_CHUNK ? cols - c0 : XS_COLUMN_CHUNK);
-            add_block(accs, lanes, &block,
-                      p + r0 * row_stride + c0 * (ptrdiff_t)sizeof(double), nrows, c0, chunk,
+        const char *block = p + r0 * row_stride;
+        for (int s = 0; s < strips; s++) {
+            add_strip(accs, st, s, block + s * XS_STRIP * (ptrdiff_t)sizeof(double), nrows,
                       row_stride);
+        }
+        /* Columns beyond the last whole strip, one by one. */
+        for (int j = strips * XS_STRIP; j < (int)cols; j++) {
+            add_leftover(&accs[j], st, strips, j - strips * XS_STRIP,
+                         block + j * (ptrdiff_t)sizeof(double), nrows, row_stride);
         }
     }
     for (int j = 0; j < (int)cols; j++) {
-        flush_column(&accs[j], lanes, j);
+        flush_column(&accs[j], st, j / XS_STRIP, j % XS_STRIP);
     }
-    free(lanes);
     fesetexceptflag(&flags_before, FE_ALL_EXCEPT);
+    free(st);
     return 0;
 }

@@ -272,3 +272,67 @@ def test_columns_of_a_c_ordered_array(shape):
     for j in list(range(8)) + (list(rng.integers(8, k, 12)) if k > 8 else []):
         assert_same(sums[j], exact_sum_oracle(x[:, j], FLOAT64), f"column {j}")
         assert_same(means[j], exact_mean_oracle(x[:, j], np.dtype(np.float32)), f"mean {j}")
+
+
+def _spread_columns(kind, shape, seed):
+    rng = np.random.default_rng(seed)
+    signs = rng.choice([-1.0, 1.0], shape)
+    if kind == "lognormal":
+        x = signs * rng.lognormal(0.0, 3.0, shape)
+    elif kind == "paper":
+        u = rng.random(shape)
+        x = signs * np.exp(30 * u) * u
+    elif kind == "mixed":
+        # Columns of their own scales and spreads, a few beyond any window,
+        # windows that move down (more cells) and up (a new window) by block.
+        spread = rng.integers(0, 150, shape[1])
+        x = signs * (1 + rng.random(shape)) * np.ldexp(
+            1.0, rng.integers(-500, 500, shape[1]) + (rng.random(shape) * spread).astype(int))
+        x[128:256, ::3] *= 2.0**-60
+        x[256:, 1::3] *= 2.0**40
+        x[:, 2] = 0.0
+        x[:, 5] = -0.0
+        x[7, 6] = np.inf
+        x[9, 9] = 5e-324
+    else:
+        raise ValueError(kind)
+    x[shape[0] // 2:, 4] = -x[: shape[0] - shape[0] // 2, 4]     # exact cancellation
+    return x
+
+
+SPREAD_COLUMN_CASES = [(kind, shape) for kind in ("lognormal", "paper", "mixed")
+                       for shape in ((300, 70), (600, 37), (129, 1030))]
+
+
+@pytest.mark.parametrize("kind,shape", SPREAD_COLUMN_CASES)
+def test_columns_of_spread_data(kind, shape):
+    # Every column on its own window of fixed-grid cells, strips of eight
+    # sharing a cell count (src/xs_columns.c); leftover columns alone.
+    x = _spread_columns(kind, shape, shape[0] + shape[1])
+    with np.errstate(all="ignore"):
+        sums = xs.exact_sum(x, axis=0)
+    for j in range(shape[1]):
+        assert_same(sums[j], exact_sum_oracle(x[:, j], FLOAT64), f"{kind} column {j}")
+
+
+@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512"])
+def test_columns_under_every_kernel(kernel, tmp_path):
+    cases = {f"{kind}_{shape[0]}_{shape[1]}": _spread_columns(kind, shape, 5)
+             for kind, shape in SPREAD_COLUMN_CASES[:6]}
+    data = tmp_path / "columns.npz"
+    np.savez(data, **cases)
+    code = textwrap.dedent(f"""
+        import numpy as np, xsumufunc as xs
+        cases = np.load({str(data)!r})
+        with np.errstate(all="ignore"):
+            for name in sorted(cases.files):
+                print(name, " ".join(float(v).hex() for v in xs.exact_sum(cases[name], axis=0)))
+    """)
+    env = dict(os.environ, XSUMUFUNC_KERNEL=kernel)
+    proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for line, name in zip(proc.stdout.split("\n"), sorted(cases)):
+        x = cases[name]
+        expected = [float(exact_sum_oracle(x[:, j], FLOAT64)).hex() for j in range(x.shape[1])]
+        assert line.split() == [name] + expected, (kernel, name)
