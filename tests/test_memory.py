@@ -183,3 +183,57 @@ def test_blocked_dot_splits_wide_integers_in_their_own_block(monkeypatch):
     assert xs.exact_dot(a, b, out=out) is out
     for i in range(6):
         assert_same(out[i], exact_dot_oracle(a[i].tolist(), b.tolist(), np.float64))
+
+
+def test_grouped_sums_of_many_groups_use_bounded_scratch():
+    """Defect 4: more than 4,096 groups ordered the whole input at once (an
+    order, sort keys, gathered values: 115 MiB here, growing with the
+    input).  Now a chunk at a time, each chunk's group states merged into one
+    running state per group: the scratch is those states (552 bytes a group)
+    and a bounded chunk (52 MiB here), whatever the input's length."""
+    import xsumufunc._core.grouped as grouped_module
+    rng = np.random.default_rng(18)
+    ngroups, n = 10_000, 8_000_000                       # 61 MiB of values
+    codes = rng.integers(0, ngroups, n)
+    ints = rng.integers(-2**30, 2**30, n)
+    values = ints.astype(np.float64)                     # sums exact in int64
+    sums, peak = peak_bytes(xs.exact_grouped_sum, values, codes, ngroups)
+    states = ngroups * rows_module.STATE_BYTES
+    chunk = grouped_module._chunk_length(ngroups)
+    assert chunk < n
+    assert peak < 2 * states + 240 * chunk, f"{peak / MiB:.0f} MiB"      # 74 MiB
+    order = np.argsort(codes, kind="stable")
+    starts = np.searchsorted(codes[order], np.arange(ngroups))
+    exact = np.add.reduceat(ints[order], starts)         # int64: exact integer sums
+    assert_same(sums, exact.astype(np.float64))          # |sum| < 2**53: exact in float64
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.int64])
+def test_grouped_chunks_of_many_groups_give_the_oracle(monkeypatch, dtype):
+    """Chunks of 37 values over 50 groups (so most groups span chunks, some
+    are absent from a chunk, some empty), spread magnitudes, NaNs skipped or
+    not, missing codes: every group's sum and mean against the oracle."""
+    import xsumufunc._core.grouped as grouped_module
+    from oracle import exact_sum_oracle, terms_of
+    from oracle_products import exact_mean_oracle
+    monkeypatch.setattr(grouped_module, "_CHUNK_VALUES", 37)
+    monkeypatch.setattr(grouped_module, "_CHUNK_VALUES_PER_GROUP", 0)
+    rng = np.random.default_rng(4)
+    n, ngroups = 700, 50
+    spread = rng.standard_normal(n) * 2.0 ** rng.integers(-60, 60, n)
+    if np.dtype(dtype).kind == "c":
+        spread = spread + 1j * rng.standard_normal(n) * 2.0 ** rng.integers(-60, 60, n)
+    values = (rng.integers(-1000, 1000, n) if np.dtype(dtype).kind == "i" else spread).astype(dtype)
+    if np.dtype(dtype).kind != "i":
+        values[::29] = np.nan
+    codes = rng.integers(-1, ngroups - 3, n)            # -1: no group; the last 3 empty
+    result = np.dtype(np.float64) if np.dtype(dtype).kind == "i" else np.dtype(dtype)
+    for skip_nan in (False, True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)     # empty groups' means
+            sums = xs.exact_grouped_sum(values, codes, ngroups, skip_nan=skip_nan)
+            means = xs.exact_grouped_mean(values, codes, ngroups, skip_nan=skip_nan)
+        for g in range(ngroups):
+            terms = terms_of(values[codes == g])
+            assert_same(sums[g], exact_sum_oracle(terms, result, skip_nan=skip_nan))
+            assert_same(means[g], exact_mean_oracle(terms, result, skip_nan=skip_nan))
