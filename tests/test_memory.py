@@ -237,3 +237,71 @@ def test_grouped_chunks_of_many_groups_give_the_oracle(monkeypatch, dtype):
             terms = terms_of(values[codes == g])
             assert_same(sums[g], exact_sum_oracle(terms, result, skip_nan=skip_nan))
             assert_same(means[g], exact_mean_oracle(terms, result, skip_nan=skip_nan))
+
+
+def test_complex_dot_operands_go_in_blocks():
+    """Defect 4: complex operands were split into real and imaginary parts
+    concatenated whole (about four times both operands, 77-122 MiB here).
+    Now the parts are cast and concatenated a block (or chunk) at a time."""
+    rng = np.random.default_rng(12)
+    n = 2_000_000                                        # 31 MiB per complex operand
+    a = rng.integers(-8, 8, n) + 1j * rng.integers(-8, 8, n)
+    b = rng.integers(-8, 8, n) + 1j * rng.integers(-8, 8, n)
+    ints = np.arange(n, dtype=np.int64) - n // 2
+    # Small integers: the exact dots are integers below 2**53, computed exactly
+    # from int64 arrays.
+    ar, ai, br, bi = (v.astype(np.int64) for v in (a.real, a.imag, b.real, b.imag))
+    cases = [
+        (a, b, complex(int(ar @ br + ai @ bi), int(ar @ bi - ai @ br))),
+        (a, b.real.copy(), complex(int(ar @ br), int(-(ai @ br)))),
+        (a, ints, complex(int(ar @ ints), int(-(ai @ ints)))),
+    ]
+    for x, y, exact in cases:
+        result, peak = peak_bytes(xs.exact_dot, x, y)
+        assert_same(result, np.complex128(exact))
+        assert peak < 2 * rows_module.SCRATCH_BYTES + 8 * MiB, f"{peak / MiB:.0f} MiB"
+    rows_a, rows_b = a.reshape(1000, -1), b.reshape(1000, -1)
+    result, peak = peak_bytes(xs.exact_dot, rows_a, rows_b)
+    assert peak < 2 * rows_module.SCRATCH_BYTES + 2 * result.nbytes + 8 * MiB, \
+        f"{peak / MiB:.0f} MiB"
+    assert_same(result[7], xs.exact_dot(rows_a[7], rows_b[7]))
+
+
+@pytest.mark.parametrize("scratch", [1, 300])
+@pytest.mark.parametrize("da,db", [(np.complex128, np.complex128), (np.complex64, np.float64),
+                                   (np.int64, np.complex128), (np.complex64, np.float16)])
+def test_complex_dot_blocks_give_the_oracle(monkeypatch, scratch, da, db):
+    """With scratch for one value (chunks of the vector through merged dot
+    states, the negated part too) or a few rows, every complex dot against
+    the oracle: spread magnitudes, signed zeros, 64-bit integers beyond
+    2**53, broadcasting, a vector axis that is not the last, out=."""
+    from oracle_products import exact_dot_oracle
+    monkeypatch.setattr(rows_module, "SCRATCH_BYTES", scratch)
+    rng = np.random.default_rng(21)
+
+    def draw(dtype, shape):
+        if np.dtype(dtype).kind == "i":
+            return rng.integers(-2**62, 2**62, shape)
+        e = 10 if np.dtype(dtype).itemsize == 2 else 40      # float16: within its range
+        x = rng.standard_normal(shape) * 2.0 ** rng.integers(-e, e, shape)
+        if np.dtype(dtype).kind == "c":
+            x = x + 1j * rng.standard_normal(shape) * 2.0 ** rng.integers(-e, e, shape)
+        x = x.astype(dtype)
+        x.flat[::5] = -0.0
+        return x
+
+    a, b = draw(da, (3, 7, 4)), draw(db, (1, 7, 1))
+    got = xs.exact_dot(a, b, axis=1)
+    result = got.dtype
+    assert result.kind == "c" and got.shape == (3, 4)
+    bb = np.broadcast_to(b, (3, 7, 4))
+    for i in range(3):
+        for j in range(4):
+            assert_same(got[i, j], exact_dot_oracle(a[i, :, j].tolist(), bb[i, :, j].tolist(),
+                                                    result))
+    out = np.empty((3, 4), np.complex64)
+    assert xs.exact_dot(a, b, axis=1, out=out) is out
+    assert_same(out[2, 3], exact_dot_oracle(a[2, :, 3].tolist(), bb[2, :, 3].tolist(),
+                                            np.complex64))
+    vector = xs.exact_dot(a[1, :, 2], bb[1, :, 2])            # one long vector: chunks
+    assert_same(vector, exact_dot_oracle(a[1, :, 2].tolist(), bb[1, :, 2].tolist(), result))
