@@ -38,7 +38,7 @@ CHILD = textwrap.dedent("""
     import numpy as np
     import xsumufunc as xs
 
-    kind, threads = sys.argv[1], int(sys.argv[2])
+    kind, threads, m, n_prefix = sys.argv[1], *map(int, sys.argv[2:])
     xs.set_num_threads(threads)
     rng = np.random.default_rng(5)
     n = 1 << 21
@@ -75,12 +75,11 @@ CHILD = textwrap.dedent("""
     last = out[-1] if out.ndim == 1 else out[-1, -1]
     report["last_unwritten"] = bool(np.isnan(last))
     # The next calls: full results again.
-    m = %(n_next)d
     report["sum"] = float(xs.exact_sum(x[:m])).hex()
     report["dot"] = float(xs.exact_dot(x[:m], x[:m][::-1])).hex()
-    report["accumulate"] = [float(v).hex() for v in xs.exact_add.accumulate(x[:%(n_prefix)d])]
+    report["accumulate"] = [float(v).hex() for v in xs.exact_add.accumulate(x[:n_prefix])]
     print(json.dumps(report))
-""" % {"n_next": N_NEXT, "n_prefix": N_PREFIX})
+""")
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +102,8 @@ def test_a_long_call_answers_ctrl_c(kind, threads, kernel, expected):
     env.pop("XSUMUFUNC_KERNEL", None)
     if kernel != "default":
         env["XSUMUFUNC_KERNEL"] = kernel
-    proc = subprocess.run([sys.executable, "-P", "-c", CHILD, kind, str(threads)],
+    proc = subprocess.run([sys.executable, "-P", "-c", CHILD, kind, str(threads), str(N_NEXT),
+                           str(N_PREFIX)],
                           capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads(proc.stdout)

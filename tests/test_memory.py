@@ -11,10 +11,11 @@ import warnings
 import numpy as np
 import pytest
 from helpers import assert_same
-from oracle import oracle_reduce
-from oracle_products import oracle_mean_reduce
+from oracle import exact_sum_oracle, oracle_reduce, terms_of
+from oracle_products import exact_dot_oracle, exact_mean_oracle, oracle_mean_reduce
 
 import xsumufunc as xs
+import xsumufunc._core.grouped as grouped_module
 import xsumufunc._core.rows as rows_module
 
 MiB = 1 << 20
@@ -152,7 +153,6 @@ def test_dot_blocks_give_the_oracle(monkeypatch, scratch, da, db):
     """With scratch for one value (chunks of the vector through merged dot
     states) or a few rows (blocks of the broadcast loop), every dot against
     the oracle, broadcasting and a vector axis that is not the last."""
-    from oracle_products import exact_dot_oracle
     monkeypatch.setattr(rows_module, "SCRATCH_BYTES", scratch)
     rng = np.random.default_rng(8)
     a = rng.integers(-100, 100, (3, 7, 4)).astype(da)
@@ -174,7 +174,6 @@ def test_blocked_dot_splits_wide_integers_in_their_own_block(monkeypatch):
     """A 64-bit integer that float64 cannot hold, in the last block only:
     that block splits it into exact halves, the others take the fast path,
     and every dot written into out is the exact one."""
-    from oracle_products import exact_dot_oracle
     monkeypatch.setattr(rows_module, "SCRATCH_BYTES", 64)
     a = np.ones((6, 5), np.int64)
     a[5, 4] = 2**53 + 1
@@ -191,7 +190,6 @@ def test_grouped_sums_of_many_groups_use_bounded_scratch():
     input).  Now a chunk at a time, each chunk's group states merged into one
     running state per group: the scratch is those states (552 bytes a group)
     and a bounded chunk (52 MiB here), whatever the input's length."""
-    import xsumufunc._core.grouped as grouped_module
     rng = np.random.default_rng(18)
     ngroups, n = 10_000, 8_000_000                       # 61 MiB of values
     codes = rng.integers(0, ngroups, n)
@@ -213,9 +211,6 @@ def test_grouped_chunks_of_many_groups_give_the_oracle(monkeypatch, dtype):
     """Chunks of 37 values over 50 groups (so most groups span chunks, some
     are absent from a chunk, some empty), spread magnitudes, NaNs skipped or
     not, missing codes: every group's sum and mean against the oracle."""
-    import xsumufunc._core.grouped as grouped_module
-    from oracle import exact_sum_oracle, terms_of
-    from oracle_products import exact_mean_oracle
     monkeypatch.setattr(grouped_module, "_CHUNK_VALUES", 37)
     monkeypatch.setattr(grouped_module, "_CHUNK_VALUES_PER_GROUP", 0)
     rng = np.random.default_rng(4)
@@ -275,7 +270,6 @@ def test_complex_dot_blocks_give_the_oracle(monkeypatch, scratch, da, db):
     states, the negated part too) or a few rows, every complex dot against
     the oracle: spread magnitudes, signed zeros, 64-bit integers beyond
     2**53, broadcasting, a vector axis that is not the last, out=."""
-    from oracle_products import exact_dot_oracle
     monkeypatch.setattr(rows_module, "SCRATCH_BYTES", scratch)
     rng = np.random.default_rng(21)
 
