@@ -219,7 +219,7 @@ static void XS_FN(reduce_column_range_)(void *job_ptr, int part, ptrdiff_t begin
         }
     }
     free(accs);
-    if (c0 < end) {            /* out of memory: the first call fails, nothing added */
+    if (c0 < end) {            /* out of memory: these columns again, from scratch */
         XS_FN(reduce_row_range_)(job_ptr, part, c0, end);
     }
 }

@@ -9,7 +9,7 @@ few rows of states at a time, until one state is left per group; each is
 rounded once.  Python loops only over batches of groups (to bound memory)
 and over the merge levels.
 
-Inputs longer than a chunk (_chunk_length) go a chunk at a time, each
+Inputs longer than a few chunks (_sorts_whole) go a chunk at a time, each
 chunk's group states merged into one running state per group, so that the
 scratch is those states and one chunk's, not an order of the whole input.
 """
@@ -208,9 +208,15 @@ def _chunk_length(ngroups):
     return max(_CHUNK_VALUES, _CHUNK_VALUES_PER_GROUP * ngroups)
 
 
+#: Inputs of up to this many chunks are still ordered by group at once: the
+#: faster path (sorted rows rounded straight, no running states), its
+#: scratch bounded by as many chunks'.
+_WHOLE_CHUNKS = 4
+
+
 def _sorts_whole(values, ngroups):
     """Are the values ordered by group all at once (else chunk by chunk)?"""
-    return values.size <= _chunk_length(ngroups)
+    return values.size <= _WHOLE_CHUNKS * _chunk_length(ngroups)
 
 
 def _group_states(values, kind, codes, ngroups, skip_nan):
