@@ -9,6 +9,7 @@
 
 #include "xs_dot.h"
 #include "xs_dot_cells.h"
+#include "xs_interrupt.h"
 #include "xs_large.h"
 #include "xs_codes.h"
 #include "xs_columns.h"
@@ -352,14 +353,23 @@ void xs_state_merge(char **args, const npy_intp *dimensions, const npy_intp *ste
     (void)data;
     npy_intp outer = dimensions[0], m = dimensions[1];
     PyThreadState *gil = xs_release_gil_for(outer, m);
-    for (npy_intp i = 0; i < outer; i++) {
+    ptrdiff_t work = 0;
+    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, m * XS_STATE_LEN); i++) {
         const char *in = args[0] + i * steps[0];
         xs_small acc;
         xs_small_init(&acc);
-        for (npy_intp r = 0; r < m; r++, in += steps[2]) {
-            xs_small part;
-            xs_load_state(&part, in, steps[3]);
-            xs_small_merge_state(&acc, &part);
+        /* A block of states at a time: XS_INTERRUPT_BLOCK words. */
+        const npy_intp states_per_block = XS_INTERRUPT_BLOCK / XS_STATE_LEN;
+        for (npy_intp r0 = 0; r0 < m && !xs_interrupted_at(r0); r0 += states_per_block) {
+            npy_intp r1 = m - r0 < states_per_block ? m : r0 + states_per_block;
+            for (npy_intp r = r0; r < r1; r++, in += steps[2]) {
+                xs_small part;
+                xs_load_state(&part, in, steps[3]);
+                xs_small_merge_state(&acc, &part);
+            }
+        }
+        if (xs_stopped()) {
+            break;
         }
         xs_store_state(&acc, args[1] + i * steps[1], steps[4]);
     }
@@ -371,7 +381,8 @@ void xs_state_round(char **args, const npy_intp *dimensions, const npy_intp *ste
 {
     const xs_target *target = data;
     npy_intp outer = dimensions[0];
-    for (npy_intp i = 0; i < outer; i++) {
+    ptrdiff_t work = 0;
+    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, XS_STATE_LEN); i++) {
         xs_small acc;
         xs_load_state(&acc, args[0] + i * steps[0], steps[2]);
         XS_STORE(target, args[1] + i * steps[1], xs_small_round(&acc, target->format));
@@ -383,7 +394,8 @@ void xs_state_mean(char **args, const npy_intp *dimensions, const npy_intp *step
 {
     const xs_target *target = data;
     npy_intp outer = dimensions[0];
-    for (npy_intp i = 0; i < outer; i++) {
+    ptrdiff_t work = 0;
+    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, XS_STATE_LEN); i++) {
         xs_small acc;
         int64_t count;
         xs_load_state(&acc, args[0] + i * steps[0], steps[3]);
@@ -410,7 +422,8 @@ void xs_dot_state_round(char **args, const npy_intp *dimensions, const npy_intp 
 {
     const xs_target *target = data;
     npy_intp outer = dimensions[0];
-    for (npy_intp i = 0; i < outer; i++) {
+    ptrdiff_t work = 0;
+    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, 3 * XS_STATE_LEN); i++) {
         xs_dot acc;
         xs_small *parts[3] = {&acc.main, &acc.fine, &acc.huge};
         for (int k = 0; k < 3; k++) {
@@ -553,12 +566,19 @@ ATTRIBUTES static void xs_dot_row_##IN(xs_dot *acc, xs_large **large, const char
         return; \
     } \
     xs_large *row_large = n >= XS_LARGE_MIN_TERMS ? xs_large_for_row(large) : NULL; \
-    npy_intp k = WINDOW(acc, row_large, a, b, n, step_a, step_b); \
-    a += k * step_a; \
-    b += k * step_b; \
-    for (; k < n; k++, a += step_a, b += step_b) { \
-        ADD_PRODUCT(acc, row_large, xs_bits_double(xs_load_##IN(a)), \
-                    xs_bits_double(xs_load_##IN(b))); \
+    /* Blocks of XS_INTERRUPT_BLOCK products, checking for interrupts in \
+     * between; the cells take a block whole, or none of it (too short, no \
+     * kernel): then one product at a time. */ \
+    for (npy_intp k0 = 0; k0 < n && !xs_interrupted_at(k0); k0 += XS_INTERRUPT_BLOCK) { \
+        npy_intp k1 = n - k0 < XS_INTERRUPT_BLOCK ? n : k0 + XS_INTERRUPT_BLOCK; \
+        const char *pa = a + k0 * step_a, *pb = b + k0 * step_b; \
+        npy_intp k = k0 + WINDOW(acc, row_large, pa, pb, k1 - k0, step_a, step_b); \
+        pa = a + k * step_a; \
+        pb = b + k * step_b; \
+        for (; k < k1; k++, pa += step_a, pb += step_b) { \
+            ADD_PRODUCT(acc, row_large, xs_bits_double(xs_load_##IN(pa)), \
+                        xs_bits_double(xs_load_##IN(pb))); \
+        } \
     } \
     fesetexceptflag(&flags_before, FE_ALL_EXCEPT); \
     if (row_large) { \
@@ -609,7 +629,8 @@ static void xs_dot_rows_##IN(char **args, const npy_intp *dimensions, const npy_
     /* Rows the cells take are faster there than in two doubles. */ \
     int short_rows = target != NULL && n <= XS_DOT_SHORT_MAX && \
                      !TAKES_WINDOW(n, steps[3], steps[4]); \
-    for (npy_intp i = 0; i < outer; i++) { \
+    ptrdiff_t work = 0; \
+    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, n); i++) { \
         double quick; \
         if (short_rows && xs_dot_short_##IN(args[0] + i * steps[0], args[1] + i * steps[1], \
                                             n, steps[3], steps[4], target->format, &quick)) { \
@@ -619,6 +640,9 @@ static void xs_dot_rows_##IN(char **args, const npy_intp *dimensions, const npy_
         xs_dot acc; \
         xs_dot_compute_##IN(&acc, &large, job, args[0] + i * steps[0], \
                             args[1] + i * steps[1], n, steps[3], steps[4]); \
+        if (xs_stopped()) { \
+            break;                 /* a part of the row: no result */ \
+        } \
         if (target) { \
             XS_STORE(target, args[2] + i * steps[2], xs_dot_round(&acc, target->format)); \
         } \

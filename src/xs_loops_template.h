@@ -33,7 +33,8 @@ static inline int XS_FN(takes_cells_)(const char *p, npy_intp n, npy_intp stride
 }
 
 /* Add n elements starting at p, stride bytes apart, exactly into acc, by
- * the calling thread. */
+ * the calling thread, checking for interrupts between blocks (on a stop, acc
+ * holds part of the sum: the caller checks xs_stopped() before using it). */
 static void XS_FN(accumulate_serial_)(xs_small *acc, xs_large **large, const char *p,
                                       npy_intp n, npy_intp stride)
 {
@@ -46,12 +47,21 @@ static void XS_FN(accumulate_serial_)(xs_small *acc, xs_large **large, const cha
     /* A byte-coded format: count the codes, then one exact multiply-add per
      * code present (xs_codes.c). */
     (void)large;
-    xs_code_accumulate(XS_CODE_SLOT, acc, p, n, stride);
+    for (npy_intp done = 0; done < n && !xs_interrupted_at(done); done += XS_INTERRUPT_BLOCK) {
+        npy_intp block = n - done < XS_INTERRUPT_BLOCK ? n - done : XS_INTERRUPT_BLOCK;
+        xs_code_accumulate(XS_CODE_SLOT, acc, p + done * stride, block, stride);
+    }
     return;
 #endif
 #ifdef XS_CELLS_ADD
     if (XS_FN(takes_cells_)(p, n, stride)) {
-        XS_CELLS_ADD(acc, large, (const XS_WINDOW_CTYPE *)(const void *)p, n);
+        /* A call per block of XS_INTERRUPT_BLOCK terms (each adds its terms
+         * whole), checking for interrupts between them. */
+        const XS_WINDOW_CTYPE *x = (const XS_WINDOW_CTYPE *)(const void *)p;
+        for (npy_intp done = 0; done < n && !xs_interrupted_at(done); done += XS_INTERRUPT_BLOCK) {
+            XS_CELLS_ADD(acc, large, x + done,
+                         n - done < XS_INTERRUPT_BLOCK ? n - done : XS_INTERRUPT_BLOCK);
+        }
         return;
     }
 #endif
@@ -59,14 +69,17 @@ static void XS_FN(accumulate_serial_)(xs_small *acc, xs_large **large, const cha
      * exact too, only slower). */
     xs_large *L = n >= XS_LARGE_MIN_TERMS ? xs_large_for_row(large) : NULL;
     if (L != NULL) {
-        for (npy_intp i = 0; i < n; i++, p += stride) {
-            xs_large_add_bits(L, XS_LOAD(p));
+        for (npy_intp done = 0; done < n && !xs_interrupted_at(done); done += XS_INTERRUPT_BLOCK) {
+            npy_intp end = n - done < XS_INTERRUPT_BLOCK ? n : done + XS_INTERRUPT_BLOCK;
+            for (npy_intp i = done; i < end; i++, p += stride) {
+                xs_large_add_bits(L, XS_LOAD(p));
+            }
         }
         xs_large_flush(L);
         xs_small_merge(acc, &L->small);
         return;
     }
-    for (npy_intp i = 0; i < n; i++, p += stride) {
+    for (npy_intp i = 0; i < n; i++, p += stride) {     /* fewer than 160 terms */
         xs_small_add_bits(acc, XS_LOAD(p));
     }
 #else
@@ -78,10 +91,13 @@ static void XS_FN(accumulate_serial_)(xs_small *acc, xs_large **large, const cha
         XS_ADD_INTEGER_TIMES(acc, v, (uint64_t)n);
         return;
     }
-    for (npy_intp i = 0; i < n; i++, p += stride) {
-        XS_IN_CTYPE v;
-        memcpy(&v, p, sizeof v);
-        XS_ADD_INTEGER(acc, v);
+    for (npy_intp done = 0; done < n && !xs_interrupted_at(done); done += XS_INTERRUPT_BLOCK) {
+        npy_intp end = n - done < XS_INTERRUPT_BLOCK ? n : done + XS_INTERRUPT_BLOCK;
+        for (npy_intp i = done; i < end; i++, p += stride) {
+            XS_IN_CTYPE v;
+            memcpy(&v, p, sizeof v);
+            XS_ADD_INTEGER(acc, v);
+        }
     }
 #endif
 }
@@ -149,7 +165,8 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, p
     const xs_rows_job *job = job_ptr;
     npy_intp n = job->n;
     xs_large *large = NULL;
-    for (npy_intp i = begin; i < end; i++) {
+    ptrdiff_t work = 0;
+    for (npy_intp i = begin; i < end && !xs_interrupted_after(&work, n); i++) {
         const char *row = job->in + i * job->in_step;
         char *result = job->out + i * job->out_step;
 #if XS_IN_IS_FLOAT
@@ -182,6 +199,9 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, p
         }
 #endif
         XS_FN(accumulate_)(&acc, &large, row, n, job->row_stride);
+        if (xs_stopped()) {
+            break;                     /* a part of the row: no result */
+        }
         XS_STORE(job->target, result, xs_small_round_divided(&acc, divisor, job->target->format));
     }
     xs_large_free(large);
@@ -202,8 +222,20 @@ static void XS_FN(reduce_column_range_)(void *job_ptr, int part, ptrdiff_t begin
         for (npy_intp j = 0; j < cols; j++) {
             xs_small_init(&accs[j]);
         }
-        if (XS_COLUMNS_ADD(accs, job->in + c0 * job->in_step, job->n, cols,
-                           job->row_stride) != 0) {
+        /* Blocks of rows (each call adds its block whole), checking for
+         * interrupts in between. */
+        npy_intp rows_per_block = XS_INTERRUPT_BLOCK / cols, r0 = 0;   /* cols <= 1024 */
+        int failed = 0;
+        for (; r0 < job->n && !failed && !xs_interrupted_at(r0); r0 += rows_per_block) {
+            npy_intp rows = job->n - r0 < rows_per_block ? job->n - r0 : rows_per_block;
+            failed = XS_COLUMNS_ADD(accs, job->in + c0 * job->in_step + r0 * job->row_stride,
+                                    rows, cols, job->row_stride) != 0;
+        }
+        if (xs_stopped()) {
+            free(accs);
+            return;
+        }
+        if (failed) {
             break;
         }
         uint64_t divisor = job->divide ? (uint64_t)job->n : 1u;
@@ -213,7 +245,7 @@ static void XS_FN(reduce_column_range_)(void *job_ptr, int part, ptrdiff_t begin
         }
     }
     free(accs);
-    if (c0 < end) {
+    if (c0 < end) {            /* out of memory: these columns again, from scratch */
         XS_FN(reduce_row_range_)(job_ptr, part, c0, end);
     }
 }
@@ -268,10 +300,14 @@ void XS_FN(xs_sum_state_)(char **args, const npy_intp *dimensions, const npy_int
     npy_intp outer = dimensions[0], n = dimensions[1];
     PyThreadState *gil = xs_release_gil_for(outer, n);
     xs_large *large = NULL;
-    for (npy_intp i = 0; i < outer; i++) {
+    ptrdiff_t work = 0;
+    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, n); i++) {
         xs_small acc;
         xs_small_init(&acc);
         XS_FN(accumulate_)(&acc, &large, args[0] + i * steps[0], n, steps[2]);
+        if (xs_stopped()) {
+            break;
+        }
         xs_store_state(&acc, args[1] + i * steps[1], steps[3]);
     }
     xs_large_free(large);
@@ -318,7 +354,8 @@ void XS_FN(xs_masked_state_)(char **args, const npy_intp *dimensions, const npy_
     npy_intp outer = dimensions[0], n = dimensions[1];
     PyThreadState *gil = xs_release_gil_for(outer, n);
     xs_large *large = NULL;
-    for (npy_intp i = 0; i < outer; i++) {
+    ptrdiff_t work = 0;
+    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, n); i++) {
         const char *values = args[0] + i * steps[0];
         const char *mask = args[1] + i * steps[1];
         int skip_nan = *(const unsigned char *)(args[2] + i * steps[2]) != 0;
@@ -335,16 +372,22 @@ void XS_FN(xs_masked_state_)(char **args, const npy_intp *dimensions, const npy_
         else {
             xs_large *row_large =
                 XS_IN_IS_FLOAT && n >= XS_LARGE_MIN_TERMS ? xs_large_for_row(&large) : NULL;
-            for (npy_intp k = 0; k < n; k++, values += steps[5], mask += steps[6]) {
-                if (*mask && !(skip_nan && XS_FN(is_nan_)(values))) {
-                    XS_FN(add_one_)(&acc, row_large, values);
-                    count++;
+            for (npy_intp k0 = 0; k0 < n && !xs_interrupted_at(k0); k0 += XS_INTERRUPT_BLOCK) {
+                npy_intp k1 = n - k0 < XS_INTERRUPT_BLOCK ? n : k0 + XS_INTERRUPT_BLOCK;
+                for (npy_intp k = k0; k < k1; k++, values += steps[5], mask += steps[6]) {
+                    if (*mask && !(skip_nan && XS_FN(is_nan_)(values))) {
+                        XS_FN(add_one_)(&acc, row_large, values);
+                        count++;
+                    }
                 }
             }
             if (row_large) {
                 xs_large_flush(row_large);
                 xs_small_merge(&acc, &row_large->small);
             }
+        }
+        if (xs_stopped()) {
+            break;
         }
         xs_store_state(&acc, args[3] + i * steps[3], steps[7]);
         memcpy(args[4] + i * steps[4], &count, sizeof count);
@@ -359,7 +402,9 @@ void XS_FN(xs_cumsum_)(char **args, const npy_intp *dimensions, const npy_intp *
     const xs_target *target = data;
     npy_intp outer = dimensions[0], n = dimensions[1];
     PyThreadState *gil = xs_release_gil_for(outer, n);
-    for (npy_intp i = 0; i < outer; i++) {
+    ptrdiff_t work = 0;
+    /* Every prefix written is final: a stop leaves the later ones unwritten. */
+    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, n); i++) {
         const char *in = args[0] + i * steps[0];
         char *out = args[1] + i * steps[1];
         xs_small acc;
@@ -370,28 +415,34 @@ void XS_FN(xs_cumsum_)(char **args, const npy_intp *dimensions, const npy_intp *
          * which the approximation is rebuilt (xs_running.h). */
         xs_running run;
         xs_running_init(&run);
-        for (npy_intp k = 0; k < n; k++, in += steps[2], out += steps[3]) {
-            uint64_t bits = XS_LOAD(in);
-            xs_small_add_bits(&acc, bits);
-            double x, value;
-            memcpy(&x, &bits, sizeof x);
-            if (run.valid) {
-                xs_running_add(&run, x);
-            }
-            if (!xs_running_round(&run, target->format, &value)) {
-                value = xs_small_round(&acc, target->format);
-                if (!(acc.flags & (XS_NAN | XS_POS_INF | XS_NEG_INF))) {
-                    xs_running_rebuild(&run, &acc);
+        for (npy_intp k0 = 0; k0 < n && !xs_interrupted_at(k0); k0 += XS_INTERRUPT_BLOCK) {
+            npy_intp k1 = n - k0 < XS_INTERRUPT_BLOCK ? n : k0 + XS_INTERRUPT_BLOCK;
+            for (npy_intp k = k0; k < k1; k++, in += steps[2], out += steps[3]) {
+                uint64_t bits = XS_LOAD(in);
+                xs_small_add_bits(&acc, bits);
+                double x, value;
+                memcpy(&x, &bits, sizeof x);
+                if (run.valid) {
+                    xs_running_add(&run, x);
                 }
+                if (!xs_running_round(&run, target->format, &value)) {
+                    value = xs_small_round(&acc, target->format);
+                    if (!(acc.flags & (XS_NAN | XS_POS_INF | XS_NEG_INF))) {
+                        xs_running_rebuild(&run, &acc);
+                    }
+                }
+                XS_STORE(target, out, value);
             }
-            XS_STORE(target, out, value);
         }
 #else
-        for (npy_intp k = 0; k < n; k++, in += steps[2], out += steps[3]) {
-            XS_IN_CTYPE v;
-            memcpy(&v, in, sizeof v);
-            XS_ADD_INTEGER(&acc, v);
-            XS_STORE(target, out, xs_small_round(&acc, target->format));
+        for (npy_intp k0 = 0; k0 < n && !xs_interrupted_at(k0); k0 += XS_INTERRUPT_BLOCK) {
+            npy_intp k1 = n - k0 < XS_INTERRUPT_BLOCK ? n : k0 + XS_INTERRUPT_BLOCK;
+            for (npy_intp k = k0; k < k1; k++, in += steps[2], out += steps[3]) {
+                XS_IN_CTYPE v;
+                memcpy(&v, in, sizeof v);
+                XS_ADD_INTEGER(&acc, v);
+                XS_STORE(target, out, xs_small_round(&acc, target->format));
+            }
         }
 #endif
     }

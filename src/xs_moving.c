@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xs_interrupt.h"
 #include "xs_round.h"
 #include "xs_running.h"
 #include "xs_small.h"
@@ -269,10 +270,19 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
     /* Until every lane's window is full (and wherever there are no vector
      * lanes), lane by lane. */
     npy_intp full = vector ? (window < len ? (npy_intp)window : len) : len;
-    for (npy_intp t = 0; t < full; t++) {
-        for (int l = 0; l < lanes; l++) {
-            xs_lane_step(&run[l], &exact[l], start[l] + t, window, min_count, mean, target,
-                         out, out_step);
+    /* Interrupts are checked every XS_INTERRUPT_BLOCK / lanes steps (every
+     * output written is final; a stop leaves the others unwritten). */
+    const npy_intp steps_per_check = XS_INTERRUPT_BLOCK / XS_MOVING_LANES;
+    for (npy_intp t0 = 0; t0 < full; t0 += steps_per_check) {
+        if (xs_interrupted_at(t0)) {
+            return;
+        }
+        npy_intp t1 = full - t0 < steps_per_check ? full : t0 + steps_per_check;
+        for (npy_intp t = t0; t < t1; t++) {
+            for (int l = 0; l < lanes; l++) {
+                xs_lane_step(&run[l], &exact[l], start[l] + t, window, min_count, mean,
+                             target, out, out_step);
+            }
         }
     }
 #ifdef XS_MOVING_X86
@@ -280,10 +290,14 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
      * undecided at a step are settled one by one here. */
     npy_intp t = full;
     while (t < len) {
-        int undecided = xs_lanes_avx2(run, start, &t, len, in, stride, window, mean, out,
+        npy_intp until = len - t < steps_per_check ? len : t + steps_per_check;
+        int undecided = xs_lanes_avx2(run, start, &t, until, in, stride, window, mean, out,
                                       out_step);
-        if (t >= len) {
-            break;
+        if (t >= until) {
+            if (xs_interrupted()) {
+                return;
+            }
+            continue;
         }
         for (int l = 0; l < lanes; l++) {
             if (undecided & (1 << l)) {
@@ -299,7 +313,7 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
 #endif
     /* The rest of the row, after the last lane's stretch. */
     int last = lanes - 1;
-    for (npy_intp k = start[last] + len; k < n; k++) {
+    for (npy_intp k = start[last] + len; k < n; k++) {     /* fewer than `lanes` */
         xs_lane_step(&run[last], &exact[last], k, window, min_count, mean, target, out,
                      out_step);
     }
@@ -317,7 +331,8 @@ void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *
         saved = PyEval_SaveThread();
     }
     xs_window_exact exact, lanes[XS_MOVING_LANES];
-    for (npy_intp i = 0; i < outer; i++) {
+    ptrdiff_t work = 0;
+    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, n); i++) {
         const char *in = args[0] + i * steps[0];
         char *out = args[4] + i * steps[4];
         int64_t window, min_count;
@@ -343,33 +358,38 @@ void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *
         xs_window_counts c = {0, 0, 0};
         xs_running run;
         xs_running_init_exact(&run);
-        for (npy_intp k = 0; k < n; k++) {
-            uint64_t in_bits = xs_window_load(in, steps[5], k), out_bits = 0;  /* 0: +0.0 */
-            xs_window_count(&c, in_bits, +1);
-            if (k >= window) {
-                out_bits = xs_window_load(in, steps[5], k - window);
-                xs_window_count(&c, out_bits, -1);
+        /* Blocks of outputs, checking for interrupts in between (every output
+         * written is final; a stop leaves the later ones unwritten). */
+        for (npy_intp k0 = 0; k0 < n && !xs_interrupted_at(k0); k0 += XS_INTERRUPT_BLOCK) {
+            npy_intp k1 = n - k0 < XS_INTERRUPT_BLOCK ? n : k0 + XS_INTERRUPT_BLOCK;
+            for (npy_intp k = k0; k < k1; k++) {
+                uint64_t in_bits = xs_window_load(in, steps[5], k), out_bits = 0;  /* 0: +0.0 */
+                xs_window_count(&c, in_bits, +1);
+                if (k >= window) {
+                    out_bits = xs_window_load(in, steps[5], k - window);
+                    xs_window_count(&c, out_bits, -1);
+                }
+                int ok = 1;
+                double x_in = xs_window_term(in_bits, &ok), x_out = xs_window_term(out_bits, &ok);
+                if (ok && run.valid) {
+                    xs_running_move(&run, x_in, x_out);
+                }
+                else {
+                    run.valid = 0;        /* stale until the next rebuild */
+                }
+                double value;
+                uint64_t divisor = mean ? (uint64_t)c.terms : 1u;
+                if (c.terms < min_count) {
+                    value = NAN;
+                }
+                else if (c.pos_inf || c.neg_inf) {
+                    value = c.pos_inf && c.neg_inf ? NAN : c.pos_inf ? INFINITY : -INFINITY;
+                }
+                else if (!xs_window_decide(&run, divisor, fmt, &value)) {
+                    run = xs_window_settle(&exact, run, k, divisor, fmt, &value);
+                }
+                XS_STORE(target, out + k * steps[6], value);
             }
-            int ok = 1;
-            double x_in = xs_window_term(in_bits, &ok), x_out = xs_window_term(out_bits, &ok);
-            if (ok && run.valid) {
-                xs_running_move(&run, x_in, x_out);
-            }
-            else {
-                run.valid = 0;        /* stale until the next rebuild */
-            }
-            double value;
-            uint64_t divisor = mean ? (uint64_t)c.terms : 1u;
-            if (c.terms < min_count) {
-                value = NAN;
-            }
-            else if (c.pos_inf || c.neg_inf) {
-                value = c.pos_inf && c.neg_inf ? NAN : c.pos_inf ? INFINITY : -INFINITY;
-            }
-            else if (!xs_window_decide(&run, divisor, fmt, &value)) {
-                run = xs_window_settle(&exact, run, k, divisor, fmt, &value);
-            }
-            XS_STORE(target, out + k * steps[6], value);
         }
     }
     if (saved) {

@@ -5,6 +5,7 @@
 #include "xs_threads.h"
 
 #include <errno.h>
+#include <time.h>
 #include <fenv.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@
 #if defined(__linux__)
 #include <sched.h>
 #endif
+
+#include "xs_interrupt.h"
 
 static atomic_int requested_threads = 0;     /* 0: the default */
 
@@ -81,12 +84,27 @@ void xs_set_num_threads(int n)
 }
 
 #ifdef XS_HAVE_PTHREADS
+/* The calling thread waits for the workers of one xs_parallel_ranges call
+ * here, waking up now and then to check for interrupts (xs_interrupt.h):
+ * it is the only thread of the call that may run Python's signal handlers,
+ * and a worker's part may take seconds. */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t finished;
+    int running;              /* workers not finished yet */
+} xs_waiter;
+
+/* How long the caller sleeps between two interrupt checks while waiting. */
+#define XS_WAIT_SLICE_NS 20000000L
+
 typedef struct {
     xs_range_task task;
     void *ctx;
     int part;
     ptrdiff_t begin, end;
     int raised;               /* floating-point exceptions the part raised */
+    xs_interrupt *interrupt;  /* the caller's interrupt context (or NULL) */
+    xs_waiter *waiter;
 } xs_range_part;
 
 static void run_range(xs_range_part *part)
@@ -108,8 +126,40 @@ static ptrdiff_t part_start(ptrdiff_t units, ptrdiff_t parts, ptrdiff_t t)
 
 static void *run_range_thread(void *arg)
 {
-    run_range(arg);
+    xs_range_part *part = arg;
+    xs_interrupt_join(part->interrupt);
+    run_range(part);
+    xs_interrupt_join(NULL);
+    pthread_mutex_lock(&part->waiter->lock);
+    part->waiter->running--;
+    pthread_cond_signal(&part->waiter->finished);
+    pthread_mutex_unlock(&part->waiter->lock);
     return NULL;
+}
+
+/* Until every worker has finished: the caller checks for interrupts (which
+ * also stops the workers at their next block) between short sleeps. */
+static void wait_for_workers(xs_waiter *waiter)
+{
+    pthread_mutex_lock(&waiter->lock);
+    while (waiter->running > 0) {
+        struct timespec until;
+        if (clock_gettime(CLOCK_REALTIME, &until) != 0) {
+            pthread_cond_wait(&waiter->finished, &waiter->lock);
+            continue;
+        }
+        until.tv_nsec += XS_WAIT_SLICE_NS;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec += 1;
+            until.tv_nsec -= 1000000000L;
+        }
+        if (pthread_cond_timedwait(&waiter->finished, &waiter->lock, &until) == ETIMEDOUT) {
+            pthread_mutex_unlock(&waiter->lock);
+            (void)xs_interrupted();
+            pthread_mutex_lock(&waiter->lock);
+        }
+    }
+    pthread_mutex_unlock(&waiter->lock);
 }
 #endif
 
@@ -134,23 +184,46 @@ int xs_parallel_ranges(xs_range_task task, void *ctx, ptrdiff_t n, ptrdiff_t ali
     xs_range_part parts[XS_MAX_THREADS];
     pthread_t ids[XS_MAX_THREADS];
     int started[XS_MAX_THREADS] = {0};
+    xs_waiter waiter;
+    if (pthread_mutex_init(&waiter.lock, NULL) != 0) {
+        return 0;
+    }
+    if (pthread_cond_init(&waiter.finished, NULL) != 0) {
+        pthread_mutex_destroy(&waiter.lock);
+        return 0;
+    }
+    waiter.running = 0;
+    xs_interrupt *interrupt = xs_interrupt_current();
     for (ptrdiff_t t = 0; t < threads; t++) {
         ptrdiff_t begin = part_start(units, threads, t) * align;
         ptrdiff_t end = t + 1 == threads ? n : part_start(units, threads, t + 1) * align;
-        parts[t] = (xs_range_part){task, ctx, (int)t, begin, end, 0};
+        parts[t] = (xs_range_part){task, ctx, (int)t, begin, end, 0, interrupt, &waiter};
     }
     for (ptrdiff_t t = 1; t < threads; t++) {
+        pthread_mutex_lock(&waiter.lock);
+        waiter.running++;
+        pthread_mutex_unlock(&waiter.lock);
         started[t] = pthread_create(&ids[t], NULL, run_range_thread, &parts[t]) == 0;
+        if (!started[t]) {
+            pthread_mutex_lock(&waiter.lock);
+            waiter.running--;
+            pthread_mutex_unlock(&waiter.lock);
+        }
     }
     run_range(&parts[0]);
+    for (ptrdiff_t t = 1; t < threads; t++) {
+        if (!started[t]) {
+            run_range(&parts[t]);
+        }
+    }
+    wait_for_workers(&waiter);
     for (ptrdiff_t t = 1; t < threads; t++) {
         if (started[t]) {
             pthread_join(ids[t], NULL);
         }
-        else {
-            run_range(&parts[t]);
-        }
     }
+    pthread_cond_destroy(&waiter.finished);
+    pthread_mutex_destroy(&waiter.lock);
     for (ptrdiff_t t = 0; t < threads; t++) {
         if (parts[t].raised) {
             feraiseexcept(parts[t].raised);

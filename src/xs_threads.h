@@ -41,7 +41,11 @@ typedef void (*xs_range_task)(void *ctx, int part, ptrdiff_t begin, ptrdiff_t en
  * returns the number of parts, or 0 if it did not split (the caller then
  * runs task(ctx, 0, 0, n) itself).
  * The parts must be independent.  Floating-point exceptions raised by the
- * parts are raised again in the calling thread, where NumPy looks for them. */
+ * parts are raised again in the calling thread, where NumPy looks for them.
+ * The workers join the caller's interrupt context (xs_interrupt.h): they
+ * stop at their next block once it is stopped, and the caller keeps checking
+ * for signals while it waits for them (the parts are then incomplete: the
+ * caller checks xs_stopped() before using them). */
 int xs_parallel_ranges(xs_range_task task, void *ctx, ptrdiff_t n, ptrdiff_t align,
                        ptrdiff_t terms);
 

@@ -11,10 +11,11 @@ import warnings
 import numpy as np
 import pytest
 from helpers import assert_same
-from oracle import oracle_reduce
-from oracle_products import oracle_mean_reduce
+from oracle import exact_sum_oracle, oracle_reduce, terms_of
+from oracle_products import exact_dot_oracle, exact_mean_oracle, oracle_mean_reduce
 
 import xsumufunc as xs
+import xsumufunc._core.grouped as grouped_module
 import xsumufunc._core.rows as rows_module
 
 MiB = 1 << 20
@@ -152,7 +153,6 @@ def test_dot_blocks_give_the_oracle(monkeypatch, scratch, da, db):
     """With scratch for one value (chunks of the vector through merged dot
     states) or a few rows (blocks of the broadcast loop), every dot against
     the oracle, broadcasting and a vector axis that is not the last."""
-    from oracle_products import exact_dot_oracle
     monkeypatch.setattr(rows_module, "SCRATCH_BYTES", scratch)
     rng = np.random.default_rng(8)
     a = rng.integers(-100, 100, (3, 7, 4)).astype(da)
@@ -174,7 +174,6 @@ def test_blocked_dot_splits_wide_integers_in_their_own_block(monkeypatch):
     """A 64-bit integer that float64 cannot hold, in the last block only:
     that block splits it into exact halves, the others take the fast path,
     and every dot written into out is the exact one."""
-    from oracle_products import exact_dot_oracle
     monkeypatch.setattr(rows_module, "SCRATCH_BYTES", 64)
     a = np.ones((6, 5), np.int64)
     a[5, 4] = 2**53 + 1
@@ -183,3 +182,121 @@ def test_blocked_dot_splits_wide_integers_in_their_own_block(monkeypatch):
     assert xs.exact_dot(a, b, out=out) is out
     for i in range(6):
         assert_same(out[i], exact_dot_oracle(a[i].tolist(), b.tolist(), np.float64))
+
+
+def test_grouped_sums_of_many_groups_use_bounded_scratch():
+    """Defect 4: more than 4,096 groups ordered the whole input at once (an
+    order, sort keys, gathered values: 115 MiB here, growing with the
+    input).  Now a chunk at a time, each chunk's group states merged into one
+    running state per group: the scratch is those states (552 bytes a group)
+    and a bounded chunk (52 MiB here), whatever the input's length."""
+    rng = np.random.default_rng(18)
+    ngroups, n = 10_000, 8_000_000                       # 61 MiB of values
+    codes = rng.integers(0, ngroups, n)
+    ints = rng.integers(-2**30, 2**30, n)
+    values = ints.astype(np.float64)                     # sums exact in int64
+    sums, peak = peak_bytes(xs.exact_grouped_sum, values, codes, ngroups)
+    states = ngroups * rows_module.STATE_BYTES
+    chunk = grouped_module._chunk_length(ngroups)
+    assert chunk < n
+    assert peak < 2 * states + 240 * chunk, f"{peak / MiB:.0f} MiB"      # 74 MiB
+    order = np.argsort(codes, kind="stable")
+    starts = np.searchsorted(codes[order], np.arange(ngroups))
+    exact = np.add.reduceat(ints[order], starts)         # int64: exact integer sums
+    assert_same(sums, exact.astype(np.float64))          # |sum| < 2**53: exact in float64
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.int64])
+def test_grouped_chunks_of_many_groups_give_the_oracle(monkeypatch, dtype):
+    """Chunks of 37 values over 50 groups (so most groups span chunks, some
+    are absent from a chunk, some empty), spread magnitudes, NaNs skipped or
+    not, missing codes: every group's sum and mean against the oracle."""
+    monkeypatch.setattr(grouped_module, "_CHUNK_VALUES", 37)
+    monkeypatch.setattr(grouped_module, "_CHUNK_VALUES_PER_GROUP", 0)
+    monkeypatch.setattr(grouped_module, "_WHOLE_CHUNKS", 1)
+    rng = np.random.default_rng(4)
+    n, ngroups = 700, 50
+    spread = rng.standard_normal(n) * 2.0 ** rng.integers(-60, 60, n)
+    if np.dtype(dtype).kind == "c":
+        spread = spread + 1j * rng.standard_normal(n) * 2.0 ** rng.integers(-60, 60, n)
+    values = (rng.integers(-1000, 1000, n) if np.dtype(dtype).kind == "i" else spread).astype(dtype)
+    if np.dtype(dtype).kind != "i":
+        values[::29] = np.nan
+    codes = rng.integers(-1, ngroups - 3, n)            # -1: no group; the last 3 empty
+    result = np.dtype(np.float64) if np.dtype(dtype).kind == "i" else np.dtype(dtype)
+    for skip_nan in (False, True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)     # empty groups' means
+            sums = xs.exact_grouped_sum(values, codes, ngroups, skip_nan=skip_nan)
+            means = xs.exact_grouped_mean(values, codes, ngroups, skip_nan=skip_nan)
+        for g in range(ngroups):
+            terms = terms_of(values[codes == g])
+            assert_same(sums[g], exact_sum_oracle(terms, result, skip_nan=skip_nan))
+            assert_same(means[g], exact_mean_oracle(terms, result, skip_nan=skip_nan))
+
+
+def test_complex_dot_operands_go_in_blocks():
+    """Defect 4: complex operands were split into real and imaginary parts
+    concatenated whole (about four times both operands, 77-122 MiB here).
+    Now the parts are cast and concatenated a block (or chunk) at a time."""
+    rng = np.random.default_rng(12)
+    n = 2_000_000                                        # 31 MiB per complex operand
+    a = rng.integers(-8, 8, n) + 1j * rng.integers(-8, 8, n)
+    b = rng.integers(-8, 8, n) + 1j * rng.integers(-8, 8, n)
+    ints = np.arange(n, dtype=np.int64) - n // 2
+    # Small integers: the exact dots are integers below 2**53, computed exactly
+    # from int64 arrays.
+    ar, ai, br, bi = (v.astype(np.int64) for v in (a.real, a.imag, b.real, b.imag))
+    cases = [
+        (a, b, complex(int(ar @ br + ai @ bi), int(ar @ bi - ai @ br))),
+        (a, b.real.copy(), complex(int(ar @ br), int(-(ai @ br)))),
+        (a, ints, complex(int(ar @ ints), int(-(ai @ ints)))),
+    ]
+    for x, y, exact in cases:
+        result, peak = peak_bytes(xs.exact_dot, x, y)
+        assert_same(result, np.complex128(exact))
+        assert peak < 2 * rows_module.SCRATCH_BYTES + 8 * MiB, f"{peak / MiB:.0f} MiB"
+    rows_a, rows_b = a.reshape(1000, -1), b.reshape(1000, -1)
+    result, peak = peak_bytes(xs.exact_dot, rows_a, rows_b)
+    assert peak < 2 * rows_module.SCRATCH_BYTES + 2 * result.nbytes + 8 * MiB, \
+        f"{peak / MiB:.0f} MiB"
+    assert_same(result[7], xs.exact_dot(rows_a[7], rows_b[7]))
+
+
+@pytest.mark.parametrize("scratch", [1, 300])
+@pytest.mark.parametrize("da,db", [(np.complex128, np.complex128), (np.complex64, np.float64),
+                                   (np.int64, np.complex128), (np.complex64, np.float16)])
+def test_complex_dot_blocks_give_the_oracle(monkeypatch, scratch, da, db):
+    """With scratch for one value (chunks of the vector through merged dot
+    states, the negated part too) or a few rows, every complex dot against
+    the oracle: spread magnitudes, signed zeros, 64-bit integers beyond
+    2**53, broadcasting, a vector axis that is not the last, out=."""
+    monkeypatch.setattr(rows_module, "SCRATCH_BYTES", scratch)
+    rng = np.random.default_rng(21)
+
+    def draw(dtype, shape):
+        if np.dtype(dtype).kind == "i":
+            return rng.integers(-2**62, 2**62, shape)
+        e = 10 if np.dtype(dtype).itemsize == 2 else 40      # float16: within its range
+        x = rng.standard_normal(shape) * 2.0 ** rng.integers(-e, e, shape)
+        if np.dtype(dtype).kind == "c":
+            x = x + 1j * rng.standard_normal(shape) * 2.0 ** rng.integers(-e, e, shape)
+        x = x.astype(dtype)
+        x.flat[::5] = -0.0
+        return x
+
+    a, b = draw(da, (3, 7, 4)), draw(db, (1, 7, 1))
+    got = xs.exact_dot(a, b, axis=1)
+    result = got.dtype
+    assert result.kind == "c" and got.shape == (3, 4)
+    bb = np.broadcast_to(b, (3, 7, 4))
+    for i in range(3):
+        for j in range(4):
+            assert_same(got[i, j], exact_dot_oracle(a[i, :, j].tolist(), bb[i, :, j].tolist(),
+                                                    result))
+    out = np.empty((3, 4), np.complex64)
+    assert xs.exact_dot(a, b, axis=1, out=out) is out
+    assert_same(out[2, 3], exact_dot_oracle(a[2, :, 3].tolist(), bb[2, :, 3].tolist(),
+                                            np.complex64))
+    vector = xs.exact_dot(a[1, :, 2], bb[1, :, 2])            # one long vector: chunks
+    assert_same(vector, exact_dot_oracle(a[1, :, 2].tolist(), bb[1, :, 2].tolist(), result))

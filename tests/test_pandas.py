@@ -158,12 +158,13 @@ from unittest import mock  # noqa: E402
 from xsumufunc._core import grouped as _grouped  # noqa: E402
 
 # Tiny sizes force batches, several merge levels and the large-group path on
-# small inputs; "chunks" the chunked path of few groups (chunks of 3 values,
-# each chunk's group states merged into the running ones).
+# small inputs; "chunks" the chunked path (chunks of 3 values whatever the
+# groups, each chunk's group states merged into the running ones).
 TINY = {"_BATCH_VALUES": 7, "_BATCH_GROUPS": 2, "_MAX_PIECE": 2, "_LARGE_GROUP": 6,
         "_CHUNK_VALUES": 1 << 20}
 SIZES = {"default": {}, "tiny": TINY, "tiny_pieces_only": {**TINY, "_LARGE_GROUP": 1 << 40},
-         "chunks": {**TINY, "_CHUNK_VALUES": 3}}
+         "chunks": {**TINY, "_CHUNK_VALUES": 3, "_CHUNK_VALUES_PER_GROUP": 0,
+                    "_WHOLE_CHUNKS": 1}}
 
 
 @pytest.mark.parametrize("tiny", sorted(SIZES))

@@ -209,7 +209,11 @@ cdef void *_kept(void *p) except NULL:
 
 cdef extern from "xs_fpenv.h":
     void *xs_pinned_new(cnp.PyUFuncGenericFunction fn, void *data)
-    void xs_pinned_loop(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
+
+cdef extern from "xs_interrupt.h":
+    # What every loop is registered as: the pinned loop (xs_fpenv.h) run in
+    # an interrupt context, so that long calls answer Ctrl-C.
+    void xs_checked_loop(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
 
 
 cdef void *_pinned(size_t fn_address, void *data) except NULL:
@@ -233,7 +237,7 @@ cdef object _make_gufunc(list loops, int nin, int nout, str name, str doc, str s
     cdef size_t fn_address
     for i in range(ntypes):
         fn_address, data_address, typenums = loops[i]
-        funcs[i] = <cnp.PyUFuncGenericFunction>xs_pinned_loop
+        funcs[i] = <cnp.PyUFuncGenericFunction>xs_checked_loop
         data[i] = _pinned(fn_address, <void *><size_t>data_address)
         for k in range(nargs):
             types[i * nargs + k] = <char>typenums[k]
@@ -253,7 +257,7 @@ cdef int _register_user(object ufunc, int usertype, size_t fn_address, size_t da
     for k in range(len(typenums)):
         args[k] = typenums[k]
     if cnp.PyUFunc_RegisterLoopForType(
-            <cnp.ufunc>ufunc, usertype, <cnp.PyUFuncGenericFunction>xs_pinned_loop, args,
+            <cnp.ufunc>ufunc, usertype, <cnp.PyUFuncGenericFunction>xs_checked_loop, args,
             _pinned(fn_address, <void *>data_address)) < 0:
         raise RuntimeError(f"cannot register a loop of {ufunc.__name__} for {typenums}")
     return 0

@@ -109,49 +109,81 @@ def _cast_bytes(operands, compute, wide=False):
     return sum(x.size * compute.itemsize for x in operands if x.dtype != compute)
 
 
-def _dot_in_blocks(a, b, out, compute, part, wide=False):
-    """out[...] = the exact dots of the last axes of the broadcast views a
-    and b (one shape), rounded into out, with the operands cast into
-    `compute` a block at a time (rows.SCRATCH_BYTES): blocks of the leading
-    axis, or for one long vector, chunks of it whose exact dot states are
-    merged before one rounding.  A block whose 64-bit integers split
-    (dtypes.float64_parts) into more than the scratch is taken again in
-    blocks sized for its parts (wide)."""
-    if _cast_bytes((a, b), compute, wide) <= rows.SCRATCH_BYTES:
-        split = split_pairs([(a, b, False)], compute,
-                            _cast_bytes((a, b), compute, True) <= rows.SCRATCH_BYTES)
+def _pairs_bytes(pairs, compute, wide=False):
+    """Bytes of the copies that one exact dot of `pairs` (x, y, negate x)
+    makes: one unnegated pair, its casts (_cast_bytes); several pairs, or a
+    negated one, are concatenated from their cast (or negated) parts, which
+    are alive together: twice the parts."""
+    if len(pairs) == 1 and not pairs[0][2]:
+        x, y, _ = pairs[0]
+        return _cast_bytes((x, y), compute, wide)
+    return 2 * sum(_cast_bytes((x, y), compute, True) for x, y, _ in pairs)
+
+
+def _dot_in_blocks(pairs, out, compute, part, wide=False):
+    """out[...] = the exact dots over the last axis of the sum of x.y (or
+    -x.y) over `pairs` of broadcast views (x, y, negate) of one shape,
+    rounded once into out, with the operands cast (and concatenated) a block
+    at a time (rows.SCRATCH_BYTES): blocks of the leading axis, or for one
+    long vector, chunks of it whose exact dot states are merged before one
+    rounding.  A block whose 64-bit integers split (dtypes.float64_parts)
+    into more than the scratch is taken again in blocks sized for its parts
+    (wide)."""
+    x0 = pairs[0][0]
+    if _pairs_bytes(pairs, compute, wide) <= rows.SCRATCH_BYTES:
+        # wide: the block is sized for split integers already.
+        split = split_pairs(pairs, compute,
+                            wide or _pairs_bytes(pairs, compute, True) <= rows.SCRATCH_BYTES)
         if split is None:
-            _dot_in_blocks(a, b, out, compute, part, wide=True)
+            _dot_in_blocks(pairs, out, compute, part, wide=True)
             return
         exact_dot_ufunc(*operands_of(split), out=out, signature=(compute, compute, part))
-    elif a.ndim > 1 and a.shape[0] == 1:
-        _dot_in_blocks(a[0], b[0], out[0, ...], compute, part, wide)    # out[0, ...]: a view
-    elif a.ndim > 1:
-        step = max(1, rows.SCRATCH_BYTES // max(_cast_bytes((a[0], b[0]), compute, wide), 1))
-        for start in range(0, a.shape[0], step):
-            _dot_in_blocks(a[start:start + step], b[start:start + step], out[start:start + step],
-                           compute, part, wide)
+    elif x0.ndim > 1 and x0.shape[0] == 1:
+        _dot_in_blocks([(x[0], y[0], negate) for x, y, negate in pairs], out[0, ...],
+                       compute, part, wide)                    # out[0, ...]: a view
+    elif x0.ndim > 1:
+        row = [(x[0], y[0], negate) for x, y, negate in pairs]
+        step = max(1, rows.SCRATCH_BYTES // max(_pairs_bytes(row, compute, wide), 1))
+        for start in range(0, x0.shape[0], step):
+            block = slice(start, start + step)
+            _dot_in_blocks([(x[block], y[block], negate) for x, y, negate in pairs],
+                           out[block], compute, part, wide)
     else:
         total = None
-        for st in _chunk_states(a, b, compute, wide):
+        for st in _chunk_states(pairs, compute, wide):
             total = st if total is None else states.merge_dot_states(np.stack([total, st]))
         exact_dot_state_round_ufunc(total, out=out, signature=(fmt.NATIVE, part))
 
 
-def _chunk_states(a, b, compute, wide):
-    """The exact dot states of chunks of the vectors a and b, each chunk's
-    copies within rows.SCRATCH_BYTES (wide: sized for split integers; a
-    chunk that splits into more is taken again in such chunks)."""
-    per_term = _cast_bytes((a[:1], b[:1]), compute, True) if wide else 2 * compute.itemsize
+def _chunk_states(pairs, compute, wide):
+    """The exact dot states of chunks of the vectors of `pairs` (see
+    _dot_in_blocks), each chunk's copies within rows.SCRATCH_BYTES (wide:
+    sized for split integers; a chunk that splits into more is taken again
+    in such chunks)."""
+    first = [(x[:1], y[:1], negate) for x, y, negate in pairs]
+    per_term = (_pairs_bytes(first, compute, True) if wide or len(pairs) > 1 or pairs[0][2]
+                else 2 * compute.itemsize)
     chunk = max(1, rows.SCRATCH_BYTES // max(per_term, 1))
-    for start in range(0, a.shape[0], chunk):
-        x, y = a[start:start + chunk], b[start:start + chunk]
-        split = split_pairs([(x, y, False)], compute,
-                            _cast_bytes((x, y), compute, True) <= rows.SCRATCH_BYTES)
+    for start in range(0, pairs[0][0].shape[0], chunk):
+        sub = [(x[start:start + chunk], y[start:start + chunk], negate)
+               for x, y, negate in pairs]
+        # wide: the chunk is sized for split integers already (one term at least).
+        split = split_pairs(sub, compute,
+                            wide or _pairs_bytes(sub, compute, True) <= rows.SCRATCH_BYTES)
         if split is None:
-            yield from _chunk_states(x, y, compute, True)
+            yield from _chunk_states(sub, compute, True)
             continue
         yield exact_dot_state_ufunc(*operands_of(split), signature=(compute, compute, fmt.NATIVE))
+
+
+def _loop_views(x, axis, loop):
+    """x with its vector axis last, broadcast to the loop shape (a view)."""
+    return np.broadcast_to(np.moveaxis(x, axis, -1), loop)
+
+
+def _zeros_view(x):
+    """Zeros of x's dtype and shape, as a broadcast view (no memory)."""
+    return np.broadcast_to(np.zeros((), x.dtype), x.shape)
 
 
 def vector_layout(a, b, axis, func_name="exact_dot"):
@@ -223,20 +255,31 @@ def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
             target = None
             res = np.empty(shape, result)
             loop = shape + (a.shape[axis_a],)
-            _dot_in_blocks(np.broadcast_to(np.moveaxis(a, axis_a, -1), loop),
-                           np.broadcast_to(np.moveaxis(b, axis_b, -1), loop),
+            _dot_in_blocks([(_loop_views(a, axis_a, loop), _loop_views(b, axis_b, loop), False)],
                            res, compute, part, wide)
     else:
         # conj(a) . b, per component, each as one exact dot of twice the length:
-        # real = ar.br + ai.bi, imag = ar.bi - ai.br.
+        # real = ar.br + ai.bi, imag = ar.bi - ai.br.  A real operand's
+        # imaginary part is zeros (their products still decide a zero's sign),
+        # a broadcast view: no copy.
         compute = compute_dtype(dtypes.component(da), dtypes.component(db))
-        ar, ai = (a.real, a.imag) if ka == "complex" else (a, np.zeros_like(a))
-        br, bi = (b.real, b.imag) if kb == "complex" else (b, np.zeros_like(b))
-        res = np.empty(shape, result) if target is None else target
-        for comp, pairs in ((res.real, [(ar, br, False), (ai, bi, False)]),
-                            (res.imag, [(ar, bi, False), (ai, br, True)])):
-            exact_dot_ufunc(*exact_operands(pairs, compute, (axis_a, axis_b)), out=comp,
-                            axes=axes, signature=(compute, compute, part))
+        ar, ai = (a.real, a.imag) if ka == "complex" else (a, _zeros_view(a))
+        br, bi = (b.real, b.imag) if kb == "complex" else (b, _zeros_view(b))
+        components = ([(ar, br, False), (ai, bi, False)], [(ar, bi, False), (ai, br, True)])
+        if all(_pairs_bytes(pairs, compute) <= rows.SCRATCH_BYTES for pairs in components):
+            res = np.empty(shape, result) if target is None else target
+            for comp, pairs in zip((res.real, res.imag), components):
+                exact_dot_ufunc(*exact_operands(pairs, compute, (axis_a, axis_b)), out=comp,
+                                axes=axes, signature=(compute, compute, part))
+        else:
+            # In bounded blocks (the parts would be concatenated whole), into a
+            # temporary: out may overlap the operands that later blocks read.
+            target = None
+            res = np.empty(shape, result)
+            loop = shape + (a.shape[axis_a],)
+            for comp, pairs in zip((res.real, res.imag), components):
+                _dot_in_blocks([(_loop_views(x, axis_a, loop), _loop_views(y, axis_b, loop), neg)
+                                for x, y, neg in pairs], comp, compute, part)
     res = np.asarray(res)
     if integer_operands(da, db) and res.size:
         np.add(res, 0, out=res, casting="unsafe")        # see integer_operands

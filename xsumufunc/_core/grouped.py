@@ -8,6 +8,10 @@ not a term).  The pieces' states are then merged per group the same way, a
 few rows of states at a time, until one state is left per group; each is
 rounded once.  Python loops only over batches of groups (to bound memory)
 and over the merge levels.
+
+Inputs longer than a few chunks (_sorts_whole) go a chunk at a time, each
+chunk's group states merged into one running state per group, so that the
+scratch is those states and one chunk's, not an order of the whole input.
 """
 
 import numpy as np
@@ -186,17 +190,33 @@ def _sorted_batches(values, kind, order, counts):
         yield g0, g1, parts[0] if kind == "real" else np.stack(parts, axis=-2)
 
 
-#: With at most this many groups (their states: 2.2 MB), long inputs are
-#: taken in chunks of _CHUNK_VALUES values, each chunk's group states merged
-#: into one state per group: the scratch is bounded by the chunk instead of
-#: growing with the input (an order and a sorted copy of every value).
-_FEW_GROUPS = 1 << 12
-_CHUNK_VALUES = 1 << 20
+#: Inputs longer than a chunk are taken a chunk at a time, each chunk's group
+#: states merged into one running state per group (552 bytes each: the
+#: output's states), so that the scratch is bounded by the chunk instead of
+#: growing with the input (ordering everything at once takes about 28 bytes
+#: per value: the order, the sort keys, the gathered values).  A chunk holds
+#: _CHUNK_VALUES values, or with many groups _CHUNK_VALUES_PER_GROUP values
+#: per group on average: its group states (a merge per group present) then
+#: cost little beside the values, and its scratch (about 450 bytes per group)
+#: stays below the running states.
+_CHUNK_VALUES = 1 << 18
+_CHUNK_VALUES_PER_GROUP = 16
+
+
+def _chunk_length(ngroups):
+    """Values per chunk of the chunked path."""
+    return max(_CHUNK_VALUES, _CHUNK_VALUES_PER_GROUP * ngroups)
+
+
+#: Inputs of up to this many chunks are still ordered by group at once: the
+#: faster path (sorted rows rounded straight, no running states), its
+#: scratch bounded by as many chunks'.
+_WHOLE_CHUNKS = 4
 
 
 def _sorts_whole(values, ngroups):
     """Are the values ordered by group all at once (else chunk by chunk)?"""
-    return ngroups > _FEW_GROUPS or values.size <= _CHUNK_VALUES
+    return values.size <= _WHOLE_CHUNKS * _chunk_length(ngroups)
 
 
 def _group_states(values, kind, codes, ngroups, skip_nan):
@@ -208,14 +228,18 @@ def _group_states(values, kind, codes, ngroups, skip_nan):
     trailing = (fmt.LENGTH,) if kind == "real" else (2, fmt.LENGTH)
     states = np.zeros((ngroups,) + trailing, _INT64)       # empty states
     counts = np.zeros(ngroups, _INT64)
-    for c0 in range(0, values.size, _CHUNK_VALUES):
-        part_values, part_codes = values[c0:c0 + _CHUNK_VALUES], codes[c0:c0 + _CHUNK_VALUES]
+    step = _chunk_length(ngroups)
+    for c0 in range(0, values.size, step):
+        part_values, part_codes = values[c0:c0 + step], codes[c0:c0 + step]
         order, part_counts = _order(part_values, part_codes, ngroups, skip_nan)
         for g0, g1, part in _sorted_batches(part_values, kind, order, part_counts):
-            present = np.flatnonzero(part_counts[g0:g1])
-            into = present + g0
-            states[into] = exact_state_merge_ufunc(
-                np.stack([states[into], part[present]], axis=-2))
+            # The running states and the chunk's side by side, merged in
+            # place (a group absent from the chunk has an empty state there,
+            # which merges as nothing).
+            pair = np.empty(part.shape[:-1] + (2, fmt.LENGTH), _INT64)
+            pair[..., 0, :] = states[g0:g1]
+            pair[..., 1, :] = part
+            exact_state_merge_ufunc(pair, out=states[g0:g1])
         counts += part_counts
     return counts, iter([(0, ngroups, states)])
 

@@ -1,0 +1,116 @@
+"""Long calls answer Ctrl-C (issue 18, defect 8).
+
+A child process starts one long call (a sum or dot product over broadcast
+rows that would take minutes, a prefix sum that would take seconds), sends
+itself SIGINT half a second later from a thread, and reports how long the
+KeyboardInterrupt took to arrive, whether the call left its last results
+unwritten (so it really stopped early, whatever the machine's speed), and
+the results of the next calls, which the parent checks against the exact
+oracle.  One and two internal threads, the default and the generic kernel.
+
+The only timed assertion is a generous bound on the latency (the loops check
+every XS_INTERRUPT_INTERVAL_MS = 100 ms); without the checks the call runs
+for minutes and the child's timeout fails the test.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from helpers import assert_same
+from oracle import FLOAT64, exact_sum_oracle, oracle_accumulate
+from oracle_products import exact_dot_oracle
+
+pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGINT") or sys.platform == "win32",
+                                reason="sends itself SIGINT with os.kill")
+
+LATENCY_BOUND = 5.0         # seconds from SIGINT to KeyboardInterrupt; 0.1-0.2 s here
+N_NEXT = (1 << 20) + 3      # the next call's terms: split over the threads
+N_PREFIX = 300
+
+CHILD = textwrap.dedent("""
+    import json, os, signal, sys, threading, time
+    import numpy as np
+    import xsumufunc as xs
+
+    kind, threads, m, n_prefix = sys.argv[1], *map(int, sys.argv[2:])
+    xs.set_num_threads(threads)
+    rng = np.random.default_rng(5)
+    n = 1 << 21
+    x = rng.lognormal(0.0, 3.0, n) * rng.choice([-1.0, 1.0], n)      # spread terms
+    if kind == "sum":            # 2^37 terms: minutes
+        a = np.broadcast_to(x, (1 << 16, n))
+        out = np.full(a.shape[0], np.nan)
+        call = lambda: xs.exact_sum(a, axis=1, out=out)
+    elif kind == "dot":          # 2^35 products of spread data: minutes
+        a = np.broadcast_to(x, (1 << 14, n))
+        out = np.full(a.shape[0], np.nan)
+        call = lambda: xs.exact_dot(a, x[::-1], out=out)
+    else:                        # 2^26 prefix sums, every other term beyond 2^1000
+        row = x[: 1 << 18].copy()
+        row[::2] *= 1e300
+        a = np.broadcast_to(row, (1 << 8, row.size))
+        out = np.full(a.shape, np.nan, dtype=np.float32)
+        call = lambda: xs.exact_add.accumulate(a, axis=1, dtype=np.float32, out=out)
+
+    sent = []
+    def interrupt():
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+    timer = threading.Timer(0.5, interrupt)
+    timer.start()
+    report = {}
+    try:
+        call()
+        report["outcome"] = "finished"
+    except KeyboardInterrupt:
+        report["outcome"] = "KeyboardInterrupt"
+        report["latency"] = time.monotonic() - sent[0]
+    timer.join()
+    last = out[-1] if out.ndim == 1 else out[-1, -1]
+    report["last_unwritten"] = bool(np.isnan(last))
+    # The next calls: full results again.
+    report["sum"] = float(xs.exact_sum(x[:m])).hex()
+    report["dot"] = float(xs.exact_dot(x[:m], x[:m][::-1])).hex()
+    report["accumulate"] = [float(v).hex() for v in xs.exact_add.accumulate(x[:n_prefix])]
+    print(json.dumps(report))
+""")
+
+
+@pytest.fixture(scope="module")
+def expected():
+    """The oracle's answers to the child's next calls (the same data)."""
+    rng = np.random.default_rng(5)
+    n = 1 << 21
+    x = rng.lognormal(0.0, 3.0, n) * rng.choice([-1.0, 1.0], n)
+    m = N_NEXT
+    return {"sum": exact_sum_oracle(x[:m], FLOAT64),
+            "dot": exact_dot_oracle(x[:m], x[:m][::-1], FLOAT64),
+            "accumulate": oracle_accumulate(x[:N_PREFIX])}
+
+
+@pytest.mark.parametrize("kernel", ["default", "generic"])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("kind", ["sum", "dot", "accumulate"])
+def test_a_long_call_answers_ctrl_c(kind, threads, kernel, expected):
+    env = dict(os.environ)
+    env.pop("XSUMUFUNC_KERNEL", None)
+    if kernel != "default":
+        env["XSUMUFUNC_KERNEL"] = kernel
+    proc = subprocess.run([sys.executable, "-P", "-c", CHILD, kind, str(threads), str(N_NEXT),
+                           str(N_PREFIX)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    assert report["outcome"] == "KeyboardInterrupt", report
+    assert report["last_unwritten"], "the call ran to its end before stopping"
+    assert report["latency"] < LATENCY_BOUND, report
+    assert_same(np.float64(float.fromhex(report["sum"])), expected["sum"], "sum after")
+    assert_same(np.float64(float.fromhex(report["dot"])), expected["dot"], "dot after")
+    got = np.array([float.fromhex(v) for v in report["accumulate"]])
+    assert_same(got, expected["accumulate"], "accumulate after")
