@@ -58,35 +58,15 @@ static inline float bf16_to_float(uint16_t b)
 #define XS_CK_LOAD_IN(x, i) ((x)[i])
 #define XS_CI_NAME(K) cells_f64_generic_##K
 #include "xs_cells_instances.h"
-#undef XS_CK_ELEMENT
-#undef XS_CK_LOAD_IN
-#undef XS_CI_NAME
 #define XS_CK_ELEMENT float
 #define XS_CK_LOAD_IN(x, i) ((double)(x)[i])
 #define XS_CI_NAME(K) cells_f32_generic_##K
 #include "xs_cells_instances.h"
-#undef XS_CK_ELEMENT
-#undef XS_CK_LOAD_IN
-#undef XS_CI_NAME
 #define XS_CK_ELEMENT uint16_t
 #define XS_CK_LOAD_IN(x, i) ((double)bf16_to_float((x)[i]))
 #define XS_CI_NAME(K) cells_bf16_generic_##K
 #include "xs_cells_instances.h"
-#undef XS_CK_ELEMENT
-#undef XS_CK_LOAD_IN
-#undef XS_CI_NAME
-#undef XS_CK_TARGET
-#undef XS_CK_V
-#undef XS_CK_VW
-#undef XS_CK_CHAINS
-#undef XS_CK_LOAD
-#undef XS_CK_STORE
-#undef XS_CK_ADD
-#undef XS_CK_SUB
-#undef XS_CK_SET1
-#undef XS_CK_RANGE_INIT
-#undef XS_CK_RANGE_STEP
-#undef XS_CK_RANGE_END
+#include "xs_cells_isa_end.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define XS_CELLS_X86 1
@@ -132,18 +112,12 @@ static inline void fp_range_bits(double max_abs, double min_abs, int has_nan,
 #define XS_CK_LOAD_IN(x, i) _mm_loadu_pd((x) + (i))
 #define XS_CI_NAME(K) cells_f64_sse2_##K
 #include "xs_cells_instances.h"
-#undef XS_CK_ELEMENT
-#undef XS_CK_LOAD_IN
-#undef XS_CI_NAME
 /* Two floats (8 bytes), widened. */
 #define XS_CK_ELEMENT float
 #define XS_CK_LOAD_IN(x, i) _mm_cvtps_pd(_mm_castsi128_ps( \
         _mm_loadl_epi64((const __m128i *)(const void *)((x) + (i)))))
 #define XS_CI_NAME(K) cells_f32_sse2_##K
 #include "xs_cells_instances.h"
-#undef XS_CK_ELEMENT
-#undef XS_CK_LOAD_IN
-#undef XS_CI_NAME
 /* Two bfloat16 (4 bytes) into the top halves of two floats, widened. */
 static inline __m128d bf16x2_sse2(const uint16_t *x)
 {
@@ -156,21 +130,7 @@ static inline __m128d bf16x2_sse2(const uint16_t *x)
 #define XS_CK_LOAD_IN(x, i) bf16x2_sse2((x) + (i))
 #define XS_CI_NAME(K) cells_bf16_sse2_##K
 #include "xs_cells_instances.h"
-#undef XS_CK_ELEMENT
-#undef XS_CK_LOAD_IN
-#undef XS_CI_NAME
-#undef XS_CK_TARGET
-#undef XS_CK_V
-#undef XS_CK_VW
-#undef XS_CK_CHAINS
-#undef XS_CK_LOAD
-#undef XS_CK_STORE
-#undef XS_CK_ADD
-#undef XS_CK_SUB
-#undef XS_CK_SET1
-#undef XS_CK_RANGE_INIT
-#undef XS_CK_RANGE_STEP
-#undef XS_CK_RANGE_END
+#include "xs_cells_isa_end.h"
 
 /* AVX2: 4-double vectors, 2 chains. */
 #define XS_CK_TARGET __attribute__((target("avx2")))
@@ -205,36 +165,16 @@ static inline __m128d bf16x2_sse2(const uint16_t *x)
 #define XS_CK_LOAD_IN(x, i) _mm256_loadu_pd((x) + (i))
 #define XS_CI_NAME(K) cells_f64_avx2_##K
 #include "xs_cells_instances.h"
-#undef XS_CK_ELEMENT
-#undef XS_CK_LOAD_IN
-#undef XS_CI_NAME
 #define XS_CK_ELEMENT float
 #define XS_CK_LOAD_IN(x, i) _mm256_cvtps_pd(_mm_loadu_ps((x) + (i)))
 #define XS_CI_NAME(K) cells_f32_avx2_##K
 #include "xs_cells_instances.h"
-#undef XS_CK_ELEMENT
-#undef XS_CK_LOAD_IN
-#undef XS_CI_NAME
 #define XS_CK_ELEMENT uint16_t
 #define XS_CK_LOAD_IN(x, i) _mm256_cvtps_pd(_mm_castsi128_ps(_mm_slli_epi32(_mm_cvtepu16_epi32( \
         _mm_loadl_epi64((const __m128i *)(const void *)((x) + (i)))), 16)))
 #define XS_CI_NAME(K) cells_bf16_avx2_##K
 #include "xs_cells_instances.h"
-#undef XS_CK_ELEMENT
-#undef XS_CK_LOAD_IN
-#undef XS_CI_NAME
-#undef XS_CK_TARGET
-#undef XS_CK_V
-#undef XS_CK_VW
-#undef XS_CK_CHAINS
-#undef XS_CK_LOAD
-#undef XS_CK_STORE
-#undef XS_CK_ADD
-#undef XS_CK_SUB
-#undef XS_CK_SET1
-#undef XS_CK_RANGE_INIT
-#undef XS_CK_RANGE_STEP
-#undef XS_CK_RANGE_END
+#include "xs_cells_isa_end.h"
 
 /* AVX-512F: 8-double vectors, 2 chains; the range in integer registers
  * (unsigned 64-bit min/max), beside the floating-point adds. */
@@ -262,36 +202,16 @@ static inline __m128d bf16x2_sse2(const uint16_t *x)
 #define XS_CK_LOAD_IN(x, i) _mm512_loadu_pd((x) + (i))
 #define XS_CI_NAME(K) cells_f64_avx512_##K
 #include "xs_cells_instances.h"
-#undef XS_CK_ELEMENT
-#undef XS_CK_LOAD_IN
-#undef XS_CI_NAME
 #define XS_CK_ELEMENT float
 #define XS_CK_LOAD_IN(x, i) _mm512_cvtps_pd(_mm256_loadu_ps((x) + (i)))
 #define XS_CI_NAME(K) cells_f32_avx512_##K
 #include "xs_cells_instances.h"
-#undef XS_CK_ELEMENT
-#undef XS_CK_LOAD_IN
-#undef XS_CI_NAME
 #define XS_CK_ELEMENT uint16_t
 #define XS_CK_LOAD_IN(x, i) _mm512_cvtps_pd(_mm256_castsi256_ps(_mm256_slli_epi32( \
         _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)((x) + (i)))), 16)))
 #define XS_CI_NAME(K) cells_bf16_avx512_##K
 #include "xs_cells_instances.h"
-#undef XS_CK_ELEMENT
-#undef XS_CK_LOAD_IN
-#undef XS_CI_NAME
-#undef XS_CK_TARGET
-#undef XS_CK_V
-#undef XS_CK_VW
-#undef XS_CK_CHAINS
-#undef XS_CK_LOAD
-#undef XS_CK_STORE
-#undef XS_CK_ADD
-#undef XS_CK_SUB
-#undef XS_CK_SET1
-#undef XS_CK_RANGE_INIT
-#undef XS_CK_RANGE_STEP
-#undef XS_CK_RANGE_END
+#include "xs_cells_isa_end.h"
 #endif
 
 /* The kernels of one instruction set, by input type and cell count. */

@@ -27,11 +27,13 @@
  * 2^53 u_c is a double, and no addition rounds.  Cell 0 grows by at most
  * 2^6 * 2^T per block and is emptied every XS_CELLS_FLUSH_BLOCKS blocks.
  *
- * Per block of XS_CELLS_BLOCK terms (the last one shorter) the kernel also measures the largest
- * |term| and the smallest non-zero one (as bit patterns); a block that does
- * not fit the window leaves the lanes untouched, and the driver then picks
- * more cells, a new window, or the large accumulator for it.  The lanes go
- * into the small accumulator when the window moves and at the end.
+ * Per block of XS_CELLS_BLOCK terms (the last one shorter) the kernel also
+ * measures the largest |term| and the smallest non-zero one (as bit
+ * patterns); a block that does not fit the window leaves the lanes
+ * untouched, and the driver then picks more cells, a new window, or the
+ * large accumulator for it.  The lanes go into the small accumulator when
+ * the window moves and at the end.  The same grid serves the dot products
+ * (xs_dot_cells.h) and the column sweep (xs_columns.c).
  */
 #ifndef XS_CELLS_H
 #define XS_CELLS_H
@@ -118,8 +120,12 @@ static inline void xs_cells_set_grid(xs_cells_window *w, int top, int cells)
     w->top = top;
     w->cells = cells;
     for (int c = 0; c <= XS_CELLS_GRID_MAX; c++) {
-        /* 1.5 * 2^k from its bits (k within the normal range for the cells
-         * in use; the others, unused, are clamped to stay normal numbers). */
+        /* 1.5 * 2^k from its bits.  Rows never use a cell whose k is below
+         * the normal range (xs_cells_for_quantum); the column sweep may (a
+         * strip shares its cell count), and gets 1.5 * 2^-1022: a cut with
+         * it keeps r whole (r + s is exact at spacing 2^-1074) and r is then
+         * at most u_(c-1)/2 < 2^46 * 2^-1074, so the lane bound still holds
+         * in units of 2^-1074. */
         int k = top - c * XS_CELLS_WIDTH + 52;
         k = k < -1022 ? -1022 : k;
         w->sigma[c] = xs_bits_double(((uint64_t)(k + XS_CELLS_EXP_BIAS) << 52) | ((uint64_t)1 << 51));

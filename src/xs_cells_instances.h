@@ -2,26 +2,21 @@
  * xs_cells_kernel.h for one instruction set and one input type, once per
  * cell count 1..XS_CELLS_MAX: the includer defines the vector macros of
  * xs_cells_kernel.h, XS_CK_ELEMENT, XS_CK_LOAD_IN and XS_CI_NAME(K), the
- * name of the instance with K cells.
+ * name of the instance with K cells; it undefines those three.
  */
 #define XS_CK_CELLS 1
 #define XS_CK_NAME XS_CI_NAME(1)
 #include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
 #define XS_CK_CELLS 2
 #define XS_CK_NAME XS_CI_NAME(2)
 #include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
 #define XS_CK_CELLS 3
 #define XS_CK_NAME XS_CI_NAME(3)
 #include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
 #define XS_CK_CELLS 4
 #define XS_CK_NAME XS_CI_NAME(4)
 #include "xs_cells_kernel.h"
-#undef XS_CK_CELLS
-#undef XS_CK_NAME
 _Static_assert(XS_CELLS_MAX == 4, "one instance per cell count up to XS_CELLS_MAX");
+#undef XS_CK_ELEMENT
+#undef XS_CK_LOAD_IN
+#undef XS_CI_NAME

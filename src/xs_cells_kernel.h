@@ -17,6 +17,8 @@
  *                     measure the block's largest |term| and smallest
  *                     non-zero |term| as xs_cells_range bit patterns
  *
+ * XS_CK_NAME and XS_CK_CELLS are undefined at the end, for the next instance.
+ *
  * The kernel adds x[0..terms), terms a multiple of XS_CELLS_STEP and at
  * most XS_CELLS_BLOCK.  It returns 1 and updates the lanes when every term of the block
  * fits the window w; otherwise it returns 0 and leaves the lanes as they
@@ -70,3 +72,5 @@ static int XS_CK_NAME(const void *input, int terms, double *lanes, const xs_cell
     }
     return 1;
 }
+#undef XS_CK_CELLS
+#undef XS_CK_NAME

@@ -83,39 +83,16 @@ typedef int (*xs_dot_cells_kernel)(const char *a, const char *b, int terms, doub
 #define XS_DK_CELLS 2
 #define XS_DK_NAME dot2_avx2
 #include "xs_dot_cells_kernel.h"
-#undef XS_DK_CELLS
-#undef XS_DK_NAME
 #define XS_DK_CELLS 3
 #define XS_DK_NAME dot3_avx2
 #include "xs_dot_cells_kernel.h"
-#undef XS_DK_CELLS
-#undef XS_DK_NAME
 #define XS_DK_CELLS 4
 #define XS_DK_NAME dot4_avx2
 #include "xs_dot_cells_kernel.h"
-#undef XS_DK_CELLS
-#undef XS_DK_NAME
 #define XS_DK_CELLS 5
 #define XS_DK_NAME dot5_avx2
 #include "xs_dot_cells_kernel.h"
-#undef XS_DK_CELLS
-#undef XS_DK_NAME
-#undef XS_DK_TARGET
-#undef XS_DK_V
-#undef XS_DK_VW
-#undef XS_DK_CHAINS
-#undef XS_DK_LOAD
-#undef XS_DK_LOADU
-#undef XS_DK_STORE
-#undef XS_DK_ADD
-#undef XS_DK_SUB
-#undef XS_DK_MUL
-#undef XS_DK_FMSUB
-#undef XS_DK_SET1
-#undef XS_DK_RANGE_INIT
-#undef XS_DK_NONZERO_MIN
-#undef XS_DK_RANGE_STEP
-#undef XS_DK_RANGE_END
+#include "xs_cells_isa_end.h"
 
 /* AVX-512F: 8-double vectors, 2 chains; the range on bit patterns in
  * integer registers (|x| - 1 turns 0 into the largest unsigned value). */
@@ -148,38 +125,16 @@ typedef int (*xs_dot_cells_kernel)(const char *a, const char *b, int terms, doub
 #define XS_DK_CELLS 2
 #define XS_DK_NAME dot2_avx512
 #include "xs_dot_cells_kernel.h"
-#undef XS_DK_CELLS
-#undef XS_DK_NAME
 #define XS_DK_CELLS 3
 #define XS_DK_NAME dot3_avx512
 #include "xs_dot_cells_kernel.h"
-#undef XS_DK_CELLS
-#undef XS_DK_NAME
 #define XS_DK_CELLS 4
 #define XS_DK_NAME dot4_avx512
 #include "xs_dot_cells_kernel.h"
-#undef XS_DK_CELLS
-#undef XS_DK_NAME
 #define XS_DK_CELLS 5
 #define XS_DK_NAME dot5_avx512
 #include "xs_dot_cells_kernel.h"
-#undef XS_DK_CELLS
-#undef XS_DK_NAME
-#undef XS_DK_TARGET
-#undef XS_DK_V
-#undef XS_DK_VW
-#undef XS_DK_CHAINS
-#undef XS_DK_LOAD
-#undef XS_DK_LOADU
-#undef XS_DK_STORE
-#undef XS_DK_ADD
-#undef XS_DK_SUB
-#undef XS_DK_MUL
-#undef XS_DK_FMSUB
-#undef XS_DK_SET1
-#undef XS_DK_RANGE_INIT
-#undef XS_DK_RANGE_STEP
-#undef XS_DK_RANGE_END
+#include "xs_cells_isa_end.h"
 #endif
 
 typedef struct {

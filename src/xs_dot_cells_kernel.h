@@ -7,6 +7,8 @@
  * XS_DK_FMSUB(a, b, c) = a*b - c fused, XS_DK_SET1, and the range measure
  * XS_DK_RANGE_INIT, XS_DK_RANGE_STEP(a, b, p), XS_DK_RANGE_END(range).
  *
+ * XS_DK_NAME and XS_DK_CELLS are undefined at the end, for the next instance.
+ *
  * The kernel adds a[i]*b[i] for i < terms (a multiple of XS_CELLS_STEP, at
  * most XS_CELLS_BLOCK) as the parts of p = fl(a*b) and e = a*b - p, and
  * returns 1, when every product fits the window w; otherwise it returns 0
@@ -68,3 +70,5 @@ static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
     }
     return 1;
 }
+#undef XS_DK_CELLS
+#undef XS_DK_NAME
