@@ -1,5 +1,6 @@
 /*
- * Exact column sums of a block of float64 rows whose columns are contiguous:
+ * Exact column sums of a block of float64 (or float32) rows whose columns
+ * are contiguous:
  * a reduction over a slow axis (axis=0 of a C-ordered array) read row by
  * row, in memory order, instead of one strided column at a time.
  *
@@ -32,7 +33,20 @@
 _Static_assert(XS_COLUMN_BLOCK_ROWS % XS_COLUMN_CARRY_ROWS == 0,
                "a block of rows is a whole number of carry steps");
 /* Prefetch distance: the same line of the next chunk of columns. */
-#define XS_PREFETCH_BYTES (XS_COLUMN_CHUNK * (ptrdiff_t)sizeof(double))
+#define XS_PREFETCH_BYTES(itemsize) ((uintptr_t)XS_COLUMN_CHUNK * (uintptr_t)(itemsize))
+
+/* Element r of a column (float64 or float32) as a double. */
+static inline double load_value(const char *p, int itemsize)
+{
+    if (itemsize == 8) {
+        double v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    float f;
+    memcpy(&f, p, sizeof f);
+    return (double)f;
+}
 
 #if defined(__GNUC__) || defined(__clang__)
 #define XS_PREFETCH(address) __builtin_prefetch(address)
@@ -47,6 +61,7 @@ _Static_assert(XS_COLUMN_BLOCK_ROWS % XS_COLUMN_CARRY_ROWS == 0,
 
 /* The state of a group of columns, strip by strip, lane by lane. */
 typedef struct {
+    int itemsize, precision;              /* float64: 8, 53; float32: 4, 24 */
     double cells[XS_STRIPS][XS_CELLS_MAX + 1][XS_STRIP];   /* cell sums */
     double sigma[XS_STRIPS][XS_CELLS_MAX + 1][XS_STRIP];   /* cut constants */
     uint64_t max_limit[XS_COLUMN_GROUP], min_limit_m1[XS_COLUMN_GROUP];
@@ -70,6 +85,7 @@ typedef struct {
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(XS_NO_VECTOR_EXT)
 #define XS_COLUMN_VECTORS 1
 typedef double xs_v8d __attribute__((vector_size(64)));
+typedef float xs_v8f __attribute__((vector_size(32)));
 typedef uint64_t xs_v8u __attribute__((vector_size(64)));
 /* Lane-wise m ? a : b for masks of all ones or zeros (a macro: a function
  * returning a 64-byte vector would need AVX-512's ABI). */
@@ -109,7 +125,7 @@ typedef uint64_t xs_v8u __attribute__((vector_size(64)));
  * lane's operations the same, in the same order, whatever the width). */
 #ifdef XS_COLUMN_VECTORS
 XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K,
-                             const double (*sigma)[XS_STRIP], xs_strip_block *b)
+                             int itemsize, const double (*sigma)[XS_STRIP], xs_strip_block *b)
 {
     xs_v8d acc[XS_CELLS_MAX + 1], sig[XS_CELLS_MAX + 1];
     memcpy(acc, b->cells, sizeof acc);
@@ -119,11 +135,18 @@ XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride
         ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
         for (ptrdiff_t r = r0; r < r1; r++, q += row_stride) {
             xs_v8d v;
-            memcpy(&v, q, sizeof v);
+            if (itemsize == 8) {
+                memcpy(&v, q, sizeof v);
+            }
+            else {
+                xs_v8f f;
+                memcpy(&f, q, sizeof f);
+                v = __builtin_convertvector(f, xs_v8d);     /* exact */
+            }
             /* The next chunk of columns is read next: bring its line of
              * this row in now (integer arithmetic: the address may lie past
              * the array, which a prefetch may touch but C may not form). */
-            XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES));
+            XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
             XS_RANGE_STEP(&v)
             for (int c = 1; c < K; c++) {
                 xs_v8d part = (v + sig[c]) - sig[c];
@@ -143,7 +166,7 @@ XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride
 }
 #else
 XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K,
-                             const double (*sigma)[XS_STRIP], xs_strip_block *b)
+                             int itemsize, const double (*sigma)[XS_STRIP], xs_strip_block *b)
 {
     double acc[XS_CELLS_MAX + 1][XS_STRIP];
     memcpy(acc, b->cells, sizeof acc);
@@ -152,11 +175,13 @@ XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride
         ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
         for (ptrdiff_t r = r0; r < r1; r++, q += row_stride) {
             double v[XS_STRIP];
-            memcpy(v, q, sizeof v);
+            for (int k = 0; k < XS_STRIP; k++) {
+                v[k] = load_value(q + k * itemsize, itemsize);
+            }
             /* The next chunk of columns is read next: bring its line of
              * this row in now (integer arithmetic: the address may lie past
              * the array, which a prefetch may touch but C may not form). */
-            XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES));
+            XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
             XS_RANGE_STEP(v)
             for (int c = 1; c < K; c++) {
                 for (int k = 0; k < XS_STRIP; k++) {
@@ -186,16 +211,19 @@ XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride
 /* The same, K a constant in each instance, compiled for the baseline and,
  * on x86-64 with GCC or Clang, for AVX2 and AVX-512 too (picked once, under
  * XSUMUFUNC_KERNEL's cap: src/xs_kernel.h). */
-#define XS_STRIP_BLOCK(NAME, TARGET) \
+#define XS_STRIP_BLOCK_TYPE(NAME, TARGET, ITEMSIZE) \
 TARGET static void NAME(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K, \
                         const double (*sigma)[XS_STRIP], xs_strip_block *b) \
 { \
     switch (K) { \
-    case 2: strip_block_k(q, rows, row_stride, 2, sigma, b); break; \
-    case 3: strip_block_k(q, rows, row_stride, 3, sigma, b); break; \
-    default: strip_block_k(q, rows, row_stride, 4, sigma, b); break; \
+    case 2: strip_block_k(q, rows, row_stride, 2, ITEMSIZE, sigma, b); break; \
+    case 3: strip_block_k(q, rows, row_stride, 3, ITEMSIZE, sigma, b); break; \
+    default: strip_block_k(q, rows, row_stride, 4, ITEMSIZE, sigma, b); break; \
     } \
 }
+#define XS_STRIP_BLOCK(NAME, TARGET) \
+    XS_STRIP_BLOCK_TYPE(NAME##_f64, TARGET, 8) \
+    XS_STRIP_BLOCK_TYPE(NAME##_f32, TARGET, 4)
 XS_STRIP_BLOCK(strip_block_generic, )
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define XS_COLUMNS_X86 1
@@ -205,29 +233,36 @@ XS_STRIP_BLOCK(strip_block_avx512, __attribute__((target("avx512f"))))
 
 typedef void (*xs_strip_kernel)(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K,
                                 const double (*sigma)[XS_STRIP], xs_strip_block *b);
+typedef struct {
+    xs_strip_kernel f64, f32;
+} xs_strip_kernels;
 
-static xs_strip_kernel pick_strip_kernel(void)
+static const xs_strip_kernels *pick_strip_kernels(void)
 {
-    static xs_strip_kernel _Atomic chosen = NULL;
-    xs_strip_kernel k = atomic_load(&chosen);
+    static const xs_strip_kernels generic = {strip_block_generic_f64, strip_block_generic_f32};
+#ifdef XS_COLUMNS_X86
+    static const xs_strip_kernels avx2 = {strip_block_avx2_f64, strip_block_avx2_f32};
+    static const xs_strip_kernels avx512 = {strip_block_avx512_f64, strip_block_avx512_f32};
+#endif
+    static const xs_strip_kernels *_Atomic chosen = NULL;
+    const xs_strip_kernels *k = atomic_load(&chosen);
     if (k != NULL) {
         return k;
     }
-    k = strip_block_generic;
+    k = &generic;
 #ifdef XS_COLUMNS_X86
     xs_kernel_cap cap = xs_kernel_forced();
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && cap >= XS_KERNEL_AVX512VBMI) {
-        k = strip_block_avx512;
+        k = &avx512;
     }
     else if (__builtin_cpu_supports("avx2") && cap >= XS_KERNEL_AVX2) {
-        k = strip_block_avx2;
+        k = &avx2;
     }
 #endif
     atomic_store(&chosen, k);
     return k;
 }
-_Static_assert(XS_CELLS_MAX == 4, "strip_block has one case per cell count from 2");
 
 /* Column k of strip s (column j of the group) takes window w's top with the
  * strip's cell count: cut constants and limits. */
@@ -235,7 +270,7 @@ static void set_column(xs_column_state *st, int s, int k, int top)
 {
     int j = s * XS_STRIP + k;
     xs_cells_window w;
-    xs_cells_set_window(&w, 53, top, st->strip_cells[s]);
+    xs_cells_set_window(&w, st->precision, top, st->strip_cells[s]);
     for (int c = 0; c <= XS_CELLS_MAX; c++) {
         st->sigma[s][c][k] = w.sigma[c];
     }
@@ -258,12 +293,10 @@ static void flush_column(xs_small *acc, xs_column_state *st, int s, int k)
 
 /* A column of this block, value by value. */
 static void add_column_slowly(xs_small *acc, const char *p, ptrdiff_t rows,
-                              ptrdiff_t row_stride)
+                              ptrdiff_t row_stride, int itemsize)
 {
     for (ptrdiff_t r = 0; r < rows; r++, p += row_stride) {
-        uint64_t bits;
-        memcpy(&bits, p, sizeof bits);
-        xs_small_add_bits(acc, bits);
+        xs_small_add_bits(acc, xs_double_bits(load_value(p, itemsize)));
     }
 }
 
@@ -281,8 +314,7 @@ static void add_column_cells(xs_column_state *st, int s, int k, const char *p, p
     for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_CARRY_ROWS) {
         ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
         for (ptrdiff_t r = r0; r < r1; r++, p += row_stride) {
-            double v;
-            memcpy(&v, p, sizeof v);
+            double v = load_value(p, st->itemsize);
             for (int c = 1; c < K; c++) {
                 double part = (v + sigma[c][k]) - sigma[c][k];
                 v -= part;
@@ -319,10 +351,10 @@ static int settle_column(xs_small *acc, xs_column_state *st, int s, int k, const
     int j = s * XS_STRIP + k;
     int top = st->top[j], cells;
     if (!(st->active[j] && mx < st->max_limit[j] &&
-          (cells = xs_cells_needed(53, top, mn)) <= XS_CELLS_MAX)) {
+          (cells = xs_cells_needed(st->precision, top, mn)) <= XS_CELLS_MAX)) {
         xs_cells_window w;
-        if (!xs_cells_choose(&w, 53, mx, mn)) {
-            add_column_slowly(acc, column, rows, row_stride);
+        if (!xs_cells_choose(&w, st->precision, mx, mn)) {
+            add_column_slowly(acc, column, rows, row_stride, st->itemsize);
             return 0;
         }
         if (st->active[j]) {
@@ -353,7 +385,8 @@ static int settle_column(xs_small *acc, xs_column_state *st, int s, int k, const
 static void add_strip(xs_small *accs, xs_column_state *st, int s, const char *p,
                       ptrdiff_t rows, ptrdiff_t row_stride)
 {
-    xs_strip_kernel kernel = pick_strip_kernel();
+    const xs_strip_kernels *kernels = pick_strip_kernels();
+    xs_strip_kernel kernel = st->itemsize == 8 ? kernels->f64 : kernels->f32;
     int j0 = s * XS_STRIP;
     int todo[XS_STRIP];
     for (int k = 0; k < XS_STRIP; k++) {
@@ -380,7 +413,7 @@ static void add_strip(xs_small *accs, xs_column_state *st, int s, const char *p,
             if (!todo[k]) {
                 continue;
             }
-            const char *column = p + k * (ptrdiff_t)sizeof(double);
+            const char *column = p + k * (ptrdiff_t)st->itemsize;
             if (pass == 0 && settle_column(&accs[j0 + k], st, s, k, column, rows, row_stride,
                                            b.max_bits[k], b.min_bits_m1[k])) {
                 again[k] = 1;
@@ -389,7 +422,7 @@ static void add_strip(xs_small *accs, xs_column_state *st, int s, const char *p,
             else if (pass == 1) {
                 /* Settled, yet no fit (cannot happen: the window was made
                  * for this block): value by value all the same. */
-                add_column_slowly(&accs[j0 + k], column, rows, row_stride);
+                add_column_slowly(&accs[j0 + k], column, rows, row_stride, st->itemsize);
             }
             todo[k] = again[k];
         }
@@ -407,9 +440,7 @@ static void add_leftover(xs_small *acc, xs_column_state *st, int s, int k, const
     uint64_t mx = 0, mn = UINT64_MAX;
     const char *q = column;
     for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
-        double v;
-        memcpy(&v, q, sizeof v);
-        uint64_t a = xs_double_bits(v) & XS_CELLS_ABS_BITS;
+        uint64_t a = xs_double_bits(load_value(q, st->itemsize)) & XS_CELLS_ABS_BITS;
         mx = a > mx ? a : mx;
         mn = a - 1 < mn ? a - 1 : mn;
     }
@@ -419,8 +450,8 @@ static void add_leftover(xs_small *acc, xs_column_state *st, int s, int k, const
     }
 }
 
-int xs_columns_add_float64(xs_small *accs, const char *p, ptrdiff_t rows, ptrdiff_t cols,
-                           ptrdiff_t row_stride)
+static int columns_add(xs_small *accs, const char *p, ptrdiff_t rows, ptrdiff_t cols,
+                       ptrdiff_t row_stride, int itemsize, int precision)
 {
     if (cols > XS_COLUMN_GROUP) {
         return -1;
@@ -429,6 +460,8 @@ int xs_columns_add_float64(xs_small *accs, const char *p, ptrdiff_t rows, ptrdif
     if (st == NULL) {
         return -1;
     }
+    st->itemsize = itemsize;
+    st->precision = precision;
     /* The cuts are inexact by design and a NaN/Inf term raises "invalid":
      * keep the caller's flags as they were. */
     fexcept_t flags_before;
@@ -454,13 +487,12 @@ int xs_columns_add_float64(xs_small *accs, const char *p, ptrdiff_t rows, ptrdif
         ptrdiff_t nrows = rows - r0 < XS_COLUMN_BLOCK_ROWS ? rows - r0 : XS_COLUMN_BLOCK_ROWS;
         const char *block = p + r0 * row_stride;
         for (int s = 0; s < strips; s++) {
-            add_strip(accs, st, s, block + s * XS_STRIP * (ptrdiff_t)sizeof(double), nrows,
-                      row_stride);
+            add_strip(accs, st, s, block + s * XS_STRIP * (ptrdiff_t)itemsize, nrows, row_stride);
         }
         /* Columns beyond the last whole strip, one by one. */
         for (int j = strips * XS_STRIP; j < (int)cols; j++) {
             add_leftover(&accs[j], st, strips, j - strips * XS_STRIP,
-                         block + j * (ptrdiff_t)sizeof(double), nrows, row_stride);
+                         block + j * (ptrdiff_t)itemsize, nrows, row_stride);
         }
     }
     for (int j = 0; j < (int)cols; j++) {
@@ -469,4 +501,16 @@ int xs_columns_add_float64(xs_small *accs, const char *p, ptrdiff_t rows, ptrdif
     fesetexceptflag(&flags_before, FE_ALL_EXCEPT);
     free(st);
     return 0;
+}
+
+int xs_columns_add_float64(xs_small *accs, const char *p, ptrdiff_t rows, ptrdiff_t cols,
+                           ptrdiff_t row_stride)
+{
+    return columns_add(accs, p, rows, cols, row_stride, 8, 53);
+}
+
+int xs_columns_add_float32(xs_small *accs, const char *p, ptrdiff_t rows, ptrdiff_t cols,
+                           ptrdiff_t row_stride)
+{
+    return columns_add(accs, p, rows, cols, row_stride, 4, 24);
 }

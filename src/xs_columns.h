@@ -22,5 +22,8 @@
  * Returns 0, or -1 (and adds nothing) if out of memory. */
 int xs_columns_add_float64(xs_small *accs, const char *p, ptrdiff_t rows, ptrdiff_t cols,
                            ptrdiff_t row_stride);
+/* The same for float32 rows (the values widened to doubles, exactly). */
+int xs_columns_add_float32(xs_small *accs, const char *p, ptrdiff_t rows, ptrdiff_t cols,
+                           ptrdiff_t row_stride);
 
 #endif

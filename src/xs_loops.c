@@ -145,7 +145,9 @@ static ptrdiff_t xs_terms(npy_intp outer, npy_intp n)
 #define XS_CELLS_ADD xs_cells_add_float32
 #define XS_CELLS_ROUND xs_cells_round_float32
 #define XS_WINDOW_CTYPE float
+#define XS_COLUMNS_ADD xs_columns_add_float32
 #include "xs_loops_template.h"
+#undef XS_COLUMNS_ADD
 #undef XS_IN
 #undef XS_LOAD
 #undef XS_WINDOW_CTYPE

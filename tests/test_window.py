@@ -304,21 +304,27 @@ SPREAD_COLUMN_CASES = [(kind, shape) for kind in ("lognormal", "paper", "mixed")
                        for shape in ((300, 70), (600, 37), (129, 1030))]
 
 
+@pytest.mark.parametrize("dtype", [FLOAT64, np.dtype(np.float32)])
 @pytest.mark.parametrize("kind,shape", SPREAD_COLUMN_CASES)
-def test_columns_of_spread_data(kind, shape):
+def test_columns_of_spread_data(kind, shape, dtype):
     # Every column on its own window of fixed-grid cells, strips of eight
     # sharing a cell count (src/xs_columns.c); leftover columns alone.
-    x = _spread_columns(kind, shape, shape[0] + shape[1])
+    # float32 values (beyond its range: +-Inf, 0) are widened exactly.
     with np.errstate(all="ignore"):
+        x = _spread_columns(kind, shape, shape[0] + shape[1]).astype(dtype)
         sums = xs.exact_sum(x, axis=0)
+        wide = xs.exact_sum(x, axis=0, dtype=np.float64)
     for j in range(shape[1]):
-        assert_same(sums[j], exact_sum_oracle(x[:, j], FLOAT64), f"{kind} column {j}")
+        assert_same(sums[j], exact_sum_oracle(x[:, j], dtype), f"{kind} column {j}")
+        assert_same(wide[j], exact_sum_oracle(x[:, j], FLOAT64), f"{kind} column {j}")
 
 
 @pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512"])
 def test_columns_under_every_kernel(kernel, tmp_path):
     cases = {f"{kind}_{shape[0]}_{shape[1]}": _spread_columns(kind, shape, 5)
              for kind, shape in SPREAD_COLUMN_CASES[:6]}
+    with np.errstate(all="ignore"):
+        cases.update({f"f32_{name}": x.astype(np.float32) for name, x in list(cases.items())[::2]})
     data = tmp_path / "columns.npz"
     np.savez(data, **cases)
     code = textwrap.dedent(f"""
@@ -334,5 +340,5 @@ def test_columns_under_every_kernel(kernel, tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     for line, name in zip(proc.stdout.split("\n"), sorted(cases)):
         x = cases[name]
-        expected = [float(exact_sum_oracle(x[:, j], FLOAT64)).hex() for j in range(x.shape[1])]
+        expected = [float(exact_sum_oracle(x[:, j], x.dtype)).hex() for j in range(x.shape[1])]
         assert line.split() == [name] + expected, (kernel, name)
