@@ -19,8 +19,6 @@ typedef struct {
 typedef int (*xs_cells_kernel)(const void *x, int terms, double *lanes,
                                const xs_cells_window *w, xs_cells_range *range);
 
-#define XS_ABS_BITS XS_CELLS_ABS_BITS
-#define XS_INF_BITS XS_CELLS_INF_BITS
 
 /* The floating-point exceptions NumPy turns into warnings ("inexact" is not
  * one of them). */
@@ -50,7 +48,7 @@ static inline float bf16_to_float(uint16_t b)
 #define XS_CK_SET1(d) (d)
 #define XS_CK_RANGE_INIT uint64_t mx = 0, mn = UINT64_MAX;
 #define XS_CK_RANGE_STEP(v) { \
-        uint64_t a = xs_double_bits(v) & XS_ABS_BITS; \
+        uint64_t a = xs_double_bits(v) & XS_CELLS_ABS_BITS; \
         mx = a > mx ? a : mx; \
         mn = a - 1 < mn ? a - 1 : mn; }     /* 0 - 1 wraps to UINT64_MAX */
 #define XS_CK_RANGE_END(range) { (range)->max_bits = mx; (range)->min_bits_m1 = mn; }
@@ -79,7 +77,7 @@ static inline void fp_range_bits(double max_abs, double min_abs, int has_nan,
                                  xs_cells_range *range)
 {
     range->max_bits = has_nan ? UINT64_MAX : xs_double_bits(max_abs);
-    range->min_bits_m1 = xs_double_bits(min_abs) == XS_INF_BITS
+    range->min_bits_m1 = xs_double_bits(min_abs) == XS_CELLS_INF_BITS
         ? UINT64_MAX : xs_double_bits(min_abs) - 1;
 }
 
@@ -94,7 +92,7 @@ static inline void fp_range_bits(double max_abs, double min_abs, int has_nan,
 #define XS_CK_SUB(a, b) _mm_sub_pd((a), (b))
 #define XS_CK_SET1(d) _mm_set1_pd(d)
 #define XS_CK_RANGE_INIT \
-    const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x((long long)XS_ABS_BITS)); \
+    const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x((long long)XS_CELLS_ABS_BITS)); \
     const __m128d zero = _mm_setzero_pd(), inf = _mm_set1_pd((double)INFINITY); \
     __m128d mx = zero, mn = inf, nan_seen = zero;
 #define XS_CK_RANGE_STEP(v) { \
@@ -143,7 +141,7 @@ static inline __m128d bf16x2_sse2(const uint16_t *x)
 #define XS_CK_SUB(a, b) _mm256_sub_pd((a), (b))
 #define XS_CK_SET1(d) _mm256_set1_pd(d)
 #define XS_CK_RANGE_INIT \
-    const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)XS_ABS_BITS)); \
+    const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)XS_CELLS_ABS_BITS)); \
     const __m256d zero = _mm256_setzero_pd(), inf = _mm256_set1_pd((double)INFINITY); \
     __m256d mx = zero, mn = inf, nan_seen = zero;
 #define XS_CK_RANGE_STEP(v) { \
@@ -188,7 +186,7 @@ static inline __m128d bf16x2_sse2(const uint16_t *x)
 #define XS_CK_SUB(a, b) _mm512_sub_pd((a), (b))
 #define XS_CK_SET1(d) _mm512_set1_pd(d)
 #define XS_CK_RANGE_INIT \
-    const __m512i abs_mask = _mm512_set1_epi64((long long)XS_ABS_BITS); \
+    const __m512i abs_mask = _mm512_set1_epi64((long long)XS_CELLS_ABS_BITS); \
     const __m512i one = _mm512_set1_epi64(1); \
     __m512i mx = _mm512_setzero_si512(), mn = _mm512_set1_epi64(-1);
 #define XS_CK_RANGE_STEP(v) { \
@@ -295,7 +293,7 @@ static void range_of(const xs_cells_type *type, const void *x, int n, xs_cells_r
 {
     uint64_t mx = 0, mn = UINT64_MAX;
     for (int i = 0; i < n; i++) {
-        uint64_t a = type->bits(x, i) & XS_ABS_BITS;
+        uint64_t a = type->bits(x, i) & XS_CELLS_ABS_BITS;
         mx = a > mx ? a : mx;
         mn = a - 1 < mn ? a - 1 : mn;
     }

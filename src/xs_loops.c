@@ -131,12 +131,12 @@ static ptrdiff_t xs_terms(npy_intp outer, npy_intp n)
 #define XS_LOAD(p) xs_load_float64(p)
 #define XS_CELLS_ADD xs_cells_add_float64
 #define XS_CELLS_ROUND xs_cells_round_float64
-#define XS_WINDOW_CTYPE double
+#define XS_CONTIG_CTYPE double
 #define XS_COLUMNS_ADD xs_columns_add_float64
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_LOAD
-#undef XS_WINDOW_CTYPE
+#undef XS_CONTIG_CTYPE
 #undef XS_CELLS_ADD
 #undef XS_CELLS_ROUND
 #undef XS_COLUMNS_ADD
@@ -144,13 +144,13 @@ static ptrdiff_t xs_terms(npy_intp outer, npy_intp n)
 #define XS_LOAD(p) xs_load_float32(p)
 #define XS_CELLS_ADD xs_cells_add_float32
 #define XS_CELLS_ROUND xs_cells_round_float32
-#define XS_WINDOW_CTYPE float
+#define XS_CONTIG_CTYPE float
 #define XS_COLUMNS_ADD xs_columns_add_float32
 #include "xs_loops_template.h"
 #undef XS_COLUMNS_ADD
 #undef XS_IN
 #undef XS_LOAD
-#undef XS_WINDOW_CTYPE
+#undef XS_CONTIG_CTYPE
 #undef XS_CELLS_ADD
 #undef XS_CELLS_ROUND
 #define XS_IN float16
@@ -162,11 +162,11 @@ static ptrdiff_t xs_terms(npy_intp outer, npy_intp n)
 #define XS_LOAD(p) xs_load_bfloat16(p)
 #define XS_CELLS_ADD xs_cells_add_bfloat16
 #define XS_CELLS_ROUND xs_cells_round_bfloat16
-#define XS_WINDOW_CTYPE uint16_t
+#define XS_CONTIG_CTYPE uint16_t
 #include "xs_loops_template.h"
 #undef XS_IN
 #undef XS_LOAD
-#undef XS_WINDOW_CTYPE
+#undef XS_CONTIG_CTYPE
 #undef XS_CELLS_ADD
 #undef XS_CELLS_ROUND
 /* Byte-coded formats (float8/float6/float4), one instance per slot: the

@@ -2,7 +2,7 @@
  * Template of the per-input-dtype loops: included once per input dtype by
  * xs_loops.c with these macros defined (NumPy's .c.src idea, in plain C):
  *   XS_IN            name of the input dtype (float64, int8, ...)
- *   XS_WINDOW_CTYPE  optional: the C type of a contiguous element, for:
+ *   XS_CONTIG_CTYPE  optional: the C type of a contiguous element, for:
  *   XS_CELLS_ADD     optional: the xs_cells.c front end for contiguous rows
  *                    (it also takes the rows that are shorter than
  *                    XS_RUNNING_ROW_MAX, from XS_CELLS_MIN_TERMS on), and
@@ -24,8 +24,8 @@
 static inline int XS_FN(takes_cells_)(const char *p, npy_intp n, npy_intp stride)
 {
 #ifdef XS_CELLS_ADD
-    return stride == (npy_intp)sizeof(XS_WINDOW_CTYPE) && n >= XS_CELLS_MIN_TERMS &&
-           (uintptr_t)p % _Alignof(XS_WINDOW_CTYPE) == 0;
+    return stride == (npy_intp)sizeof(XS_CONTIG_CTYPE) && n >= XS_CELLS_MIN_TERMS &&
+           (uintptr_t)p % _Alignof(XS_CONTIG_CTYPE) == 0;
 #else
     (void)p, (void)n, (void)stride;
     return 0;
@@ -57,7 +57,7 @@ static void XS_FN(accumulate_serial_)(xs_small *acc, xs_large **large, const cha
     if (XS_FN(takes_cells_)(p, n, stride)) {
         /* A call per block of XS_INTERRUPT_BLOCK terms (each adds its terms
          * whole), checking for interrupts between them. */
-        const XS_WINDOW_CTYPE *x = (const XS_WINDOW_CTYPE *)(const void *)p;
+        const XS_CONTIG_CTYPE *x = (const XS_CONTIG_CTYPE *)(const void *)p;
         for (npy_intp done = 0; done < n && !xs_interrupted_at(done); done += XS_INTERRUPT_BLOCK) {
             XS_CELLS_ADD(acc, large, x + done,
                          n - done < XS_INTERRUPT_BLOCK ? n - done : XS_INTERRUPT_BLOCK);
@@ -190,7 +190,7 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, p
         /* Rows that take the cells, not long enough for threads: rounded
          * from the cell sums when that decides. */
         if (XS_FN(takes_cells_)(row, n, job->row_stride) && n < XS_PARALLEL_MIN_TERMS) {
-            if (!XS_CELLS_ROUND(&acc, &large, (const XS_WINDOW_CTYPE *)(const void *)row, n,
+            if (!XS_CELLS_ROUND(&acc, &large, (const XS_CONTIG_CTYPE *)(const void *)row, n,
                                 job->target->format, divisor, &quick)) {
                 quick = xs_small_round_divided(&acc, divisor, job->target->format);
             }
@@ -263,10 +263,10 @@ static void XS_FN(reduce_rows_)(char **args, const npy_intp *dimensions, const n
     xs_range_task task = XS_FN(reduce_row_range_);
     ptrdiff_t align = 1;
 #ifdef XS_COLUMNS_ADD
-    if (steps[0] == (npy_intp)sizeof(XS_WINDOW_CTYPE) && steps[2] != 0 &&
-            steps[2] % (npy_intp)sizeof(XS_WINDOW_CTYPE) == 0 &&
+    if (steps[0] == (npy_intp)sizeof(XS_CONTIG_CTYPE) && steps[2] != 0 &&
+            steps[2] % (npy_intp)sizeof(XS_CONTIG_CTYPE) == 0 &&
             outer >= XS_COLUMNS_MIN_COLS && n >= XS_COLUMNS_MIN_ROWS &&
-            (uintptr_t)args[0] % _Alignof(XS_WINDOW_CTYPE) == 0) {
+            (uintptr_t)args[0] % _Alignof(XS_CONTIG_CTYPE) == 0) {
         task = XS_FN(reduce_column_range_);
         align = XS_COLUMN_CHUNK;          /* whole chunks of columns per thread */
     }
