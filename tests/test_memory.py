@@ -138,7 +138,13 @@ def test_integer_dot_operands_are_cast_a_block_at_a_time():
     pattern = np.arange(-3, 4, dtype=np.int8)
     x, y = np.resize(pattern, 24_000_000), np.resize(pattern[::-1], 24_000_000)
     result, peak = peak_bytes(xs.exact_dot, x, y)
-    assert_same(result, np.float64(int(np.dot(x.astype(np.int64), y.astype(np.int64)))))
+    # The exact value from one period of products, in Python integers (below
+    # 2^53 in magnitude: a double holds it exactly).
+    period = [int(a) * int(b) for a, b in zip(pattern, pattern[::-1])]
+    whole, rest = divmod(len(x), len(pattern))
+    exact = whole * sum(period) + sum(period[:rest])
+    assert abs(exact) < 2**53
+    assert_same(result, np.float64(exact))
     assert peak < 2 * rows_module.SCRATCH_BYTES + 8 * MiB, f"{peak / MiB:.0f} MiB"
     a = np.resize(pattern, (2_400_000, 10))
     result, peak = peak_bytes(xs.exact_dot, a, np.resize(pattern, 10))
