@@ -35,9 +35,9 @@ from oracle import (  # noqa: E402
     exact_sum_oracle,
     oracle_accumulate,
     oracle_reduce,
-    terms_of,
 )
 from oracle_products import oracle_dot, oracle_mean_reduce  # noqa: E402
+from oracle_roots import assert_rounded_sqrt, exact_square_sum  # noqa: E402
 from strategies import (  # noqa: E402
     axis_args,
     float_lists,
@@ -354,48 +354,6 @@ def test_bad_input_types():
 # The 2-norm: correctly rounded square root of the exact sum of squares
 
 
-def _exact_square_sum(x):
-    total = Fraction(0)
-    for v in terms_of(np.ravel(x)):
-        c = complex(v)
-        total += Fraction(c.real) ** 2 + Fraction(c.imag) ** 2
-    return total
-
-
-def _floor_log2(q):
-    e = q.numerator.bit_length() - q.denominator.bit_length()
-    return e if q >= Fraction(2) ** e else e - 1
-
-
-def assert_rounded_sqrt(r, s, dtype):
-    """r is sqrt(s) rounded to nearest (ties to even) into dtype, decided by
-    squaring the ends of r's rounding interval."""
-    fmt = FORMATS[dtype]
-    r = float(r)
-    if s == 0:
-        assert r == 0 and math.copysign(1, r) == 1, r
-        return
-    max_finite = fmt.max_finite
-    overflow_at = max_finite + Fraction(2) ** (fmt.qmax - 1)
-    if r == math.inf:
-        assert s >= overflow_at ** 2, (r, s)
-        return
-    assert math.isfinite(r) and r > 0, (r, s)
-    big_r = Fraction(r)
-    quantum = max(_floor_log2(big_r), fmt.emin) - fmt.p + 1
-    ulp = Fraction(2) ** quantum
-    significand = big_r / ulp
-    assert significand.denominator == 1
-    below = ulp / 4 if (significand == 1 << (fmt.p - 1) and quantum > fmt.qmin) else ulp / 2
-    low, high = big_r - below, big_r + ulp / 2
-    even = significand.numerator % 2 == 0
-    assert low ** 2 < s or (low ** 2 == s and even), ("too large", r, s)
-    if big_r == max_finite:
-        assert s < high ** 2, ("should overflow", r)
-    else:
-        assert s < high ** 2 or (s == high ** 2 and even), ("too small", r, s)
-
-
 def _norm_case(dtype):
     """Lists of values of dtype (finite), from the adversarial sum lists and
     from the two ends of the exponent range (squares overflow/underflow)."""
@@ -418,7 +376,7 @@ def test_vector_norm_is_correctly_rounded(dtype, data):
     result_dtype = {COMPLEX64: FLOAT32, COMPLEX128: FLOAT64}.get(dtype, dtype)
     got = xp.linalg.vector_norm(x)
     assert got.dtype == result_dtype and got.shape == ()
-    assert_rounded_sqrt(got, _exact_square_sum(x), result_dtype)
+    assert_rounded_sqrt(got, exact_square_sum(x), result_dtype)
 
 
 @pytest.mark.parametrize("dtype", [FLOAT64, COMPLEX64])
@@ -439,7 +397,7 @@ def test_vector_norm_over_axes(dtype, data):
     assert got.shape == expected_shape and got.dtype == result_dtype
     flat = got.reshape(-1)
     for k, idx in enumerate(np.ndindex(*rows.shape[:-1])):
-        assert_rounded_sqrt(flat[k], _exact_square_sum(rows[idx]), result_dtype)
+        assert_rounded_sqrt(flat[k], exact_square_sum(rows[idx]), result_dtype)
 
 
 @st.composite
@@ -466,7 +424,7 @@ def test_vector_norm_ties_go_to_even(dtype, data):
     expected = math.inf if expected_m.bit_length() + u > FORMATS[dtype].emax + 1 \
         else math.ldexp(expected_m, u)
     assert_same(got, np.asarray(expected, dtype))
-    assert_rounded_sqrt(got, _exact_square_sum(to_array(values, dtype)), dtype)
+    assert_rounded_sqrt(got, exact_square_sum(to_array(values, dtype)), dtype)
 
 
 @pytest.mark.parametrize("values,expected", [
@@ -485,7 +443,7 @@ def test_vector_norm_cases(values, expected):
     got = xp.linalg.vector_norm(np.array(values, dtype=np.float64))
     assert_same(got, np.asarray(np.float64(expected)))
     if all(math.isfinite(v) for v in values):
-        assert_rounded_sqrt(got, _exact_square_sum(np.array(values, np.float64)), FLOAT64)
+        assert_rounded_sqrt(got, exact_square_sum(np.array(values, np.float64)), FLOAT64)
 
 
 @pytest.mark.parametrize("dtype,span", [(FLOAT16, None), (FLOAT32, None), (FLOAT64, None),
@@ -507,21 +465,25 @@ def test_vector_norm_of_many_rows(dtype, span, norm_rows_path):
     got = xp.linalg.vector_norm(x, axis=1)
     assert got.dtype == comp and got.shape == (300,)
     for k in range(300):
-        assert_rounded_sqrt(got[k], _exact_square_sum(x[k]), comp)
+        assert_rounded_sqrt(got[k], exact_square_sum(x[k]), comp)
     # Rows spanning several magnitude groups at once.
     wide = np.ldexp(rng.standard_normal((50, 4)), rng.integers(fmt.qmin, fmt.emax, (50, 4)))
     wide = wide.astype(comp)
     got = xp.linalg.vector_norm(wide, axis=-1)
     for k in range(50):
-        assert_rounded_sqrt(got[k], _exact_square_sum(wide[k]), comp)
+        assert_rounded_sqrt(got[k], exact_square_sum(wide[k]), comp)
 
 
-@pytest.fixture(params=["short", "medium"])
+@pytest.fixture(params=["native", "short", "medium"])
 def norm_rows_path(request, monkeypatch):
-    """Both vectorized paths of the 2-norm: short rows (copied with three
-    more terms, proven by exact dots) and medium rows (read once into exact
-    dot states, proven from those), the latter forced on short test rows."""
+    """The three paths of the 2-norm of many rows: the one-pass C loop
+    (src/xs_norm.c, float64 and float32 rows), and without it short rows
+    (copied with three more terms, proven by exact dots) and medium rows
+    (read once into exact dot states, proven from those), the latter forced
+    on short test rows."""
     from xsumufunc._core import norm as norm_module
+    if request.param != "native":
+        monkeypatch.setattr(norm_module, "NATIVE_ROWS", False)
     if request.param == "medium":
         monkeypatch.setattr(norm_module, "MEDIUM_ROW_TERMS", 1)
     return request.param
@@ -550,7 +512,7 @@ def test_vector_norms_at_binade_ends_are_proven_without_python(dtype, monkeypatc
     x = np.array(rows, dtype) * dtype.type(2.0 ** int(rng.integers(-8, 8)))
     got = xp.linalg.vector_norm(x, axis=1)
     for k in range(len(x)):
-        assert_rounded_sqrt(got[k], _exact_square_sum(x[k]), dtype)
+        assert_rounded_sqrt(got[k], exact_square_sum(x[k]), dtype)
     assert calls == []
 
 
@@ -562,11 +524,11 @@ def test_vector_norm_near_a_tie_below_a_power_of_two(norm_rows_path):
     lower bound at half the gap below refuses."""
     x = np.array([2 - 2.0**-23, 2.0**-11 - 2.0**-35, 2.0**-23, 2.0**-24 - 3 * 2.0**-48],
                  np.float32)
-    assert _exact_square_sum(x) == (2 - Fraction(2)**-24)**2 - Fraction(2)**-71 \
+    assert exact_square_sum(x) == (2 - Fraction(2)**-24)**2 - Fraction(2)**-71 \
         + 9 * Fraction(2)**-96
     got = xp.linalg.vector_norm(np.stack([x, x[::-1]]), axis=1)
     assert_same(got, np.full(2, 2 - 2.0**-23, np.float32))
-    assert_rounded_sqrt(got[0], _exact_square_sum(x), FLOAT32)
+    assert_rounded_sqrt(got[0], exact_square_sum(x), FLOAT32)
 
 
 @pytest.mark.parametrize("long_rows", [False, True], ids=["blocks", "long-rows"])
@@ -586,21 +548,21 @@ def test_vector_norm_in_blocks_and_long_rows(monkeypatch, long_rows, norm_rows_p
     got = xp.linalg.vector_norm(x, axis=1)
     assert math.isnan(got[3]) and got[6] == math.inf
     for k in (0, 1, 2, 4, 5):
-        assert_rounded_sqrt(got[k], _exact_square_sum(x[k]), FLOAT64)
-    assert_rounded_sqrt(xp.linalg.vector_norm(x[0]), _exact_square_sum(x[0]), FLOAT64)
+        assert_rounded_sqrt(got[k], exact_square_sum(x[k]), FLOAT64)
+    assert_rounded_sqrt(xp.linalg.vector_norm(x[0]), exact_square_sum(x[0]), FLOAT64)
     c = x[4] + 1j * x[5]
-    assert_rounded_sqrt(xp.linalg.vector_norm(c), _exact_square_sum(c), FLOAT64)
+    assert_rounded_sqrt(xp.linalg.vector_norm(c), exact_square_sum(c), FLOAT64)
 
 
 def test_vector_norm_spanning_the_whole_range():
     x = np.array([1.7976931348623157e308, 5e-324, 1.0, 2.0**-600, 2.0**600])
-    assert_rounded_sqrt(xp.linalg.vector_norm(x), _exact_square_sum(x), FLOAT64)
-    assert_rounded_sqrt(xp.linalg.vector_norm(x[1:]), _exact_square_sum(x[1:]), FLOAT64)
+    assert_rounded_sqrt(xp.linalg.vector_norm(x), exact_square_sum(x), FLOAT64)
+    assert_rounded_sqrt(xp.linalg.vector_norm(x[1:]), exact_square_sum(x[1:]), FLOAT64)
 
 
 def test_vector_norm_of_integers_is_exact():
     x = np.array([2**53 - 1, 2**30, -(2**31)], np.int64)
-    assert_rounded_sqrt(xp.linalg.vector_norm(x), _exact_square_sum(x.astype(np.float64)),
+    assert_rounded_sqrt(xp.linalg.vector_norm(x), exact_square_sum(x.astype(np.float64)),
                         FLOAT64)
     for big in (np.array([2**53 + 1], np.int64), np.array([2**64 - 1, 3], np.uint64),
                 np.array([-2**63, 2**63 - 1, 2**53 + 1], np.int64)):

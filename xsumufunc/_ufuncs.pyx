@@ -67,6 +67,10 @@ cdef extern from "xs_codes.h":
 cdef extern from "xs_moving.h":
     void xs_moving_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
 
+cdef extern from "xs_norm.h":
+    void xs_norm_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
+    void xs_norm_float32(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
+
 cdef extern from "xs_small.h":
     int XS_NCHUNKS
     int XS_CHUNK_BITS
@@ -613,3 +617,15 @@ cdef object _moving_gufunc():
 
 
 exact_moving_ufunc = _moving_gufunc()
+
+
+# The one-pass norms of rows (src/xs_norm.c): each row's norm and whether the
+# two-double sum of squares decided it; xsumufunc._core.norm takes the rest.
+_norm_rows_ufunc = _make_gufunc(
+    [(<size_t>xs_norm_float64, 0, [np.dtype(np.float64).num] * 2 + [np.dtype(bool).num]),
+     (<size_t>xs_norm_float32, 0, [np.dtype(np.float32).num] * 2 + [np.dtype(bool).num])],
+    1, 2, "_norm_rows_ufunc",
+    "Correctly rounded 2-norms of rows where a two-double sum of squares decides\n"
+    "them, and a flag saying where it did; signature (n)->(),().  float64 rows\n"
+    "give float64 norms, float32 rows float32 norms.",
+    "(n)->(),()")

@@ -22,8 +22,11 @@ Checked, each against the exact value rounded once into the target:
 (against a second vector), ``exact_add.accumulate`` (a prefix of the row),
 ``exact_sum``/``exact_nansum`` with a random ``where`` mask, exact states
 of random chunks merged by ``exact_state_merge_ufunc`` (the merge paths),
-and ``exact_moving_sum``/``exact_moving_mean`` with a random window and
-``min_count`` (a few outputs of each row, the last ones among them).
+``exact_moving_sum``/``exact_moving_mean`` with a random window and
+``min_count`` (a few outputs of each row, the last ones among them), and
+for float64, float32, float16 and bfloat16 input the 2-norm
+(``array_api.linalg.vector_norm``, in the input's dtype: the correctly
+rounded root of the exact sum of squares, tests/oracle_roots.py).
 
 Two oracles give the expected values: ``fraction`` is tests/oracle.py and
 tests/oracle_products.py (``fractions.Fraction`` term by term); ``fast`` (the
@@ -58,8 +61,10 @@ from oracle import (
     terms_of,
 )
 from oracle_products import exact_dot_oracle, exact_mean_oracle
+from oracle_roots import rounded_sqrt
 
 import xsumufunc as xs
+from xsumufunc import array_api as xp
 
 # The byte-coded formats (float8/float6/float4) come in about one case in six,
 # as inputs and as targets.
@@ -338,6 +343,8 @@ def results(case):
     got["merge"] = xs.exact_state_round_ufunc(merged, signature=(_INT64, t))
     moving = xs.exact_moving_mean if case.moving_mean else xs.exact_moving_sum
     got["moving"] = moving(case.x_row, case.window, min_count=case.min_count)[case.moving_at]
+    if case.dtype in NORM_DTYPES:
+        got["norm"] = xp.linalg.vector_norm(case.x_view)[()]
     return got
 
 
@@ -358,7 +365,28 @@ def expected_fraction(case):
         "where": exact_sum_oracle(selected, t, skip_nan=case.skip_nan),
         "merge": exact_sum_oracle(terms, t),
         "moving": _moving_fraction(case, terms),
-    }
+    } | _norm_entry(case, lambda: sum((Fraction(v) ** 2 for v in terms), Fraction(0)))
+
+
+#: Input dtypes whose 2-norm the fuzz checks (its result is in the same dtype).
+NORM_DTYPES = (FLOAT64, FLOAT32, FLOAT16, BFLOAT16)
+
+
+def _norm(square_sum, x, dtype):
+    """The 2-norm's expected value: NaN if x holds a NaN, else Inf if it holds
+    an Inf, else the root of the exact sum of squares (a thunk) rounded once."""
+    if np.isnan(x).any():
+        return np.array(np.nan, dtype)[()]
+    if np.isinf(x).any():
+        return np.array(np.inf, dtype)[()]
+    return rounded_sqrt(square_sum(), dtype)
+
+
+def _norm_entry(case, square_sum):
+    """{"norm": expected} where the case checks the norm, else {}."""
+    if case.dtype not in NORM_DTYPES:
+        return {}
+    return {"norm": _norm(square_sum, case.x.astype(np.float64), case.dtype)}
 
 
 def _moving_result_dtype(case):
@@ -488,7 +516,13 @@ def expected_fast(case):
         "where": _sum_fast(selected, t),
         "merge": total,
         "moving": _moving_fast(case, x),
-    }
+    } | _norm_entry(case, lambda: _squares_fast(x))
+
+
+def _squares_fast(x):
+    """The exact sum of squares of finite float64 x as a Fraction."""
+    m, s = _units(x)
+    return Fraction(sum((a * a) << (2 * b) for a, b in zip(m, s)), 1 << (2 * _UNIT))
 
 
 ORACLES = {"fast": expected_fast, "fraction": expected_fraction}

@@ -36,7 +36,12 @@ import math
 
 import numpy as np
 
-from .._ufuncs import exact_dot_state_round_ufunc, exact_dot_state_ufunc, exact_dot_ufunc
+from .._ufuncs import (
+    _norm_rows_ufunc,
+    exact_dot_state_round_ufunc,
+    exact_dot_state_ufunc,
+    exact_dot_ufunc,
+)
 from . import dtypes, states
 from . import stateformat as fmt
 from .rational import sqrt_rational
@@ -293,6 +298,74 @@ def _finish(values, c, proven, result_dtype, fmt_of_result, flat_result):
         flat_result[i] = _exact_root(values[i], fmt_of_result)
 
 
+#: The compiled one-pass loop (src/xs_norm.c) for rows of float64 into
+#: float64 norms and of float32 into float32 norms; False sends every row
+#: down the paths below (the tests use it to reach them).
+NATIVE_ROWS = True
+
+
+def _native_rows(part, result_dtype, out):
+    """Norms of the rows of `part` (2-D, real) that the one-pass loop of
+    src/xs_norm.c decides, into out; the indices of the rows it leaves, or
+    None where it does not apply (other dtypes, 64-bit integers beyond
+    2**53)."""
+    if not NATIVE_ROWS or part.shape[-1] > LONG_ROW_TERMS:
+        return None
+    if part.dtype == _F32 and result_dtype == _F32:
+        values = part
+    elif result_dtype == _F64 and (part.dtype == _F64 or part.dtype.kind in "biu"):
+        values = dtypes.float64_parts(part, split=False)
+        if values is None:
+            return None
+        values = values[0]
+    else:
+        return None
+    norms, decided = _norm_rows_ufunc(values)
+    out[decided] = norms[decided]
+    return np.flatnonzero(~decided)
+
+
+def _block(part, result_dtype, fmt_of_result, long_rows, out):
+    """Norms of the rows of `part` (2-D, real) into out, by the paths of
+    the module docstring."""
+    values = dtypes.float64_parts(part, split=False)
+    if values is None:                # 64-bit integers beyond 2**53
+        # Their rows go to _wide_integer_rows; the others (every value
+        # within 2**53 a float64) to the paths below.
+        big = (part > 2**53).any(axis=-1)
+        if part.dtype.kind == "i":
+            big |= (part < -2**53).any(axis=-1)
+        for rows_of, where in ((_wide_integer_rows, np.flatnonzero(big)),
+                               (None, np.flatnonzero(~big))):
+            if where.size:
+                norms = np.empty(where.size, result_dtype)
+                if rows_of is None:
+                    norms[...] = norm2_rows(part[where], result_dtype)
+                else:
+                    rows_of(part[where], fmt_of_result, norms)
+                out[where] = norms
+        return
+    values = values[0]
+    with np.errstate(invalid="ignore"):
+        has_nan = np.isnan(values).any(axis=-1)
+        has_inf = np.isinf(values).any(axis=-1)
+    special = has_nan | has_inf
+    out[has_inf] = math.inf
+    out[has_nan] = math.nan
+    finite = np.flatnonzero(~special)
+    if long_rows:
+        for i in finite:
+            out[i] = _exact_root(values[i], fmt_of_result)
+    else:
+        rows_of = _short_rows if part.shape[-1] < MEDIUM_ROW_TERMS else _medium_rows
+        if finite.size == len(values):
+            rows_of(values, result_dtype, fmt_of_result, out)
+        elif finite.size:
+            norms = np.empty(finite.size, result_dtype)
+            rows_of(values[finite], result_dtype, fmt_of_result, norms)
+            out[finite] = norms
+
+
 def norm2_rows(rows, result_dtype):
     """Euclidean norms of the last axis of `rows` (real or complex, any
     supported dtype), each correctly rounded into `result_dtype` (a real
@@ -311,42 +384,13 @@ def norm2_rows(rows, result_dtype):
         if part.dtype.kind == "c":
             part = np.concatenate([part.real, part.imag], axis=-1)
         out = flat_result[start:start + block]
-        values = dtypes.float64_parts(part, split=False)
-        if values is None:                # 64-bit integers beyond 2**53
-            # Their rows go to _wide_integer_rows; the others (every value
-            # within 2**53 a float64) to the paths below.
-            big = (part > 2**53).any(axis=-1)
-            if part.dtype.kind == "i":
-                big |= (part < -2**53).any(axis=-1)
-            for rows_of, where in ((_wide_integer_rows, np.flatnonzero(big)),
-                                   (None, np.flatnonzero(~big))):
-                if where.size:
-                    norms = np.empty(where.size, result_dtype)
-                    if rows_of is None:
-                        norms[...] = norm2_rows(part[where], result_dtype)
-                    else:
-                        rows_of(part[where], fmt_of_result, norms)
-                    out[where] = norms
-            continue
-        values = values[0]
-        with np.errstate(invalid="ignore"):
-            has_nan = np.isnan(values).any(axis=-1)
-            has_inf = np.isinf(values).any(axis=-1)
-        special = has_nan | has_inf
-        out[has_inf] = math.inf
-        out[has_nan] = math.nan
-        finite = np.flatnonzero(~special)
-        if long_rows:
-            for i in finite:
-                out[i] = _exact_root(values[i], fmt_of_result)
-        else:
-            rows_of = _short_rows if terms < MEDIUM_ROW_TERMS else _medium_rows
-            if finite.size == len(values):
-                rows_of(values, result_dtype, fmt_of_result, out)
-            elif finite.size:
-                norms = np.empty(finite.size, result_dtype)
-                rows_of(values[finite], result_dtype, fmt_of_result, norms)
-                out[finite] = norms
+        rest = _native_rows(part, result_dtype, out) if not long_rows else None
+        if rest is None:
+            _block(part, result_dtype, fmt_of_result, long_rows, out)
+        elif rest.size:
+            norms = np.empty(rest.size, result_dtype)
+            _block(part[rest], result_dtype, fmt_of_result, long_rows, norms)
+            out[rest] = norms
     return result
 
 

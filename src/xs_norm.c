@@ -1,0 +1,313 @@
+/*
+ * Euclidean norms of rows, correctly rounded, from a two-double sum of
+ * squares with a proven error bound (see xs_norm.h).
+ *
+ * 1. Scale (float64 rows).  The largest magnitude is M = f * 2^k with f in
+ *    [1/2, 1); the row is multiplied by 2^-k, exact except for values that
+ *    become subnormal.  Every scaled value v is then below 1 in magnitude,
+ *    the largest at least 1/2, so the exact sum of squares S lies in
+ *    [1/4, n) (M >= 2^1022 has no normal scale 2^-k: 2^-1022 brings it into
+ *    [1, 4), and S into [1, 16n), which changes nothing below).  float32 rows need no scaling: the square of a float32 is an
+ *    exact float64 between 2^-298 and 2^256.
+ * 2. Square.  p = fl(v*v) and e = v*v - p by Dekker's product (Veltkamp's
+ *    split, no fma needed): exact when |v| >= 2^-480 (then p >= 2^-960, a
+ *    normal number, and e lies on a grid of at least 2^-1066).  Smaller
+ *    values, and values that lost bits in the scaling, make p + e differ
+ *    from the exact square by far less than XS_NORM_TINY_ERR each.  For
+ *    float32 rows p is exact and e = 0.
+ * 3. Sum.  XS_NORM_CHAINS chains side by side, each keeping s (a running
+ *    sum of the p, updated by TwoSum, which is exact) and c (the TwoSum
+ *    errors t and the e, added in plain floating point).  Every term is
+ *    non-negative, so |t| <= 2^-53 P and |e| <= 2^-53 p with P the sum of
+ *    all p (P <= (1 + 2^-40) hi below); after m terms |c| <= m 2^-51.8 P, and
+ *    the roundings of c over a row of n terms add up to at most
+ *    (n^2/2 + 2n) 2^-104.7 P; the final merge of the chains (three TwoSums,
+ *    exact, and six roundings of sums of c's) adds 6n 2^-104.7 P.  So the
+ *    two doubles hi + lo (a Fast2Sum of the merged s and c, exact since
+ *    |c| < 2^-40 s) are within
+ *        E = (n + 8)^2 2^-102 hi + n XS_NORM_TINY_ERR
+ *    of S (xs_norm_error_bound, which also adds XS_NORM_SLACK hi for the
+ *    roundings of the decision below).
+ * 4. Decide.  r = sqrt(hi) rounded; with u the ulp of r and b the gap below
+ *    r (u/2 at a power of two: the conservative choice), r is the correctly
+ *    rounded sqrt(S) when (r - b/2)^2 < S < (r + u/2)^2, i.e. when
+ *    d = S - r^2 satisfies -r b + b^2/4 < d < r u + u^2/4.  d is computed as
+ *    (hi - r*r) + lo with r*r exact (Dekker; hi - r*r is exact by Sterbenz),
+ *    and the test asks d +- E to lie strictly inside (-r b, r u): the u^2/4
+ *    terms (below 2^-104 hi) and the roundings of d and of d +- E (below
+ *    2^-102 hi together) are inside XS_NORM_SLACK.  A float32 result c =
+ *    (float)r is tested against the squares of its two float32 midpoints,
+ *    exact in double (26 bits squared).  What fails the test (about a chance
+ *    in 2^40 for random rows, and every exact tie) is left to the caller.
+ * 5. Scale back.  The norm is r times the inverse power of two, exact
+ *    when its exponent stays in the normal range; subnormal and overflowing
+ *    norms are left to the caller.
+ */
+#include "xs_norm.h"
+
+#include <fenv.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "xs_interrupt.h"
+#include "xs_small.h"
+
+/* IEEE fields, from <float.h>: fraction bits and exponent bias of double
+ * (52, 1023) and float (23, 127). */
+#define XS_NORM_F64_FRACTION (DBL_MANT_DIG - 1)
+#define XS_NORM_F64_BIAS (DBL_MAX_EXP - 1)
+#define XS_NORM_F64_FRACTION_MASK (((uint64_t)1 << XS_NORM_F64_FRACTION) - 1)
+#define XS_NORM_F32_FRACTION (FLT_MANT_DIG - 1)
+#define XS_NORM_F32_BIAS (FLT_MAX_EXP - 1)
+#define XS_NORM_F32_FRACTION_MASK (((uint32_t)1 << XS_NORM_F32_FRACTION) - 1)
+
+/* Veltkamp's splitter for 53-bit significands: 2^27 + 1 cuts a double into
+ * two halves of at most 26 significant bits each (and its sign). */
+#define XS_NORM_SPLITTER 134217729.0
+/* Independent chains of the sum of squares (they hide the TwoSum latency). */
+#define XS_NORM_CHAINS 4
+/* Per term, a bound on |p + e - v^2| for the values Dekker's product does
+ * not square exactly (|v| < 2^-480, or values the scaling made subnormal):
+ * their squares are below 2^-960 and every rounding inside is below
+ * 2^-1013; S >= 1/4 makes this irrelevant to the decision but it is kept
+ * in the bound all the same. */
+#define XS_NORM_TINY_ERR 0x1p-950
+/* Relative slack of the decision for its own roundings (see step 4). */
+#define XS_NORM_SLACK 0x1p-100
+/* Relative slack of the float32 decision: (hi - m*m) rounds with an error
+ * of at most 2^-53 |hi - m*m| <= 2^-51 hi, and the sum with lo once more. */
+#define XS_NORM_SLACK32 0x1p-50
+
+static inline double two_sum(double a, double b, double *err)
+{
+    double s = a + b;
+    double bb = s - a;
+    *err = (a - (s - bb)) + (b - bb);
+    return s;
+}
+
+/* p = fl(v*v) and *err = v*v - p (exact when |v| >= 2^-480, |v| < 2^996). */
+static inline double square(double v, double *err)
+{
+    double t = XS_NORM_SPLITTER * v;
+    double high = t - (t - v);
+    double low = v - high;
+    double p = v * v;
+    *err = ((high * high - p) + 2.0 * high * low) + low * low;
+    return p;
+}
+
+static inline double error_bound(npy_intp n, double hi, double slack)
+{
+    double m = (double)n + 8.0;
+    return (m * m * 0x1p-102 + slack) * hi + (double)n * XS_NORM_TINY_ERR;
+}
+
+/* Merge the chains into hi + lo (see step 3). */
+static inline void merge_chains(const double *s, const double *c, double *hi, double *lo)
+{
+    double t01, t23, t;
+    double s01 = two_sum(s[0], s[1], &t01);
+    double s23 = two_sum(s[2], s[3], &t23);
+    double sum = two_sum(s01, s23, &t);
+    double comp = ((c[0] + c[1]) + (c[2] + c[3])) + ((t01 + t23) + t);
+    *hi = sum + comp;
+    *lo = comp - (*hi - sum);               /* Fast2Sum: |comp| < 2^-40 sum */
+}
+
+/* The sum of squares of a row (terms read by LOAD, scaled by SCALE, squared
+ * by SQUARE), as hi + lo. */
+#define XS_NORM_SQUARES(LOAD, SQUARE, p0, stride, n, scale, hi, lo)              \
+    do {                                                                         \
+        double s_[XS_NORM_CHAINS] = {0.0}, c_[XS_NORM_CHAINS] = {0.0};           \
+        const char *q_ = (p0);                                                   \
+        npy_intp i_ = 0;                                                         \
+        for (; i_ + XS_NORM_CHAINS <= (n); i_ += XS_NORM_CHAINS) {               \
+            for (int j_ = 0; j_ < XS_NORM_CHAINS; j_++) {                        \
+                double e_, t_;                                                   \
+                double p_ = SQUARE(LOAD(q_) * (scale), &e_);                     \
+                s_[j_] = two_sum(s_[j_], p_, &t_);                               \
+                c_[j_] += t_ + e_;                                               \
+                q_ += (stride);                                                  \
+            }                                                                    \
+        }                                                                        \
+        for (int j_ = 0; i_ < (n); i_++, j_++) {                                 \
+            double e_, t_;                                                       \
+            double p_ = SQUARE(LOAD(q_) * (scale), &e_);                         \
+            s_[j_] = two_sum(s_[j_], p_, &t_);                                   \
+            c_[j_] += t_ + e_;                                                   \
+            q_ += (stride);                                                      \
+        }                                                                        \
+        merge_chains(s_, c_, &(hi), &(lo));                                      \
+    } while (0)
+
+static inline double load_float64(const char *p)
+{
+    double v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline double load_float32(const char *p)
+{
+    float v;
+    memcpy(&v, p, sizeof v);
+    return (double)v;
+}
+
+/* The square of a float32 value, exact in double. */
+static inline double square_exact(double v, double *err)
+{
+    *err = 0.0;
+    return v * v;
+}
+
+/* The scan before the sum: NaN (it wins over Inf, as NumPy's norm gives),
+ * Inf, or the largest magnitude. */
+#define XS_NORM_SCAN(LOAD, p0, stride, n, largest, has_nan)                      \
+    do {                                                                         \
+        const char *q_ = (p0);                                                   \
+        for (npy_intp i_ = 0; i_ < (n); i_++, q_ += (stride)) {                  \
+            double a_ = fabs(LOAD(q_));                                          \
+            (has_nan) |= a_ != a_;                                               \
+            (largest) = isgreater(a_, largest) ? a_ : (largest);  /* quiet */                         \
+        }                                                                        \
+    } while (0)
+
+/* (hi - r*r) + lo, i.e. S - r^2 up to the bound: r*r exact (Dekker), its
+ * difference from hi exact (Sterbenz: r*r is within a factor 2 of hi). */
+static inline double remainder_of(double hi, double lo, double r)
+{
+    double rr_err;
+    double rr = square(r, &rr_err);
+    return ((hi - rr) - rr_err) + lo;
+}
+
+/* 1 and the correctly rounded float64 sqrt(S) in *root when decided, with
+ * S = hi + lo +- the bound of n terms (hi >= 1/4, scaled rows). */
+static int decide_float64(double hi, double lo, npy_intp n, double *root)
+{
+    double r = sqrt(hi);
+    /* sqrt(hi) may round to the other side of a midpoint than sqrt(S) (hi
+     * differs from S by up to half its ulp, a quarter of r's ulp in the
+     * root): one Newton step from it, r + (S - r^2) / 2r, is within about
+     * 2^-100 r of sqrt(S), so its rounding is sqrt(S)'s but near midpoints. */
+    r += remainder_of(hi, lo, r) / (2.0 * r);
+    /* u: r's ulp (r >= 1/2, so its biased exponent exceeds 52); the gap
+     * below r is u/2 at a power of two. */
+    uint64_t rb = xs_double_bits(r);
+    double u = xs_bits_double(((rb >> XS_NORM_F64_FRACTION) - XS_NORM_F64_FRACTION)
+                              << XS_NORM_F64_FRACTION);
+    double below = (rb & XS_NORM_F64_FRACTION_MASK) == 0 ? 0.5 * u : u;
+    double d = remainder_of(hi, lo, r);
+    double bound = error_bound(n, hi, XS_NORM_SLACK);
+    *root = r;
+    return d + bound < r * u && d - bound > -(r * below);
+}
+
+/* 1 and the correctly rounded float32 sqrt(S) in *root when decided and a
+ * normal float32. */
+static int decide_float32(double hi, double lo, npy_intp n, float *root)
+{
+    double r = sqrt(hi);
+    if (!(r >= FLT_MIN && r <= FLT_MAX)) {
+        return 0;                       /* subnormal or beyond the largest float32 */
+    }
+    float c = (float)r;
+    uint32_t cb;
+    memcpy(&cb, &c, sizeof cb);
+    /* u: c's ulp, 2^(E - bias - 23) for c's biased exponent E >= 1, as a
+     * double; the gap below c is u/2 at a power of two. */
+    int biased = (int)(cb >> XS_NORM_F32_FRACTION);
+    double u = xs_bits_double((uint64_t)(biased - XS_NORM_F32_BIAS - XS_NORM_F32_FRACTION +
+                                         XS_NORM_F64_BIAS) << XS_NORM_F64_FRACTION);
+    double below = (cb & XS_NORM_F32_FRACTION_MASK) == 0 ? 0.5 * u : u;
+    double up = (double)c + 0.5 * u, down = (double)c - 0.5 * below;   /* exact */
+    double bound = error_bound(n, hi, XS_NORM_SLACK32);
+    *root = c;
+    return (hi - up * up) + lo + bound < 0.0 && (hi - down * down) + lo - bound > 0.0;
+}
+
+static int norm_row_float64(const char *p, npy_intp stride, npy_intp n, double *out)
+{
+    double largest = 0.0;
+    int has_nan = 0;
+    XS_NORM_SCAN(load_float64, p, stride, n, largest, has_nan);
+    if (has_nan || largest == INFINITY || largest == 0.0) {
+        *out = has_nan ? NAN : largest;                /* NaN, Inf, or an exact 0 */
+        return 1;
+    }
+    if (largest < DBL_MIN) {
+        return 0;                       /* 2^-k would not be a double (k < -1021) */
+    }
+    /* largest in [2^(E-1023), 2^(E-1022)) for its biased exponent E: the
+     * scale 2^(1022-E) brings it into [1/2, 1), or for E >= 2045 (no normal
+     * scale) 2^-1022 into [1, 4), which the bounds allow as well. */
+    int biased = (int)(xs_double_bits(largest) >> XS_NORM_F64_FRACTION);
+    int scale_biased = 2 * XS_NORM_F64_BIAS - 1 - biased;
+    if (scale_biased < 1) {
+        scale_biased = 1;
+    }
+    double scale = xs_bits_double((uint64_t)scale_biased << XS_NORM_F64_FRACTION), hi, lo;
+    XS_NORM_SQUARES(load_float64, square, p, stride, n, scale, hi, lo);
+    double r;
+    if (!decide_float64(hi, lo, n, &r)) {
+        return 0;
+    }
+    /* The norm is r * 2^(1023 - scale_biased): exact when its biased
+     * exponent stays normal (else subnormal or overflow: the caller). */
+    uint64_t rb = xs_double_bits(r);
+    int result_biased = (int)(rb >> XS_NORM_F64_FRACTION) + XS_NORM_F64_BIAS - scale_biased;
+    if (result_biased < 1 || result_biased > 2 * XS_NORM_F64_BIAS) {
+        return 0;
+    }
+    *out = xs_bits_double((uint64_t)result_biased << XS_NORM_F64_FRACTION |
+                          (rb & XS_NORM_F64_FRACTION_MASK));
+    return 1;
+}
+
+static int norm_row_float32(const char *p, npy_intp stride, npy_intp n, float *out)
+{
+    double largest = 0.0;
+    int has_nan = 0;
+    XS_NORM_SCAN(load_float32, p, stride, n, largest, has_nan);
+    if (has_nan || largest == INFINITY || largest == 0.0) {
+        *out = has_nan ? NAN : (float)largest;
+        return 1;
+    }
+    double hi, lo;
+    XS_NORM_SQUARES(load_float32, square_exact, p, stride, n, 1.0, hi, lo);
+    return decide_float32(hi, lo, n, out);
+}
+
+/* The gufunc loop "(n)->(),()" over rows: norm and decided flag.  The
+ * floating-point exception flags are put back as they were: the scaling,
+ * the squares of tiny values and the checks of a result that does not fit
+ * raise underflow or overflow on the way, and no norm this loop stores
+ * needs a flag (the caller recomputes the rows it leaves, flags and all). */
+#define XS_NORM_LOOP(NAME, ROW, OUT_TYPE)                                        \
+    void NAME(char **args, const npy_intp *dimensions, const npy_intp *steps,    \
+              void *data)                                                        \
+    {                                                                            \
+        (void)data;                                                              \
+        npy_intp rows = dimensions[0], n = dimensions[1];                        \
+        ptrdiff_t work = 0;                                                      \
+        fexcept_t flags;                                                         \
+        fegetexceptflag(&flags, FE_ALL_EXCEPT);                                  \
+        for (npy_intp i = 0; i < rows; i++) {                                    \
+            if (xs_interrupted_after(&work, n)) {                                \
+                break;                                                           \
+            }                                                                    \
+            OUT_TYPE result = 0;                                                 \
+            npy_bool decided = (npy_bool)(n <= XS_NORM_MAX_TERMS &&              \
+                ROW(args[0] + i * steps[0], steps[3], n, &result));              \
+            memcpy(args[1] + i * steps[1], &result, sizeof result);              \
+            memcpy(args[2] + i * steps[2], &decided, sizeof decided);            \
+        }                                                                        \
+        fesetexceptflag(&flags, FE_ALL_EXCEPT);                                  \
+    }
+
+XS_NORM_LOOP(xs_norm_float64, norm_row_float64, double)
+XS_NORM_LOOP(xs_norm_float32, norm_row_float32, float)
