@@ -53,6 +53,7 @@
 
 #include "xs_interrupt.h"
 #include "xs_small.h"
+#include "xs_types.h"
 
 /* IEEE fields, from <float.h>: fraction bits and exponent bias of double
  * (52, 1023) and float (23, 127). */
@@ -117,44 +118,10 @@ static inline void merge_chains(const double *s, const double *c, double *hi, do
     *lo = comp - (*hi - sum);               /* Fast2Sum: |comp| < 2^-40 sum */
 }
 
-/* The sum of squares of a row (terms read by LOAD, scaled by SCALE, squared
- * by SQUARE), as hi + lo. */
-#define XS_NORM_SQUARES(LOAD, SQUARE, p0, stride, n, scale, hi, lo)              \
-    do {                                                                         \
-        double s_[XS_NORM_CHAINS] = {0.0}, c_[XS_NORM_CHAINS] = {0.0};           \
-        const char *q_ = (p0);                                                   \
-        npy_intp i_ = 0;                                                         \
-        for (; i_ + XS_NORM_CHAINS <= (n); i_ += XS_NORM_CHAINS) {               \
-            for (int j_ = 0; j_ < XS_NORM_CHAINS; j_++) {                        \
-                double e_, t_;                                                   \
-                double p_ = SQUARE(LOAD(q_) * (scale), &e_);                     \
-                s_[j_] = two_sum(s_[j_], p_, &t_);                               \
-                c_[j_] += t_ + e_;                                               \
-                q_ += (stride);                                                  \
-            }                                                                    \
-        }                                                                        \
-        for (int j_ = 0; i_ < (n); i_++, j_++) {                                 \
-            double e_, t_;                                                       \
-            double p_ = SQUARE(LOAD(q_) * (scale), &e_);                         \
-            s_[j_] = two_sum(s_[j_], p_, &t_);                                   \
-            c_[j_] += t_ + e_;                                                   \
-            q_ += (stride);                                                      \
-        }                                                                        \
-        merge_chains(s_, c_, &(hi), &(lo));                                      \
-    } while (0)
-
-static inline double load_float64(const char *p)
+/* Element p of a row as a double (is32: a float32; xs_types.h's loads). */
+static inline double load(const char *p, int is32)
 {
-    double v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline double load_float32(const char *p)
-{
-    float v;
-    memcpy(&v, p, sizeof v);
-    return (double)v;
+    return xs_bits_double(is32 ? xs_load_float32(p) : xs_load_float64(p));
 }
 
 /* The square of a float32 value, exact in double. */
@@ -164,17 +131,48 @@ static inline double square_exact(double v, double *err)
     return v * v;
 }
 
-/* The scan before the sum: NaN (it wins over Inf, as NumPy's norm gives),
- * Inf, or the largest magnitude. */
-#define XS_NORM_SCAN(LOAD, p0, stride, n, largest, has_nan)                      \
-    do {                                                                         \
-        const char *q_ = (p0);                                                   \
-        for (npy_intp i_ = 0; i_ < (n); i_++, q_ += (stride)) {                  \
-            double a_ = fabs(LOAD(q_));                                          \
-            (has_nan) |= a_ != a_;                                               \
-            (largest) = isgreater(a_, largest) ? a_ : (largest);  /* quiet */                         \
-        }                                                                        \
-    } while (0)
+/* One term v into the chain (s, c) (step 3); is32: v is a float32. */
+static inline void add_square(double *s, double *c, double v, int is32)
+{
+    double e, t;
+    double p = is32 ? square_exact(v, &e) : square(v, &e);
+    *s = two_sum(*s, p, &t);
+    *c += t + e;
+}
+
+/* The sum of squares of a row, its terms scaled by `scale`, as hi + lo. */
+static inline void sum_squares(const char *p, npy_intp stride, npy_intp n, int is32,
+                               double scale, double *hi, double *lo)
+{
+    double s[XS_NORM_CHAINS] = {0.0}, c[XS_NORM_CHAINS] = {0.0};
+    npy_intp i = 0;
+    for (; i + XS_NORM_CHAINS <= n; i += XS_NORM_CHAINS) {
+        for (int j = 0; j < XS_NORM_CHAINS; j++, p += stride) {
+            add_square(&s[j], &c[j], load(p, is32) * scale, is32);
+        }
+    }
+    for (int j = 0; i < n; i++, j++, p += stride) {
+        add_square(&s[j], &c[j], load(p, is32) * scale, is32);
+    }
+    merge_chains(s, c, hi, lo);
+}
+
+/* The scan before the sum: 1 when the row's norm needs no sum, with it in
+ * *value (NaN, which wins over Inf as in NumPy's norm; Inf; or an exact 0);
+ * else 0 and the largest magnitude in *value.  is32: float32 terms. */
+static inline int scan_row(const char *p, npy_intp stride, npy_intp n, int is32,
+                           double *value)
+{
+    double largest = 0.0;
+    int has_nan = 0;
+    for (npy_intp i = 0; i < n; i++, p += stride) {
+        double a = fabs(load(p, is32));
+        has_nan |= a != a;
+        largest = isgreater(a, largest) ? a : largest;    /* quiet with NaN */
+    }
+    *value = has_nan ? NAN : largest;
+    return has_nan || largest == INFINITY || largest == 0.0;
+}
 
 /* (hi - r*r) + lo, i.e. S - r^2 up to the bound: r*r exact (Dekker), its
  * difference from hi exact (Sterbenz: r*r is within a factor 2 of hi). */
@@ -232,11 +230,9 @@ static int decide_float32(double hi, double lo, npy_intp n, float *root)
 
 static int norm_row_float64(const char *p, npy_intp stride, npy_intp n, double *out)
 {
-    double largest = 0.0;
-    int has_nan = 0;
-    XS_NORM_SCAN(load_float64, p, stride, n, largest, has_nan);
-    if (has_nan || largest == INFINITY || largest == 0.0) {
-        *out = has_nan ? NAN : largest;                /* NaN, Inf, or an exact 0 */
+    double largest;
+    if (scan_row(p, stride, n, 0, &largest)) {
+        *out = largest;                                /* NaN, Inf, or an exact 0 */
         return 1;
     }
     if (largest < DBL_MIN) {
@@ -251,7 +247,7 @@ static int norm_row_float64(const char *p, npy_intp stride, npy_intp n, double *
         scale_biased = 1;
     }
     double scale = xs_bits_double((uint64_t)scale_biased << XS_NORM_F64_FRACTION), hi, lo;
-    XS_NORM_SQUARES(load_float64, square, p, stride, n, scale, hi, lo);
+    sum_squares(p, stride, n, 0, scale, &hi, &lo);
     double r;
     if (!decide_float64(hi, lo, n, &r)) {
         return 0;
@@ -270,15 +266,13 @@ static int norm_row_float64(const char *p, npy_intp stride, npy_intp n, double *
 
 static int norm_row_float32(const char *p, npy_intp stride, npy_intp n, float *out)
 {
-    double largest = 0.0;
-    int has_nan = 0;
-    XS_NORM_SCAN(load_float32, p, stride, n, largest, has_nan);
-    if (has_nan || largest == INFINITY || largest == 0.0) {
-        *out = has_nan ? NAN : (float)largest;
+    double special;
+    if (scan_row(p, stride, n, 1, &special)) {
+        *out = (float)special;                         /* NaN, Inf, or an exact 0 */
         return 1;
     }
     double hi, lo;
-    XS_NORM_SQUARES(load_float32, square_exact, p, stride, n, 1.0, hi, lo);
+    sum_squares(p, stride, n, 1, 1.0, &hi, &lo);
     return decide_float32(hi, lo, n, out);
 }
 
