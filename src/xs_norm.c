@@ -7,10 +7,11 @@
  *    become subnormal.  Every scaled value v is then below 1 in magnitude,
  *    the largest at least 1/2, so the exact sum of squares S lies in
  *    [1/4, n) (M >= 2^1022 has no normal scale 2^-k: 2^-1022 brings it into
- *    [1, 4), and S into [1, 16n), which changes nothing below).  float32 rows need no scaling: the square of a float32 is an
- *    exact float64 between 2^-298 and 2^256.
- * 2. Square.  p = fl(v*v) and e = v*v - p by Dekker's product (Veltkamp's
- *    split, no fma needed): exact when |v| >= 2^-480 (then p >= 2^-960, a
+ *    [1, 4), and S into [1, 16n), which changes nothing below).  float32
+ *    rows need no scaling: the square of a float32 is an exact float64
+ *    between 2^-298 and 2^256.
+ * 2. Square.  p = fl(v*v) and e = v*v - p by Dekker's product
+ *    (xs_root_square, no fma needed): exact when |v| >= 2^-480 (then p >= 2^-960, a
  *    normal number, and e lies on a grid of at least 2^-1066).  Smaller
  *    values, and values that lost bits in the scaling, make p + e differ
  *    from the exact square by far less than XS_NORM_TINY_ERR each.  For
@@ -26,19 +27,11 @@
  *    two doubles hi + lo (a Fast2Sum of the merged s and c, exact since
  *    |c| < 2^-40 s) are within
  *        E = (n + 8)^2 2^-102 hi + n XS_NORM_TINY_ERR
- *    of S (xs_norm_error_bound, which also adds XS_NORM_SLACK hi for the
- *    roundings of the decision below).
- * 4. Decide.  r = sqrt(hi) rounded; with u the ulp of r and b the gap below
- *    r (u/2 at a power of two: the conservative choice), r is the correctly
- *    rounded sqrt(S) when (r - b/2)^2 < S < (r + u/2)^2, i.e. when
- *    d = S - r^2 satisfies -r b + b^2/4 < d < r u + u^2/4.  d is computed as
- *    (hi - r*r) + lo with r*r exact (Dekker; hi - r*r is exact by Sterbenz),
- *    and the test asks d +- E to lie strictly inside (-r b, r u): the u^2/4
- *    terms (below 2^-104 hi) and the roundings of d and of d +- E (below
- *    2^-102 hi together) are inside XS_NORM_SLACK.  A float32 result c =
- *    (float)r is tested against the squares of its two float32 midpoints,
- *    exact in double (26 bits squared).  What fails the test (about a chance
- *    in 2^40 for random rows, and every exact tie) is left to the caller.
+ *    of S (error_bound).
+ * 4. Decide the root from hi + lo and E (xs_root.h): one Newton step and a
+ *    bracket of the candidate's midpoints; what it cannot decide (about a
+ *    chance in 2^40 for random rows, and every exact tie) is left to the
+ *    caller.
  * 5. Scale back.  The norm is r times the inverse power of two, exact
  *    when its exponent stays in the normal range; subnormal and overflowing
  *    norms are left to the caller.
@@ -52,21 +45,15 @@
 #include <string.h>
 
 #include "xs_interrupt.h"
+#include "xs_root.h"
 #include "xs_small.h"
 #include "xs_types.h"
 
-/* IEEE fields, from <float.h>: fraction bits and exponent bias of double
- * (52, 1023) and float (23, 127). */
-#define XS_NORM_F64_FRACTION (DBL_MANT_DIG - 1)
-#define XS_NORM_F64_BIAS (DBL_MAX_EXP - 1)
-#define XS_NORM_F64_FRACTION_MASK (((uint64_t)1 << XS_NORM_F64_FRACTION) - 1)
-#define XS_NORM_F32_FRACTION (FLT_MANT_DIG - 1)
-#define XS_NORM_F32_BIAS (FLT_MAX_EXP - 1)
-#define XS_NORM_F32_FRACTION_MASK (((uint32_t)1 << XS_NORM_F32_FRACTION) - 1)
+/* IEEE double fields (xs_root.h): fraction bits, exponent bias. */
+#define XS_NORM_F64_FRACTION XS_ROOT_FRACTION
+#define XS_NORM_F64_BIAS XS_ROOT_BIAS
+#define XS_NORM_F64_FRACTION_MASK XS_ROOT_FRACTION_MASK
 
-/* Veltkamp's splitter for 53-bit significands: 2^27 + 1 cuts a double into
- * two halves of at most 26 significant bits each (and its sign). */
-#define XS_NORM_SPLITTER 134217729.0
 /* Independent chains of the sum of squares (they hide the TwoSum latency). */
 #define XS_NORM_CHAINS 4
 /* Per term, a bound on |p + e - v^2| for the values Dekker's product does
@@ -75,44 +62,21 @@
  * 2^-1013; S >= 1/4 makes this irrelevant to the decision but it is kept
  * in the bound all the same. */
 #define XS_NORM_TINY_ERR 0x1p-950
-/* Relative slack of the decision for its own roundings (see step 4). */
-#define XS_NORM_SLACK 0x1p-100
-/* Relative slack of the float32 decision: (hi - m*m) rounds with an error
- * of at most 2^-53 |hi - m*m| <= 2^-51 hi, and the sum with lo once more. */
-#define XS_NORM_SLACK32 0x1p-50
 
-static inline double two_sum(double a, double b, double *err)
-{
-    double s = a + b;
-    double bb = s - a;
-    *err = (a - (s - bb)) + (b - bb);
-    return s;
-}
 
-/* p = fl(v*v) and *err = v*v - p (exact when |v| >= 2^-480, |v| < 2^996). */
-static inline double square(double v, double *err)
-{
-    double t = XS_NORM_SPLITTER * v;
-    double high = t - (t - v);
-    double low = v - high;
-    double p = v * v;
-    *err = ((high * high - p) + 2.0 * high * low) + low * low;
-    return p;
-}
-
-static inline double error_bound(npy_intp n, double hi, double slack)
+static inline double error_bound(npy_intp n, double hi)
 {
     double m = (double)n + 8.0;
-    return (m * m * 0x1p-102 + slack) * hi + (double)n * XS_NORM_TINY_ERR;
+    return m * m * 0x1p-102 * hi + (double)n * XS_NORM_TINY_ERR;
 }
 
 /* Merge the chains into hi + lo (see step 3). */
 static inline void merge_chains(const double *s, const double *c, double *hi, double *lo)
 {
     double t01, t23, t;
-    double s01 = two_sum(s[0], s[1], &t01);
-    double s23 = two_sum(s[2], s[3], &t23);
-    double sum = two_sum(s01, s23, &t);
+    double s01 = xs_running_two_sum(s[0], s[1], &t01);
+    double s23 = xs_running_two_sum(s[2], s[3], &t23);
+    double sum = xs_running_two_sum(s01, s23, &t);
     double comp = ((c[0] + c[1]) + (c[2] + c[3])) + ((t01 + t23) + t);
     *hi = sum + comp;
     *lo = comp - (*hi - sum);               /* Fast2Sum: |comp| < 2^-40 sum */
@@ -135,8 +99,8 @@ static inline double square_exact(double v, double *err)
 static inline void add_square(double *s, double *c, double v, int is32)
 {
     double e, t;
-    double p = is32 ? square_exact(v, &e) : square(v, &e);
-    *s = two_sum(*s, p, &t);
+    double p = is32 ? square_exact(v, &e) : xs_root_square(v, &e);
+    *s = xs_running_two_sum(*s, p, &t);
     *c += t + e;
 }
 
@@ -174,60 +138,6 @@ static inline int scan_row(const char *p, npy_intp stride, npy_intp n, int is32,
     return has_nan || largest == INFINITY || largest == 0.0;
 }
 
-/* (hi - r*r) + lo, i.e. S - r^2 up to the bound: r*r exact (Dekker), its
- * difference from hi exact (Sterbenz: r*r is within a factor 2 of hi). */
-static inline double remainder_of(double hi, double lo, double r)
-{
-    double rr_err;
-    double rr = square(r, &rr_err);
-    return ((hi - rr) - rr_err) + lo;
-}
-
-/* 1 and the correctly rounded float64 sqrt(S) in *root when decided, with
- * S = hi + lo +- the bound of n terms (hi >= 1/4, scaled rows). */
-static int decide_float64(double hi, double lo, npy_intp n, double *root)
-{
-    double r = sqrt(hi);
-    /* sqrt(hi) may round to the other side of a midpoint than sqrt(S) (hi
-     * differs from S by up to half its ulp, a quarter of r's ulp in the
-     * root): one Newton step from it, r + (S - r^2) / 2r, is within about
-     * 2^-100 r of sqrt(S), so its rounding is sqrt(S)'s but near midpoints. */
-    r += remainder_of(hi, lo, r) / (2.0 * r);
-    /* u: r's ulp (r >= 1/2, so its biased exponent exceeds 52); the gap
-     * below r is u/2 at a power of two. */
-    uint64_t rb = xs_double_bits(r);
-    double u = xs_bits_double(((rb >> XS_NORM_F64_FRACTION) - XS_NORM_F64_FRACTION)
-                              << XS_NORM_F64_FRACTION);
-    double below = (rb & XS_NORM_F64_FRACTION_MASK) == 0 ? 0.5 * u : u;
-    double d = remainder_of(hi, lo, r);
-    double bound = error_bound(n, hi, XS_NORM_SLACK);
-    *root = r;
-    return d + bound < r * u && d - bound > -(r * below);
-}
-
-/* 1 and the correctly rounded float32 sqrt(S) in *root when decided and a
- * normal float32. */
-static int decide_float32(double hi, double lo, npy_intp n, float *root)
-{
-    double r = sqrt(hi);
-    if (!(r >= FLT_MIN && r <= FLT_MAX)) {
-        return 0;                       /* subnormal or beyond the largest float32 */
-    }
-    float c = (float)r;
-    uint32_t cb;
-    memcpy(&cb, &c, sizeof cb);
-    /* u: c's ulp, 2^(E - bias - 23) for c's biased exponent E >= 1, as a
-     * double; the gap below c is u/2 at a power of two. */
-    int biased = (int)(cb >> XS_NORM_F32_FRACTION);
-    double u = xs_bits_double((uint64_t)(biased - XS_NORM_F32_BIAS - XS_NORM_F32_FRACTION +
-                                         XS_NORM_F64_BIAS) << XS_NORM_F64_FRACTION);
-    double below = (cb & XS_NORM_F32_FRACTION_MASK) == 0 ? 0.5 * u : u;
-    double up = (double)c + 0.5 * u, down = (double)c - 0.5 * below;   /* exact */
-    double bound = error_bound(n, hi, XS_NORM_SLACK32);
-    *root = c;
-    return (hi - up * up) + lo + bound < 0.0 && (hi - down * down) + lo - bound > 0.0;
-}
-
 static int norm_row_float64(const char *p, npy_intp stride, npy_intp n, double *out)
 {
     double largest;
@@ -249,7 +159,7 @@ static int norm_row_float64(const char *p, npy_intp stride, npy_intp n, double *
     double scale = xs_bits_double((uint64_t)scale_biased << XS_NORM_F64_FRACTION), hi, lo;
     sum_squares(p, stride, n, 0, scale, &hi, &lo);
     double r;
-    if (!decide_float64(hi, lo, n, &r)) {
+    if (!xs_root_decide(hi, lo, error_bound(n, hi), &xs_format_float64, &r)) {
         return 0;
     }
     /* The norm is r * 2^(1023 - scale_biased): exact when its biased
@@ -271,9 +181,13 @@ static int norm_row_float32(const char *p, npy_intp stride, npy_intp n, float *o
         *out = (float)special;                         /* NaN, Inf, or an exact 0 */
         return 1;
     }
-    double hi, lo;
+    double hi, lo, root;
     sum_squares(p, stride, n, 1, 1.0, &hi, &lo);
-    return decide_float32(hi, lo, n, out);
+    if (!xs_root_decide(hi, lo, error_bound(n, hi), &xs_format_float32, &root)) {
+        return 0;
+    }
+    *out = (float)root;                                /* exact: a float32 value */
+    return 1;
 }
 
 /* The gufunc loop "(n)->(),()" over rows: norm and decided flag.  The

@@ -55,18 +55,17 @@ def assert_rounded_sqrt(r, s, dtype):
 
 def rounded_sqrt(s, dtype):
     """sqrt(s) (s a non-negative Fraction) rounded once into dtype, to
-    nearest with ties to even: an integer square root with at least
-    p + 3 bits and a sticky half unit, then one rounding (no midpoint of
-    the format lies strictly between the root's floor and the next unit,
-    so the sticky value rounds as the root does)."""
+    nearest with ties to even: r = isqrt(floor(s * 4**k)) with at least
+    p + 3 bits and a sticky half unit when s * 4**k is not r**2 exactly,
+    then one rounding.  The root lies in [r, r + 1) * 2**-k, and no midpoint
+    of the format (on a coarser power-of-two grid) lies strictly inside, so
+    the sticky value rounds as the root does."""
     if s == 0:
         return round_fraction(Fraction(0), dtype)
     fmt = FORMATS[dtype]
     num, den = s.numerator, s.denominator
-    # sqrt(num / den) = sqrt(num * den) / den; scale by 4**k for p + 3 bits.
-    radicand = num * den
-    k = max(0, fmt.p + 3 - radicand.bit_length() // 2)
-    radicand <<= 2 * k
-    root = math.isqrt(radicand)
-    sticky = root * root != radicand
-    return round_fraction(Fraction(2 * root + sticky, 2 * den << k), dtype)
+    k = max(0, (2 * (fmt.p + 3) - (num.bit_length() - den.bit_length())) // 2 + 1)
+    whole, rest = divmod(num << (2 * k), den)
+    root = math.isqrt(whole)
+    sticky = rest != 0 or root * root != whole
+    return round_fraction(Fraction(2 * root + sticky, 1 << (k + 1)), dtype)

@@ -135,6 +135,8 @@ CALLS = {
     "kahan_sum": (xs.kahan_sum, (X,), {"axis": 0}),
     "exact_moving_sum": (xs.exact_moving_sum, (X,), {"window": 3, "min_count": 2}),
     "exact_moving_mean": (xs.exact_moving_mean, (X,), {"window": 2, "axis": 0}),
+    "exact_moving_var": (xs.exact_moving_var, (X,), {"window": 3, "ddof": 1}),
+    "exact_moving_std": (xs.exact_moving_std, (X,), {"window": 2, "axis": 0, "min_count": 1}),
     "exact_var": (xs.exact_var, (X,), {"axis": 1}),
     "exact_std": (xs.exact_std, (X,), {"axis": 0, "ddof": 1}),
     "exact_nanvar": (xs.exact_nanvar, (X,), {"where": X > 0}),

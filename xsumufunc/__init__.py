@@ -44,7 +44,7 @@ except ImportError:                        # pragma: no cover - depends on the c
 from ._api.add import exact_add
 from ._api.dot import exact_dot
 from ._api.grouped import exact_grouped_mean, exact_grouped_sum
-from ._api.moving import exact_moving_mean, exact_moving_sum
+from ._api.moving import exact_moving_mean, exact_moving_std, exact_moving_sum, exact_moving_var
 from ._api.stats import exact_nanstd, exact_nanvar, exact_std, exact_var
 from ._api.sums import exact_mean, exact_nanmean, exact_nansum, exact_sum
 from ._ufuncs import (
@@ -79,7 +79,9 @@ __all__ = [
     "exact_mean",
     "exact_mean_ufunc",
     "exact_moving_mean",
+    "exact_moving_std",
     "exact_moving_sum",
+    "exact_moving_var",
     "exact_nanmean",
     "exact_nansum",
     "exact_nanstd",

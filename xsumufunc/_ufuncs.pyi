@@ -18,6 +18,7 @@ exact_dot_ufunc: np.ufunc
 exact_cumsum_ufunc: np.ufunc
 exact_moving_ufunc: np.ufunc
 _norm_rows_ufunc: np.ufunc
+_moving_var_ufunc: np.ufunc
 exact_sum_state_ufunc: np.ufunc
 exact_masked_state_ufunc: np.ufunc
 exact_state_merge_ufunc: np.ufunc

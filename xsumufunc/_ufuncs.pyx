@@ -67,6 +67,9 @@ cdef extern from "xs_codes.h":
 cdef extern from "xs_moving.h":
     void xs_moving_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
 
+cdef extern from "xs_moving_var.h":
+    void xs_moving_var(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
+
 cdef extern from "xs_norm.h":
     void xs_norm_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     void xs_norm_float32(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
@@ -617,6 +620,28 @@ cdef object _moving_gufunc():
 
 
 exact_moving_ufunc = _moving_gufunc()
+
+
+cdef object _moving_var_gufunc():
+    """(values, window, min_count, ddof, std) -> each window's variance (or
+    standard deviation) where decided, and whether it was."""
+    f64, i64, b = np.dtype(np.float64).num, INT64_NUM, np.dtype(bool).num
+    loops = [(<size_t>xs_moving_var, _target_address(result),
+              [f64, i64, i64, i64, b, np.dtype(result).num, b]) for result in _BUILTIN_RESULTS]
+    ufunc = _make_gufunc(
+        loops, 5, 2, "_moving_var_ufunc",
+        "Variance (or standard deviation) of each trailing window of the last axis,\n"
+        "rounded once, where two-double approximations decide it.\n\n"
+        "float64 values, int64 window, int64 min_count, int64 ddof, bool std;\n"
+        "signature (n),(),(),(),()->(n),(n): the values and a flag per window,\n"
+        "False where xsumufunc._core.moving must compute the window exactly.",
+        "(n),(),(),(),()->(n),(n)")
+    _register_bf16(ufunc, <size_t>xs_moving_var, _target_address("bfloat16"),
+                   [f64, i64, i64, i64, b, BF16_NUM, b])
+    return ufunc
+
+
+_moving_var_ufunc = _moving_var_gufunc()
 
 
 # The one-pass norms of rows (src/xs_norm.c): each row's norm and whether the

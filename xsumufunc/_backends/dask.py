@@ -660,15 +660,16 @@ _REDUCTIONS = {
 }
 
 
-def _moving_window(core, a, window, axis, min_count, name):
-    """Moving sums and means: each block sees the window - 1 values before
-    it (map_overlap), so every output is the same exact window sum."""
+def _moving_window(core, a, window, axis, min_count, name, *more):
+    """Moving sums, means, variances: each block sees the window - 1 values
+    before it (map_overlap), so every output is the same exact window's.
+    more: the core's arguments after min_count (ddof)."""
     axis, window, min_count, result = _moving.check(name, a.dtype, a.shape, window, axis,
                                                     min_count)
     depth = window - 1
     if depth and min(a.chunks[axis]) < depth:
         a = a.rechunk({axis: max(depth, max(a.chunks[axis]))})
-    return a.map_overlap(lambda block: core(block, window, axis, min_count),
+    return a.map_overlap(lambda block: core(block, window, axis, min_count, *more),
                          depth={i: (depth if i == axis else 0) for i in range(a.ndim)},
                          boundary="none", trim=True, dtype=result,
                          meta=np.empty((0,) * a.ndim, result))
@@ -708,7 +709,10 @@ def call(function, args, kwargs):
                          skip_nan, std)
     if name in ("exact_moving_sum", "exact_moving_mean"):
         return _moving_window(function.core, da.asarray(arg["a"]), arg["window"], arg["axis"],
-                       arg["min_count"], name)
+                              arg["min_count"], name)
+    if name in ("exact_moving_var", "exact_moving_std"):
+        return _moving_window(function.core, da.asarray(arg["a"]), arg["window"], arg["axis"],
+                              arg["min_count"], name, arg["ddof"])
     if name == "kahan_sum":
         return _kahan_sum(function.core, da.asarray(arg["a"]), arg["axis"])
     if name == "merge_states":

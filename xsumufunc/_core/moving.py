@@ -1,13 +1,15 @@
-"""Exact moving-window sums and means (the NumPy bodies of exact_moving_sum
-and exact_moving_mean; the algorithm: ``src/xs_moving.c``)."""
+"""Exact moving-window sums, means, variances and standard deviations (the
+NumPy bodies of exact_moving_sum, exact_moving_mean, exact_moving_var and
+exact_moving_std; the algorithms: ``src/xs_moving.c``,
+``src/xs_moving_var.c``)."""
 
 import operator
 
 import numpy as np
 
-from .._ufuncs import exact_moving_ufunc
-from . import dtypes
-from .spec import as_input, single_axis
+from .._ufuncs import _moving_var_ufunc, exact_moving_ufunc
+from . import dtypes, moments
+from .spec import NO_VALUE, as_input, single_axis
 
 _F64, _I64 = np.dtype(np.float64), np.dtype(np.int64)
 
@@ -78,3 +80,72 @@ def moving_of_halves(halves, window, min_count, mean):
     if mean:
         res *= 2
     return res
+
+
+#: Result dtypes of the compiled moving-variance loop (the others, ml_dtypes'
+#: byte-coded formats, take the exact path for every window).
+_LOOP_RESULTS = {np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16),
+                 dtypes.BFLOAT16}
+
+#: Terms per block of the windows computed exactly (rows of window terms).
+_EXACT_BLOCK_TERMS = 1 << 20
+
+#: ddof as the loop's int64: beyond this it decides nothing anyway.
+_DDOF_LIMIT = 1 << 62
+
+
+def moving_variance(func_name, a, window, axis, min_count, ddof, std):
+    """Each trailing window's exact variance (std: its correctly rounded
+    root) along `axis`, rounded once into the result dtype.  NaN terms are
+    left out; NaN where the window holds fewer than min_count terms or no
+    more than ddof, or an Inf.  The compiled loop (src/xs_moving_var.c)
+    decides nearly every window in O(1); the windows it leaves are computed
+    exactly from their terms (_exact_windows)."""
+    a, _ = as_input(a, func_name)
+    axis, window, min_count, result = check(func_name, a.dtype, a.shape, window, axis,
+                                            min_count)
+    ddof = int(moments.check_ddof(ddof, NO_VALUE, func_name))
+    rows = np.moveaxis(a, axis, -1)
+    out = np.empty(rows.shape, result)
+    values = dtypes.float64_parts(rows, split=False)
+    if values is not None and result in _LOOP_RESULTS:
+        decided = np.empty(rows.shape, bool)
+        clipped = min(max(ddof, -_DDOF_LIMIT), _DDOF_LIMIT)
+        _moving_var_ufunc(values[0], window, min_count, clipped, std, out=(out, decided),
+                          signature=(_F64, _I64, _I64, _I64, np.dtype(bool), result,
+                                     np.dtype(bool)))
+        todo = np.argwhere(~decided)
+    else:
+        todo = np.argwhere(np.ones(rows.shape, bool))
+    if todo.size:
+        _exact_windows(rows, todo, window, min_count, ddof, std, out, func_name)
+    return np.moveaxis(out, -1, axis)
+
+
+def _exact_windows(rows, where, window, min_count, ddof, std, out, func_name):
+    """The windows ending at `where` (indices into rows; the last one the
+    position along the axis) from their terms: exact moments
+    (moments.Moments) rounded once (moments.finish), in blocks of about
+    _EXACT_BLOCK_TERMS terms."""
+    n = rows.shape[-1]
+    flat_rows, flat_out = rows.reshape(-1, n), out.reshape(-1, n)
+    row_of = (np.ravel_multi_index(tuple(where[:, :-1].T), rows.shape[:-1])
+              if rows.ndim > 1 else np.zeros(len(where), np.intp))
+    ends = where[:, -1]
+    back = np.arange(window - 1, -1, -1)
+    nan = np.array(np.nan).astype(out.dtype)
+    step = max(1, _EXACT_BLOCK_TERMS // window)
+    for s in range(0, len(ends), step):
+        r, k = row_of[s:s + step], ends[s:s + step]
+        at = k[:, np.newaxis] - back
+        keep = at >= 0
+        terms = flat_rows[r[:, np.newaxis], np.maximum(at, 0)]
+        if terms.dtype.kind not in "biu":
+            keep &= ~np.isnan(terms)
+        counts = np.count_nonzero(keep, axis=1)
+        values = np.full(len(k), nan, out.dtype)
+        ok = np.flatnonzero((counts >= min_count) & (counts - ddof > 0))
+        if ok.size:
+            m = moments.Moments.of_rows(terms[ok], keep[ok], func_name)
+            values[ok] = moments.finish(m, ddof, out.dtype, std, func_name)
+        flat_out[r, k] = values
