@@ -7,7 +7,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from oracle import FORMATS, round_fraction, terms_of
+from oracle import CODE_RULES, FORMATS, round_fraction, terms_of
 
 
 def exact_square_sum(x):
@@ -62,7 +62,7 @@ def rounded_sqrt(s, dtype):
     the sticky value rounds as the root does."""
     if s == 0:
         return round_fraction(Fraction(0), dtype)
-    fmt = FORMATS[dtype]
+    fmt = FORMATS[dtype] if dtype in FORMATS else CODE_RULES[dtype].fmt
     num, den = s.numerator, s.denominator
     k = max(0, (2 * (fmt.p + 3) - (num.bit_length() - den.bit_length())) // 2 + 1)
     whole, rest = divmod(num << (2 * k), den)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, round_fraction, terms_of
+from oracle import BFLOAT16, CODE_DTYPES, FLOAT16, FLOAT32, FLOAT64, round_fraction, terms_of
 from oracle_roots import rounded_sqrt
 from strategies import float_lists, to_array
 
@@ -23,7 +23,7 @@ INT64 = np.dtype(np.int64)
 
 def _oracle(x, window, min_count, ddof, std):
     """Each window's expected value, from the Fraction terms."""
-    dtype = x.dtype if x.dtype.kind == "f" or x.dtype == BFLOAT16 else FLOAT64
+    dtype = FLOAT64 if x.dtype.kind in "biu" else x.dtype
     terms = terms_of(x)
     out = []
     for i in range(len(terms)):
@@ -51,10 +51,14 @@ def _same(got, want):
 
 @st.composite
 def _cases(draw):
-    dtype = draw(st.sampled_from([FLOAT64, FLOAT64, FLOAT32, FLOAT16, BFLOAT16, INT64]))
+    dtype = draw(st.sampled_from([FLOAT64, FLOAT64, FLOAT32, FLOAT16, BFLOAT16, INT64,
+                                  *CODE_DTYPES]))
     if dtype == INT64:
         values = draw(st.lists(st.integers(-2**63, 2**63 - 1), min_size=1, max_size=30))
         x = np.array(values, INT64)
+    elif dtype in CODE_DTYPES:                  # any codes, NaN and Inf ones included
+        codes = draw(st.lists(st.integers(0, 255), min_size=1, max_size=30))
+        x = np.array(codes, np.uint8).view(dtype)
     else:
         values = draw(float_lists(dtype).filter(lambda v: len(v) > 0))
         x = to_array(values[:40], dtype)

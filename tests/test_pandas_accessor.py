@@ -122,6 +122,29 @@ def test_series_rolling_sums_are_exact_and_keep_the_index():
                         round_fraction(sum(map(Fraction, window)) / 10, FLOAT64), str(i))
 
 
+def test_series_rolling_var_and_std_are_exact_and_never_negative():
+    """pandas' rolling variance of a level shift goes negative or drifts;
+    ours is each window's exact variance (ddof=1, pandas' default), rounded
+    once, and its correctly rounded root: checked against the oracle."""
+    from oracle_roots import rounded_sqrt
+    x = np.concatenate([np.full(5, 1e9 + 0.1), np.full(5, 0.3), [0.1, 0.2, 0.7, np.nan, 0.4]])
+    s = pd.Series(x, name="v")
+    var, std = s.exact.rolling_var(3, min_periods=2), s.exact.rolling_std(3, min_periods=2)
+    assert var.index.equals(s.index) and var.name == "v"
+    for i in range(len(x)):
+        window = [Fraction(v) for v in x[max(0, i - 2):i + 1].tolist() if not math.isnan(v)]
+        n = len(window)
+        if n < 2:
+            assert math.isnan(var.iloc[i]) and math.isnan(std.iloc[i])
+            continue
+        exact = (n * sum(v * v for v in window) - sum(window) ** 2) / (n * (n - 1))
+        assert_same(np.float64(var.iloc[i]), round_fraction(exact, FLOAT64), str(i))
+        assert_same(np.float64(std.iloc[i]), rounded_sqrt(exact, FLOAT64), str(i))
+    assert (var.dropna() >= 0).all()
+    with pytest.raises(TypeError, match="rolling_var"):
+        pd.Series([2**60 + 1, None, 3], dtype="Int64").exact.rolling_var(2)
+
+
 def test_skipna_on_every_float_kind():
     """NaNs are skipped in ml_dtypes columns too (kind 'V', no np.isnan
     shortcut), and a frame of one dtype goes through pandas' own block."""

@@ -638,6 +638,9 @@ cdef object _moving_var_gufunc():
         "(n),(),(),(),()->(n),(n)")
     _register_bf16(ufunc, <size_t>xs_moving_var, _target_address("bfloat16"),
                    [f64, i64, i64, i64, b, BF16_NUM, b])
+    for code in _CODE_SLOTS:
+        _register_user(ufunc, code.num, <size_t>xs_moving_var, _target_address(code),
+                       [f64, i64, i64, i64, b, code.num, b])
     return ufunc
 
 

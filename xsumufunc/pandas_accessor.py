@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ._api.grouped import exact_grouped_mean, exact_grouped_sum
-from ._api.moving import exact_moving_mean, exact_moving_sum
+from ._api.moving import exact_moving_mean, exact_moving_std, exact_moving_sum, exact_moving_var
 from ._api.stats import exact_nanstd, exact_nanvar, exact_std, exact_var
 from ._api.sums import exact_mean, exact_nanmean, exact_nansum, exact_sum
 from ._core import dtypes, moments, moving, states
@@ -256,7 +256,8 @@ class ExactFrameAccessor:
 @pd.api.extensions.register_series_accessor("exact")
 class ExactSeriesAccessor:
     """``series.exact.sum/mean/var/std(skipna=True)``,
-    ``series.exact.rolling_sum/rolling_mean(window, min_periods=None)`` and
+    ``series.exact.rolling_sum/rolling_mean(window, min_periods=None)``,
+    ``series.exact.rolling_var/rolling_std(window, min_periods=None, ddof=1)`` and
     ``series.exact.grouped_sum/grouped_mean(by, sort=True, skipna=True)``."""
 
     def __init__(self, series: pd.Series) -> None:
@@ -278,6 +279,16 @@ class ExactSeriesAccessor:
         else:
             func = exact_moving_mean if method == "rolling_mean" else exact_moving_sum
             res = func(values, window, min_count=min_periods)
+        return pd.Series(res, index=self._series.index, name=self._series.name)
+
+    def _rolling_variance(self, method, window, min_periods, ddof):
+        values = self._values(method)
+        if isinstance(values, list):                   # halves (_column_values)
+            raise TypeError(f"Series.exact.{method}: a nullable integer column with missing "
+                            "values beyond 2**53 is not supported here; pass "
+                            "series.dropna() or a float64 column")
+        func = exact_moving_std if method == "rolling_std" else exact_moving_var
+        res = func(values, window, min_count=min_periods, ddof=ddof)
         return pd.Series(res, index=self._series.index, name=self._series.name)
 
     def sum(self, skipna: bool = True) -> Any:
@@ -305,6 +316,19 @@ class ExactSeriesAccessor:
     def rolling_mean(self, window: int, min_periods: int | None = None) -> pd.Series:
         """``rolling(window, min_periods).mean()``, exact and rounded once."""
         return self._rolling("rolling_mean", window, min_periods)
+
+    def rolling_var(self, window: int, min_periods: int | None = None,
+                    ddof: int = 1) -> pd.Series:
+        """``rolling(window, min_periods).var(ddof)``: each window's exact
+        variance rounded once (never negative, no drift); NaN where a window
+        has fewer than min_periods values or no more than ddof."""
+        return self._rolling_variance("rolling_var", window, min_periods, ddof)
+
+    def rolling_std(self, window: int, min_periods: int | None = None,
+                    ddof: int = 1) -> pd.Series:
+        """``rolling(window, min_periods).std(ddof)``: the correctly rounded
+        root of each window's exact variance."""
+        return self._rolling_variance("rolling_std", window, min_periods, ddof)
 
     def _grouped_reduction(self, method, by, sort, skipna):
         func = f"Series.exact.{method}"

@@ -82,10 +82,10 @@ def moving_of_halves(halves, window, min_count, mean):
     return res
 
 
-#: Result dtypes of the compiled moving-variance loop (the others, ml_dtypes'
-#: byte-coded formats, take the exact path for every window).
+#: Result dtypes of the compiled moving-variance loop: every float result
+#: (a test empties it to run the exact path alone).
 _LOOP_RESULTS = {np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16),
-                 dtypes.BFLOAT16}
+                 dtypes.BFLOAT16, *dtypes.CODES}
 
 #: Terms per block of the windows computed exactly (rows of window terms).
 _EXACT_BLOCK_TERMS = 1 << 20
