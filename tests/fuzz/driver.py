@@ -23,7 +23,9 @@ Checked, each against the exact value rounded once into the target:
 ``exact_sum``/``exact_nansum`` with a random ``where`` mask, exact states
 of random chunks merged by ``exact_state_merge_ufunc`` (the merge paths),
 ``exact_moving_sum``/``exact_moving_mean`` with a random window and
-``min_count`` (a few outputs of each row, the last ones among them), and
+``min_count`` (a few outputs of each row, the last ones among them),
+``exact_moving_var``/``exact_moving_std`` on the same windows (rows up to
+MOVING_VAR_TERMS), and
 for float64, float32, float16 and bfloat16 input the 2-norm
 (``array_api.linalg.vector_norm``, in the input's dtype: the correctly
 rounded root of the exact sum of squares, tests/oracle_roots.py).
@@ -310,6 +312,10 @@ class Case:
         self.moving_mean = bool(rng.random() < 0.5)
         picks = rng.integers(0, max(n, 1), 4).tolist() + list(range(max(n - 4, 0), n))
         self.moving_at = np.array(sorted({i for i in picks if i < n}), np.intp)
+        # Moving variance (drawn after the above): ddof and var or std, on
+        # the same window, min_count and outputs.
+        self.ddof = int(rng.integers(0, 3))
+        self.moving_std = bool(rng.random() < 0.5)
 
     def describe(self):
         return (f"seed={self.seed} case={self.index} kind={self.kind} n={self.x.size} "
@@ -345,6 +351,10 @@ def results(case):
     got["moving"] = moving(case.x_row, case.window, min_count=case.min_count)[case.moving_at]
     if case.dtype in NORM_DTYPES:
         got["norm"] = xp.linalg.vector_norm(case.x_view)[()]
+    if case.x.size <= MOVING_VAR_TERMS:
+        spread = xs.exact_moving_std if case.moving_std else xs.exact_moving_var
+        got["moving_var"] = spread(case.x_row, case.window, min_count=case.min_count,
+                                   ddof=case.ddof)[case.moving_at]
     return got
 
 
@@ -365,7 +375,10 @@ def expected_fraction(case):
         "where": exact_sum_oracle(selected, t, skip_nan=case.skip_nan),
         "merge": exact_sum_oracle(terms, t),
         "moving": _moving_fraction(case, terms),
-    } | _norm_entry(case, lambda: sum((Fraction(v) ** 2 for v in terms), Fraction(0)))
+    } | _moving_var_entry(case, case.x.astype(np.float64), lambda: lambda lo, hi: (
+        sum((Fraction(v) for v in terms[lo:hi] if math.isfinite(v)), Fraction(0)),
+        sum((Fraction(v) ** 2 for v in terms[lo:hi] if math.isfinite(v)), Fraction(0)),
+    )) | _norm_entry(case, lambda: sum((Fraction(v) ** 2 for v in terms), Fraction(0)))
 
 
 #: Input dtypes whose 2-norm the fuzz checks (its result is in the same dtype).
@@ -387,6 +400,41 @@ def _norm_entry(case, square_sum):
     if case.dtype not in NORM_DTYPES:
         return {}
     return {"norm": _norm(square_sum, case.x.astype(np.float64), case.dtype)}
+
+
+#: Rows up to this long check the moving variance (its loop has no
+#: length-dependent path, and windows it leaves cost O(window) each).
+MOVING_VAR_TERMS = 1024
+
+
+def _moving_var_entry(case, x, make_square_sums):
+    """{"moving_var": expected} where the case checks it, else {}
+    (make_square_sums() gives _moving_var's square_sums)."""
+    if case.x.size > MOVING_VAR_TERMS:
+        return {}
+    return {"moving_var": _moving_var(case, x, make_square_sums())}
+
+
+def _moving_var(case, x, square_sums):
+    """The checked outputs of the moving variance: NaN with fewer than
+    min_count terms, no more than ddof, or an Inf in the window; else the
+    exact variance (n S2 - S1^2) / (n (n - ddof)) rounded once, or its root.
+    square_sums(lo, hi) gives (n, S1, S2) of the finite terms of x[lo:hi]
+    as Fractions (the oracle's own way)."""
+    t = _moving_result_dtype(case)
+    need = case.window if case.min_count is None else case.min_count
+    out = []
+    for i in case.moving_at.tolist():
+        lo, hi = max(0, i - case.window + 1), i + 1
+        window = x[lo:hi]
+        n = int(np.count_nonzero(~np.isnan(window)))
+        if n < need or n - case.ddof <= 0 or np.isinf(window).any():
+            out.append(np.array(np.nan, np.float64).astype(t)[()])
+            continue
+        s1, s2 = square_sums(lo, hi)
+        var = (n * s2 - s1 * s1) / (n * (n - case.ddof))
+        out.append(rounded_sqrt(var, t) if case.moving_std else round_fraction(var, t))
+    return np.array(out, t)
 
 
 def _moving_result_dtype(case):
@@ -516,7 +564,20 @@ def expected_fast(case):
         "where": _sum_fast(selected, t),
         "merge": total,
         "moving": _moving_fast(case, x),
-    } | _norm_entry(case, lambda: _squares_fast(x))
+    } | _moving_var_entry(case, x, lambda: _square_sums_fast(x)) | _norm_entry(case, lambda: _squares_fast(x))
+
+
+def _square_sums_fast(x):
+    """(lo, hi) -> exact (S1, S2) of the finite terms of x[lo:hi] as
+    Fractions, from prefix sums of integers in units of 2**-_UNIT."""
+    m, s = _units(np.where(np.isfinite(x), x, 0.0))
+    units = [a << b for a, b in zip(m, s)]
+    p1, p2 = [0], [0]
+    for u in units:
+        p1.append(p1[-1] + u)
+        p2.append(p2[-1] + u * u)
+    return lambda lo, hi: (Fraction(p1[hi] - p1[lo], 1 << _UNIT),
+                           Fraction(p2[hi] - p2[lo], 1 << (2 * _UNIT)))
 
 
 def _squares_fast(x):
