@@ -148,16 +148,22 @@ class Moments:
         return sum(value << (e - lowest) for value, e in parts), lowest
 
 
-def finish(moments, ddof, result, std, func_name):
-    """Round each row's variance (or its root, std) once into `result`."""
+def warn_no_dof(stacklevel=3):
+    """NumPy's warning for a variance with n - ddof <= 0 (the result is inf or NaN)."""
+    warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=stacklevel + 1)
+
+
+def finish(moments, ddof, result, std, func_name, warn=True):
+    """Round each row's variance (or its root, std) once into `result`
+    (warn: warn_no_dof for the first row with n - ddof <= 0)."""
     out = np.empty(moments.counts.shape, result)
     fmt_of_result = dtypes.FORMATS[result]
-    warned = False
+    warned = not warn
     for i in range(out.size):
         n = int(moments.counts[i])
         dof = n - ddof
         if dof <= 0 and not warned:
-            warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)
+            warn_no_dof(stacklevel=4)
             warned = True
         if moments.special[i]:
             out[i] = np.nan
