@@ -15,7 +15,7 @@ from helpers import assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import CODE_DTYPES, CODE_RULES, FLOAT_DTYPES, exact_sum_oracle, round_fraction
-from test_var import var_oracle
+from oracle_moments import var_oracle
 
 import xsumufunc as xs
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from helpers import assert_same
 from oracle import FLOAT32, FLOAT64, exact_sum_oracle, round_fraction
+from oracle_moments import var_oracle
 from oracle_products import exact_mean_oracle
-from test_var import var_oracle
 
 pd = pytest.importorskip("pandas")
 import xsumufunc.pandas_accessor  # noqa: E402, F401  (registers the accessors)

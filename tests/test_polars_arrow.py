@@ -12,9 +12,9 @@ from helpers import assert_same, quiet
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from oracle import FLOAT32, FLOAT64, exact_sum_oracle, terms_of
+from oracle_moments import check as check_var
 from oracle_products import exact_mean_oracle
 from strategies import arrays_1d
-from test_var import check as check_var
 
 import xsumufunc as xs
 

@@ -15,11 +15,11 @@ from helpers import assert_same
 from hypothesis import given
 from hypothesis import strategies as st
 from oracle import FLOAT32, FLOAT64, round_fraction, terms_of
+from oracle_moments import var_oracle
 from oracle_products import exact_dot_oracle, oracle_dot
 from strategies import axis_args, nd_arrays, value_lists, where_masks
 from test_array_api import assert_rounded_sqrt
 from test_moving import moving_oracle
-from test_var import var_oracle
 
 import xsumufunc as xs
 import xsumufunc._core.norm as norm_module

@@ -8,9 +8,9 @@ from helpers import assert_same, quiet
 from hypothesis import given
 from hypothesis import strategies as st
 from oracle import COMPLEX128, FLOAT32, FLOAT64, oracle_reduce
+from oracle_moments import check
 from oracle_products import oracle_mean_reduce
 from strategies import nd_arrays
-from test_var import check
 
 import xsumufunc as xs
 

@@ -19,7 +19,8 @@ Exact states to merge across threads, processes or machines:
 :func:`exact_sum_state`, :func:`exact_count`, :func:`merge_states`,
 :func:`round_state`, :func:`state_mean` (module :mod:`xsumufunc.state`).
 Grouped sums without a Python call per group: :func:`exact_grouped_sum`,
-:func:`exact_grouped_mean`.  The public functions also take dask arrays
+:func:`exact_grouped_mean`; grouped variances built for all groups at once:
+:func:`exact_grouped_var`, :func:`exact_grouped_std`.  The public functions also take dask arrays
 (lazy, exact for every chunking; see docs/contract.md), and polars and
 pyarrow columns (a null is an error except in the nan-functions, which skip
 it).  Dask DataFrame groupby aggregations: :mod:`xsumufunc.dask_dataframe`
@@ -43,7 +44,12 @@ except ImportError:                        # pragma: no cover - depends on the c
 
 from ._api.add import exact_add
 from ._api.dot import exact_dot
-from ._api.grouped import exact_grouped_mean, exact_grouped_sum
+from ._api.grouped import (
+    exact_grouped_mean,
+    exact_grouped_std,
+    exact_grouped_sum,
+    exact_grouped_var,
+)
 from ._api.moving import exact_moving_mean, exact_moving_std, exact_moving_sum, exact_moving_var
 from ._api.stats import exact_nanstd, exact_nanvar, exact_std, exact_var
 from ._api.sums import exact_mean, exact_nanmean, exact_nansum, exact_sum
@@ -75,7 +81,9 @@ __all__ = [
     "exact_dot",
     "exact_dot_ufunc",
     "exact_grouped_mean",
+    "exact_grouped_std",
     "exact_grouped_sum",
+    "exact_grouped_var",
     "exact_mean",
     "exact_mean_ufunc",
     "exact_moving_mean",

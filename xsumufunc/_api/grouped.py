@@ -1,11 +1,13 @@
-"""exact_grouped_sum and exact_grouped_mean: one exact result per group,
-without a Python call per group (the algorithm: ``_core/grouped.py``)."""
+"""exact_grouped_sum, exact_grouped_mean, exact_grouped_var and
+exact_grouped_std: one exact result per group, without a Python call per
+group (the algorithm: ``_core/grouped.py``)."""
 
 from typing import Any
 
 from numpy.typing import ArrayLike, DTypeLike
 
-from .._core.grouped import grouped
+from .._core.grouped import grouped, grouped_variance
+from .._core.spec import NO_VALUE
 from .._dispatch import dispatching
 
 _ARRAYS = ("values", "codes")
@@ -64,3 +66,79 @@ def exact_grouped_mean(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
     array([0.2, 7. ])
     """
     return grouped("exact_grouped_mean", values, codes, ngroups, dtype, skip_nan, True)
+
+
+@dispatching("exact_grouped_var", _ARRAYS)
+def exact_grouped_var(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
+                      dtype: DTypeLike | None = None, skip_nan: bool = False,
+                      ddof: float = 0, correction: Any = NO_VALUE) -> Any:
+    """Exact variance of the values of each group, rounded once, without a
+    Python call per value or per group's moments.
+
+    Element g is ``exact_var(values[codes == g], ddof=ddof)``: the exact
+    value of ``sum((x - mean)**2) / (n - ddof)`` over the n values of the
+    group, with their exact mean, rounded once into the result dtype.
+
+    Parameters
+    ----------
+    values : array_like, 1-D
+        The values (dtypes as for :func:`xsumufunc.exact_var`: bool, every
+        64-bit integer exactly, float16/32/64, bfloat16, complex).
+    codes : array_like of int, same shape
+        The group of each value, in ``[0, ngroups)``; a negative code (as
+        ``pandas.factorize`` gives missing keys) leaves the value out.
+    ngroups : int
+        The number of groups.
+    dtype : dtype, optional
+        The real dtype to round into, as for :func:`xsumufunc.exact_var`
+        (default: the input's, its component dtype for complex, float64 for
+        bool and integers).
+    skip_nan : bool, optional
+        Leave NaNs out (as :func:`xsumufunc.exact_nanvar`): they are neither
+        values nor counted.
+    ddof, correction : int, optional
+        Delta degrees of freedom: the divisor is ``n - ddof`` (``correction``
+        is NumPy 2's name for it; give one of them).  A group with
+        ``n - ddof <= 0`` (an empty group, or one value with ``ddof=1``) is
+        ``inf`` (``nan`` for zero spread), with one RuntimeWarning, as
+        :func:`xsumufunc.exact_var` gives.
+
+    Returns
+    -------
+    ndarray of shape ``(ngroups,)``.  A group with a NaN or infinite value
+    is NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc import exact_grouped_var
+    >>> exact_grouped_var([1.0, 2.0, 3.0, 4.0, 10.0, 1e100, np.nan],
+    ...                   [0, 0, 0, 0, 1, -1, 1], 2, skip_nan=True)
+    array([1.25, 0.  ])
+    >>> exact_grouped_var([0.1, 0.2, 0.3, 5.0, 7.0], [0, 0, 0, 1, 1], 2, ddof=1,
+    ...                   dtype=np.float32)                              # one rounding
+    array([0.01, 2.  ], dtype=float32)
+    """
+    return grouped_variance("exact_grouped_var", values, codes, ngroups, dtype, ddof,
+                            correction, skip_nan, std=False)
+
+
+@dispatching("exact_grouped_std", _ARRAYS)
+def exact_grouped_std(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
+                      dtype: DTypeLike | None = None, skip_nan: bool = False,
+                      ddof: float = 0, correction: Any = NO_VALUE) -> Any:
+    """Exact standard deviation of the values of each group: the correctly
+    rounded square root of each group's exact variance (not the root of a
+    rounded variance).  Element g is
+    ``exact_std(values[codes == g], ddof=ddof)``; same arguments as
+    :func:`exact_grouped_var`.
+
+    Examples
+    --------
+    >>> from xsumufunc import exact_grouped_std
+    >>> exact_grouped_std([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0, 1.0, 2.0],
+    ...                   [0, 0, 0, 0, 0, 0, 0, 0, 1, 1], 2)
+    array([2. , 0.5])
+    """
+    return grouped_variance("exact_grouped_std", values, codes, ngroups, dtype, ddof,
+                            correction, skip_nan, std=True)

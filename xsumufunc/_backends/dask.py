@@ -34,7 +34,7 @@ from .._core import moving as _moving
 from .._core import stateformat as fmt
 from .._core import states as _state
 from .._core.add import reduceat_segments
-from .._core.grouped import grouped_states
+from .._core.grouped import grouped_moments, grouped_states
 from .._core.spec import (
     NO_VALUE,
     ReductionSpec,
@@ -517,11 +517,10 @@ def _reduceat(core, a, indices, axis, dtype, out):
                             meta=np.empty((0,) * a.ndim, result))
 
 
-def _grouped(core, values, codes, ngroups, dtype, skip_nan, mean):
-    """Grouped sums of dask values: per chunk, the exact state of every
-    group (ngroups states: bounded by the groups, not the values), merged
-    across the chunks and rounded once."""
-    name = "exact_grouped_mean" if mean else "exact_grouped_sum"
+def _grouped_arguments(name, values, codes, ngroups):
+    """Checked dask arguments of the grouped functions: values, its kind,
+    codes chunked as values, ngroups (each chunk is checked again by the
+    NumPy code)."""
     values = da.asarray(values)
     if values.ndim != 1:
         raise ValueError(f"{name}: values must be 1-D, not {values.ndim}-D")
@@ -530,14 +529,22 @@ def _grouped(core, values, codes, ngroups, dtype, skip_nan, mean):
     if codes.shape != values.shape:
         raise ValueError(f"{name}: codes must be integers of the same shape as values "
                          f"({values.shape}), not {codes.dtype} of shape {codes.shape}")
-    result = _dtypes.resolve_result(values.dtype, kind, dtype, None, name)
     try:
         ngroups = int(ngroups)
     except (TypeError, ValueError):
         raise ValueError(f"{name}: ngroups must be a non-negative integer") from None
     if ngroups < 0:
         raise ValueError(f"{name}: ngroups must be a non-negative integer")
-    codes = codes.rechunk(values.chunks)
+    return values, kind, codes.rechunk(values.chunks), ngroups
+
+
+def _grouped(core, values, codes, ngroups, dtype, skip_nan, mean):
+    """Grouped sums of dask values: per chunk, the exact state of every
+    group (ngroups states: bounded by the groups, not the values), merged
+    across the chunks and rounded once."""
+    name = "exact_grouped_mean" if mean else "exact_grouped_sum"
+    values, kind, codes, ngroups = _grouped_arguments(name, values, codes, ngroups)
+    result = _dtypes.resolve_result(values.dtype, kind, dtype, None, name)
     record = _record_dtype(kind)
 
     def chunk_records(v, c):
@@ -702,6 +709,9 @@ def call(function, args, kwargs):
     if name in ("exact_grouped_sum", "exact_grouped_mean"):
         return _grouped(function.core, arg["values"], arg["codes"], arg["ngroups"],
                         arg["dtype"], arg["skip_nan"], name == "exact_grouped_mean")
+    if name in ("exact_grouped_var", "exact_grouped_std"):
+        return _grouped_variance(name, arg["values"], arg["codes"], arg["ngroups"],
+                                 arg["dtype"], arg["skip_nan"], arg["ddof"], arg["correction"])
     if name in _VARIANCES:
         skip_nan, std = _VARIANCES[name]
         return _variance(name, da.asarray(arg["a"]), arg["axis"], arg["dtype"], arg["out"],
@@ -750,9 +760,7 @@ def _moment_chunk(x, mask, *, axes, kind, skip_nan, func_name):
     m = _moments.Moments.of_rows(np.transpose(x, order).reshape(shape),
                                  None if keep is None else
                                  np.transpose(keep, order).reshape(shape), func_name)
-    rec = np.empty(shape[0], _moment_dtype(kind))
-    rec["count"], rec["s1"], rec["s2"], rec["special"] = m.counts, m.s1, m.s2, m.special
-    return rec.reshape(kept_shape(x.shape, axes))
+    return _moment_records(m, kind).reshape(kept_shape(x.shape, axes))
 
 
 def _merge_moments(rec, axes, kind, keepdims):
@@ -813,3 +821,46 @@ def _variance(name, a, axis, dtype, out, ddof, keepdims, where, correction, skip
     return da.reduction(source, chunk=combine, combine=combine, aggregate=aggregate,
                         axis=axes, keepdims=keepdims, dtype=record, concatenate=True,
                         name=name, meta=np.empty((0,) * meta_ndim, result))
+
+
+def _moment_records(moments, kind):
+    """The moment records (_moment_dtype) of the rows of a Moments."""
+    rec = np.empty(moments.counts.shape, _moment_dtype(kind))
+    rec["count"], rec["s1"], rec["s2"], rec["special"] = (
+        moments.counts, moments.s1, moments.s2, moments.special)
+    return rec
+
+
+def _grouped_variance(name, values, codes, ngroups, dtype, skip_nan, ddof, correction):
+    """Grouped variances of dask values: per chunk, the exact moments of
+    every group (_core.grouped.grouped_moments), merged across the chunks
+    (_merge_moments) and each group's variance rounded once."""
+    values, kind, codes, ngroups = _grouped_arguments(name, values, codes, ngroups)
+    ddof = _moments.check_ddof(ddof, correction, name)
+    result = _moments.result_dtype(values.dtype, dtype, None, name)
+    record = _moment_dtype(kind)
+    std = name == "exact_grouped_std"
+
+    def chunk_records(v, c):
+        m = grouped_moments(name, v, c, ngroups, skip_nan)
+        return _moment_records(m, kind).reshape(1, ngroups)
+
+    recs = da.map_blocks(chunk_records, values, codes, dtype=record,
+                         chunks=((1,) * values.numblocks[0], (ngroups,)), new_axis=[1],
+                         meta=np.empty((0, 0), record))
+
+    def combine(rec, axis=None, keepdims=True, computing_meta=False):
+        if computing_meta or not isinstance(rec, np.ndarray) or rec.dtype != record:
+            ndim = getattr(rec, "ndim", 0)
+            return np.empty((0,) * max(ndim if keepdims else ndim - len(axis), 0), record)
+        return _merge_moments(rec, tuple(axis), kind, keepdims)
+
+    def aggregate(rec, axes, keepdims):
+        merged = _merge_moments(rec, axes, kind, False)
+        moments = _moments.Moments(merged["count"], merged["s1"], merged["s2"],
+                                   merged["special"])
+        return _moments.finish(moments, ddof, result, std, name)
+
+    finish = _Finish(aggregate, result)
+    return da.reduction(recs, chunk=combine, combine=combine, aggregate=finish, axis=0,
+                        dtype=record, concatenate=True, name=name, meta=finish.meta(1))

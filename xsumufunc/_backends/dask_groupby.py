@@ -17,8 +17,9 @@ a tree of partial results), and ``finalize`` on the last results.  Here:
 So the result is bit-identical for every partitioning, scheduler and worker
 count.  All groups go at once, on pandas' group numbers (``ngroup``,
 checked against ``size``): sums through ``grouped_states`` (the kernel of
-:func:`xsumufunc.exact_grouped_sum`), moments through one
-``Moments.of_rows`` per size class (groups padded to a power of two, the
+:func:`xsumufunc.exact_grouped_sum`), moments through ``grouped_moments``
+(the kernel of :func:`xsumufunc.exact_grouped_var`: one
+``Moments.of_rows`` per size class, groups padded to a power of two, the
 padding left out); merges in rounds (each round the r-th record of every
 group); one rounding call.  Should pandas' numbering not check out, pandas'
 ``agg`` goes group by group (a Python call per group).  Bytes, not
@@ -35,9 +36,9 @@ import pandas as pd
 from .._core import dtypes as _dtypes
 from .._core import moments as _moments
 from .._core import states as _state
-from .._core.grouped import grouped_states
+from .._core.grouped import grouped_moments, grouped_states
 from .._core.spec import NO_VALUE, skips_nan
-from .dask import _merge_moments, _merged, _moment_dtype, _pack, _record_dtype
+from .dask import _merge_moments, _merged, _moment_dtype, _moment_records, _pack, _record_dtype
 
 _HEAD = 16          # bytes for the result dtype's name in front of each record
 
@@ -105,9 +106,7 @@ class _Statistic:
             if skips_nan(self.skip_nan, values.dtype):
                 keep = ~np.isnan(values)[None, :]
             m = _moments.Moments.of_rows(values[None, :], keep, self.name)
-            record = np.empty((), self._record_type(kind))
-            record["count"], record["s1"], record["s2"], record["special"] = (
-                m.counts[0], m.s1[0], m.s2[0], m.special[0])
+            record = _moment_records(m, kind).reshape(())
         else:
             states, counts = _state.states_and_counts(values, (0,), None, self.skip_nan)
             record = _pack(states, counts, kind, ())
@@ -174,31 +173,11 @@ class _Statistic:
         return pd.Series(blobs, index=index, dtype=object)
 
     def _moments_of_groups(self, values, codes, ngroups, kind):
-        """The moment records of each group: groups padded (with terms left
-        out) to the power of two at or above their size, so that each size
-        class is one Moments.of_rows call (at most twice the values)."""
-        sizes = np.bincount(codes, minlength=ngroups)
-        order = np.argsort(codes, kind="stable")
-        sorted_codes, sorted_values = codes[order], values[order]
-        starts = np.cumsum(sizes) - sizes
-        rank = np.arange(len(codes)) - starts[sorted_codes]
-        width = np.where(sizes > 0, 1 << np.ceil(np.log2(np.maximum(sizes, 1))).astype(int), 0)
-        records = np.zeros(ngroups, self._record_type(kind))
-        for w in np.unique(width):
-            groups = np.flatnonzero(width == w)
-            row_of = np.full(ngroups, -1)
-            row_of[groups] = np.arange(len(groups))
-            at = row_of[sorted_codes] >= 0
-            rows = np.zeros((len(groups), int(w)), values.dtype)
-            keep = np.zeros((len(groups), int(w)), bool)
-            rows[row_of[sorted_codes[at]], rank[at]] = sorted_values[at]
-            keep[row_of[sorted_codes[at]], rank[at]] = True
-            if skips_nan(self.skip_nan, values.dtype):
-                keep &= ~np.isnan(rows)
-            m = _moments.Moments.of_rows(rows, keep, self.name)
-            records["count"][groups], records["s1"][groups] = m.counts, m.s1
-            records["s2"][groups], records["special"][groups] = m.s2, m.special
-        return records
+        """The moment records of each group, all groups at once
+        (``_core.grouped.grouped_moments``, the moments of
+        :func:`xsumufunc.exact_grouped_var`)."""
+        return _moment_records(grouped_moments(self.name, values, codes, ngroups,
+                                               self.skip_nan), kind)
 
     def _chunk_all(self, grouped):
         groups = self._groups(grouped)

@@ -1,4 +1,4 @@
-"""Exact grouped sums and means without a Python call per group.
+"""Exact grouped sums, means and variances without a Python call per group.
 
 ``df.groupby(k).agg(exact_sum)`` calls exact_sum once per group.  Here the
 values are sorted by group (stably), each group is cut into pieces of at most
@@ -12,12 +12,20 @@ and over the merge levels.
 Inputs longer than a few chunks (_sorts_whole) go a chunk at a time, each
 chunk's group states merged into one running state per group, so that the
 scratch is those states and one chunk's, not an order of the whole input.
+
+Variances (grouped_variance) need each group's moments (count, exact S1,
+exact S2: ``_core/moments.py``): the groups are padded to the power of two
+at or above their size, the padding left out, so that each size class is
+the rows of a few Moments.of_rows calls (at most twice the values, a
+bounded batch at a time); each group's exact rational is then rounded once
+by moments.finish (a Python step per group, not per value).  The Dask
+DataFrame groupby (``_backends/dask_groupby.py``) merges the same moments.
 """
 
 import numpy as np
 
 from .._ufuncs import exact_state_merge_ufunc, exact_sum_state_ufunc, exact_sum_ufunc
-from . import dtypes
+from . import dtypes, moments
 from . import stateformat as fmt
 from .rows import masked_states_rows
 from .spec import as_input, skips_nan, warn_empty_mean
@@ -276,3 +284,81 @@ def grouped_states(func_name, values, codes, ngroups, skip_nan):
     for g0, g1, part in batches:
         states[g0:g1] = part
     return states, counts
+
+
+def _widths(counts):
+    """The power of two at or above each count (0 for an empty group)."""
+    exponents = np.frexp(np.maximum(counts - 1, 0).astype(np.float64))[1]
+    return np.where(counts > 0, np.left_shift(np.int64(1), exponents.astype(_INT64)), 0)
+
+
+def _moment_batches(values, order, counts, func_name):
+    """(groups, Moments of those groups) in bounded batches covering every
+    group: `order` takes the kept values in group order, `counts` is each
+    group's count.  Groups of one width (_widths) are the rows of one
+    padded array, the padding left out (keep False); empty groups are
+    rows of no terms, as exact_var of nothing."""
+    ngroups = counts.size
+    if ngroups == 0:
+        return
+    width = _widths(counts)
+    by_width = np.argsort(width, kind="stable")           # groups, narrowest first
+    sizes = counts[by_width]
+    ends = np.cumsum(sizes)
+    starts = ends - sizes
+    # The kept values in the order of by_width (each group's values together).
+    group = np.repeat(np.arange(ngroups), counts)
+    rank = np.arange(group.size) - (np.cumsum(counts) - counts)[group]
+    new_start = np.empty(ngroups, _INT64)
+    new_start[by_width] = starts
+    taken = np.empty(group.size, np.intp)
+    taken[new_start[group] + rank] = order
+    sorted_widths = width[by_width]
+    bounds = np.flatnonzero(np.diff(sorted_widths)) + 1
+    for a, b in zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [ngroups]])):
+        w = int(sorted_widths[a])
+        step = max(1, _BATCH_VALUES // max(w, 1))
+        for g0 in range(int(a), int(b), step):
+            g1 = min(g0 + step, int(b))
+            e0, e1 = int(starts[g0]), int(ends[g1 - 1])
+            row = np.repeat(np.arange(g1 - g0), sizes[g0:g1])
+            col = np.arange(e1 - e0) - (starts[g0:g1] - e0)[row]
+            rows = np.zeros((g1 - g0, w), values.dtype)
+            rows[row, col] = values[taken[e0:e1]]
+            keep = None
+            if e1 - e0 != rows.size:
+                keep = np.zeros(rows.shape, bool)
+                keep[row, col] = True
+            yield by_width[g0:g1], moments.Moments.of_rows(rows, keep, func_name)
+
+
+def grouped_moments(func_name, values, codes, ngroups, skip_nan):
+    """The exact moments (moments.Moments) of every group, all groups at
+    once: what the Dask backends merge across chunks and partitions."""
+    values, kind, codes, ngroups = _checked(func_name, values, codes, ngroups)
+    order, counts = _order(values, codes, ngroups, skip_nan)
+    trailing = () if kind == "real" else (2,)
+    s1 = np.zeros((ngroups,) + trailing + (fmt.LENGTH,), _INT64)
+    s2 = np.zeros((ngroups,) + trailing + (fmt.DOT_LENGTH,), _INT64)
+    special = np.zeros(ngroups, bool)
+    for groups, m in _moment_batches(values, order, counts, func_name):
+        s1[groups], s2[groups], special[groups] = m.s1, m.s2, m.special
+    return moments.Moments(counts, s1, s2, special)
+
+
+def grouped_variance(func_name, values, codes, ngroups, dtype, ddof, correction, skip_nan,
+                     std):
+    """Exact variances (std: their roots) of each group, each rounded once:
+    element g is exact_var (exact_std) of the values of group g."""
+    values, kind, codes, ngroups = _checked(func_name, values, codes, ngroups)
+    ddof = moments.check_ddof(ddof, correction, func_name)
+    result = moments.result_dtype(values.dtype, dtype, None, func_name)
+    order, counts = _order(values, codes, ngroups, skip_nan)
+    if np.any(counts <= int(ddof)):
+        moments.warn_no_dof(stacklevel=4)
+    out = np.empty(ngroups, result)
+    # Each batch is rounded as soon as its moments are known: the moments
+    # of all groups at once would take about 2 KiB per group.
+    for groups, m in _moment_batches(values, order, counts, func_name):
+        out[groups] = moments.finish(m, ddof, result, std, func_name, warn=False)
+    return out

@@ -134,35 +134,47 @@ class Moments:
                   else np.count_nonzero(keep, axis=-1).astype(fmt.NATIVE))
         return cls(counts, s1, s2, special)
 
-    def numerator(self, i):
-        """n*S2 - S1**2 of row i as (N, E): N * 2**E, N an int >= 0."""
-        n = int(self.counts[i])
-        complex_row = self.s1.ndim == 3
-        parts = []
-        for c in range(2 if complex_row else 1):
-            a = norm.state_integer(self.s1[i, c] if complex_row else self.s1[i])
-            b, e2 = norm.dot_state_integer(self.s2[i, c] if complex_row else self.s2[i])
-            e = min(e2, 2 * fmt.UNIT_EXPONENT)
-            parts.append(((n * b << (e2 - e)) - (a * a << (2 * fmt.UNIT_EXPONENT - e)), e))
-        lowest = min(e for _, e in parts)
-        return sum(value << (e - lowest) for value, e in parts), lowest
+    def numerators(self):
+        """n*S2 - S1**2 of every row as ([N, ...], E): row i is N[i] * 2**E,
+        N[i] an int >= 0 (the states of all rows read as integers at once)."""
+        parts = 2 if self.s1.ndim == 3 else 1
+        s1 = norm.state_integers(self.s1)
+        s2, e2 = norm.dot_state_integers(self.s2)
+        e = min(e2, 2 * fmt.UNIT_EXPONENT)
+        up2, up1 = e2 - e, 2 * fmt.UNIT_EXPONENT - e
+        out = []
+        for i, n in enumerate(self.counts.tolist()):
+            total = 0
+            for k in range(i * parts, (i + 1) * parts):
+                total += (n * s2[k] << up2) - (s1[k] * s1[k] << up1)
+            out.append(total)
+        return out, e
 
 
-def finish(moments, ddof, result, std, func_name):
-    """Round each row's variance (or its root, std) once into `result`."""
+def warn_no_dof(stacklevel=3):
+    """NumPy's warning for a variance with n - ddof <= 0 (the result is inf or NaN)."""
+    warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=stacklevel + 1)
+
+
+def finish(moments, ddof, result, std, func_name, warn=True):
+    """Round each row's variance (or its root, std) once into `result`
+    (warn: warn_no_dof for the first row with n - ddof <= 0)."""
     out = np.empty(moments.counts.shape, result)
     fmt_of_result = dtypes.FORMATS[result]
-    warned = False
-    for i in range(out.size):
-        n = int(moments.counts[i])
+    warned = not warn
+    if Fraction(ddof).denominator == 1:
+        ddof = int(ddof)                    # (int arithmetic: faster than Fraction's)
+    numerators, exponent = moments.numerators()
+    special = moments.special.tolist()
+    for i, n in enumerate(moments.counts.tolist()):
         dof = n - ddof
         if dof <= 0 and not warned:
-            warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)
+            warn_no_dof(stacklevel=4)
             warned = True
-        if moments.special[i]:
+        if special[i]:
             out[i] = np.nan
             continue
-        num, exponent = moments.numerator(i)
+        num = numerators[i]
         if dof <= 0:
             out[i] = np.inf if num else np.nan
             continue

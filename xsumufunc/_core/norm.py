@@ -67,20 +67,37 @@ _NORM_BLOCK_BYTES = 16 << 20
 _SMALLEST_CHECKED = 2.0**-1000
 
 
+def state_integers(states):
+    """The exact values of states (..., LENGTH), in row-major order, as a
+    list of integer counts of 2**-1075 (the digits below the top one read
+    as one little-endian integer, in one conversion for all states)."""
+    digits = np.asarray(states).reshape(-1, fmt.LENGTH)[:, :fmt.DIGITS]
+    low = digits[:, :-1].astype(f"<u{fmt.DIGIT_BITS // 8}")
+    data, step = low.tobytes(), low.shape[1] * low.itemsize
+    shift = fmt.DIGIT_BITS * fmt.TOP
+    return [int.from_bytes(data[i * step:(i + 1) * step], "little") + (top << shift)
+            for i, top in enumerate(digits[:, -1].tolist())]
+
+
 def state_integer(state):
     """The exact value of one state as an integer count of 2**-1075."""
-    digits = state[:fmt.DIGITS]
-    low = digits[:-1].astype(f"<u{fmt.DIGIT_BITS // 8}").tobytes()
-    top = int(digits[-1]) << (fmt.DIGIT_BITS * fmt.TOP)
-    return int.from_bytes(low, "little") + top
+    return state_integers(state)[0]
+
+
+def dot_state_integers(dot_states):
+    """The exact values of exact dot states (..., DOT_LENGTH), in row-major
+    order: ([m, ...], e), each value m * 2**e."""
+    main_fine_huge = state_integers(np.asarray(dot_states).reshape(-1, 3, fmt.LENGTH))
+    scale = fmt.DOT_SCALE
+    values = [(main << scale) + fine + (huge << (2 * scale)) for main, fine, huge
+              in zip(main_fine_huge[0::3], main_fine_huge[1::3], main_fine_huge[2::3])]
+    return values, fmt.UNIT_EXPONENT - scale
 
 
 def dot_state_integer(dot_state):
     """The exact value of an exact dot state: (m, e) with value m * 2**e."""
-    main, fine, huge = (state_integer(dot_state[k * fmt.LENGTH:(k + 1) * fmt.LENGTH])
-                        for k in range(3))
-    scale = fmt.DOT_SCALE
-    return (main << scale) + fine + (huge << (2 * scale)), fmt.UNIT_EXPONENT - scale
+    values, exponent = dot_state_integers(dot_state)
+    return values[0], exponent
 
 
 def _exact_root(row, fmt_of_result):
