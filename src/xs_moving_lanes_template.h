@@ -30,10 +30,17 @@
 typedef double XS_ML_V __attribute__((vector_size(8 * XS_ML_W)));
 typedef int64_t XS_ML_VI __attribute__((vector_size(8 * XS_ML_W)));
 
-__attribute__((target(XS_ML_TARGET)))
-static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, npy_intp len,
-                      const char *in, npy_intp stride, int64_t window, int mean, char *out,
-                      npy_intp out_step)
+/* The smallest magnitude of a sum (or mean) the approximation decides, as
+ * in xs_running_round: below it the rounding goes to the accumulator. */
+#define XS_ML_TINY_SUM 0x1p-800
+
+/* xs_running_round for a float64 target, lane by lane: the lanes of
+ * `usable` whose approximation a_hi + a_lo (error at most a_bound) decides
+ * the correctly rounded value fl(a_hi + a_lo), stored in *approx. */
+__attribute__((target(XS_ML_TARGET), always_inline))
+static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_V a_hi, XS_ML_V a_lo,
+                                                     XS_ML_V a_bound, XS_ML_VI usable,
+                                                     XS_ML_V *approx_out)
 {
     typedef XS_ML_V V;
     typedef XS_ML_VI VI;
@@ -41,41 +48,88 @@ static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, np
     const VI exponent_mask = (VI){0} + (int64_t)XS_EXPONENT_MASK;
     const VI mantissa_mask = (VI){0} + (int64_t)(((uint64_t)1 << 52) - 1);
     const VI ulp_shift = (VI){0} + ((int64_t)52 << 52);
+    V approx = a_hi + a_lo;
+    V bb = approx - a_hi;
+    V c = (a_hi - (approx - bb)) + (a_lo - bb);
+    VI bits = (VI)approx & abs_mask;
+    V q = (V)((bits & exponent_mask) - ulp_shift);      /* ulp(approx) */
+    VI binade_start = (bits & mantissa_mask) == 0;
+    V half_gap = q * (V)(((VI)((V){0} + 0.25) & binade_start) |
+                         ((VI)((V){0} + 0.5) & ~binade_start));
+    V error = (V)((VI)c & abs_mask) + a_bound * XS_RUNNING_GROWTH;
+    *approx_out = approx;
+    return usable & ((V)bits >= XS_ML_TINY_SUM) &
+           ((error < half_gap * XS_RUNNING_MARGIN) | (a_bound == 0.0));
+}
+
+/*
+ * The loop for a sum (mean 0) or a mean (mean 1): `mean` is a constant at
+ * each of the two calls below, so that each gets its own loop without the
+ * other's branch.
+ *
+ * Why no lane's state is masked on the loop-carried chain (hi, lo, bound):
+ * the loop stops at the first step that leaves a lane undecided, and a lane
+ * that is not valid is undecided, so a lane computes at most one step
+ * beyond its safe range, and nothing in that step can overflow: a valid
+ * lane enters a step with |hi| <= XS_RUNNING_MAX (1 + 2^-52) (checked after
+ * every move; the renormalisation fl(hi + lo) adds at most one ulp of
+ * 2^1000), |lo| < 2^-38 XS_RUNNING_MAX (after a renormalisation or a
+ * rebuild |lo| <= ulp(hi) / 2, and each of the at most XS_RUNNING_BLOCK moves
+ * since adds to it errors |e| + |d_lo| + |err2| < 2^-50 XS_RUNNING_MAX), and
+ * terms beyond the safe range are replaced by zeros before they are used,
+ * so |d| <= 2 XS_RUNNING_MAX and every sum of the step stays below 2^1003,
+ * finite.  Stale lanes enter with
+ * zeros (below), so no garbage raises a floating-point flag either.
+ */
+__attribute__((target(XS_ML_TARGET), always_inline))
+static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *start,
+                                               npy_intp *t_io, npy_intp len, const char *in,
+                                               npy_intp stride, int64_t window, const int mean,
+                                               char *out, npy_intp out_step)
+{
+    typedef XS_ML_V V;
+    typedef XS_ML_VI VI;
+    const VI abs_mask = (VI){0} + INT64_MAX;
     const V terms = (V){0} + (double)window;
+    /* fl(1 / window): the quotients of the fast decision of a mean (below). */
+    const V inverse = (V){0} + 1.0 / (double)window;
+    /* The bound of the multiplied quotients holds for windows below 2^50. */
+    const VI short_window = (VI){0} + (window < ((int64_t)1 << 50) ? -1 : 0);
 #define XS_ML_ABS(x) ((V)((VI)(x) & abs_mask))
 #define XS_ML_KEEP(x, m) ((V)((VI)(x) & (m)))            /* x where m, else +0 */
     V hi, lo, bound;
     VI valid;
     int block_left = XS_RUNNING_BLOCK;
+    npy_intp t = *t_io;
+    const char *p[XS_ML_W];
+    char *o[XS_ML_W];
+    const npy_intp back = -(npy_intp)window * stride;     /* from x_in to x_out */
     for (int l = 0; l < XS_ML_W; l++) {
-        int v = run[l].valid != 0;
+        int v = run[l].valid != 0 && xs_running_abs(run[l].hi) <= XS_RUNNING_MAX;
         hi[l] = v ? run[l].hi : 0.0;
         lo[l] = v ? run[l].lo : 0.0;
         bound[l] = v ? run[l].bound : 0.0;
         valid[l] = v ? -1 : 0;
         block_left = run[l].block_left < block_left ? run[l].block_left : block_left;
+        p[l] = in + (start[l] + t) * stride;
+        o[l] = out + (start[l] + t) * out_step;
     }
-    npy_intp t = *t_io;
     int undecided = 0;
     for (; t < len; t++) {
         V x_in, x_out;
         for (int l = 0; l < XS_ML_W; l++) {
-            const char *p = in + (start[l] + t) * stride;
             double a, b;
-            memcpy(&a, p, sizeof a);
-            memcpy(&b, p - window * stride, sizeof b);
+            memcpy(&a, p[l], sizeof a);
+            memcpy(&b, p[l] + back, sizeof b);
             x_in[l] = a;
             x_out[l] = b;
+            p[l] += stride;
         }
-        /* Which lanes can move; the others go stale and carry zeros. */
-        VI ok = (XS_ML_ABS(x_in) <= XS_RUNNING_MAX) & (XS_ML_ABS(x_out) <= XS_RUNNING_MAX) &
-                (XS_ML_ABS(hi) <= XS_RUNNING_MAX) & valid;
-        valid = ok;
+        /* Terms beyond the safe range make their lane stale (and become
+         * zeros here); off the loop-carried chain. */
+        VI ok = (XS_ML_ABS(x_in) <= XS_RUNNING_MAX) & (XS_ML_ABS(x_out) <= XS_RUNNING_MAX);
         x_in = XS_ML_KEEP(x_in, ok);
         x_out = XS_ML_KEEP(x_out, ok);
-        hi = XS_ML_KEEP(hi, ok);
-        lo = XS_ML_KEEP(lo, ok);
-        bound = XS_ML_KEEP(bound, ok);
         /* xs_running_move: four TwoSums. */
         V minus_out = -x_out;
         V d = x_in + minus_out;
@@ -93,6 +147,7 @@ static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, np
         V err2 = (lo - (l2 - bb)) + (f - bb);
         lo = l2;
         bound = bound + (XS_ML_ABS(err1) + XS_ML_ABS(err2));
+        valid &= ok & (XS_ML_ABS(hi) <= XS_RUNNING_MAX);
         if (--block_left == 0) {
             block_left = XS_RUNNING_BLOCK;
             bound = bound * XS_RUNNING_GROWTH;
@@ -101,46 +156,93 @@ static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, np
             lo = (hi - (s - bb)) + (lo - bb);
             hi = s;
         }
-        /* The approximation to decide from: of the sum, or of the mean
-         * (xs_running_divide). */
-        V a_hi = hi, a_lo = lo, a_bound = bound;
-        VI usable = valid;
-        if (mean) {
-            usable &= XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN;
-            V q1 = hi / terms;
+        /* The decision.  A sum: fast when the bound is 0, for then the
+         * approximation hi + lo is the exact sum and fl(hi + lo) its
+         * correctly rounded value (xs_running_round, bound 0), when it is at
+         * least XS_ML_TINY_SUM in magnitude; else xs_running_round.  A mean:
+         * first from the approximation of the mean with multiplications
+         * (below), then, for the lanes that leaves undecided, with the
+         * divisions of xs_running_divide. */
+        V approx;
+        VI decided;
+        if (!mean) {
+            approx = hi + lo;
+            decided = valid & (XS_ML_ABS(approx) >= XS_ML_TINY_SUM) & (bound == 0.0);
+            if (__builtin_expect(!XS_ML_ALL(decided), 0)) {
+                decided = XS_ML_CAT(XS_ML_NAME, _round)(hi, lo, bound, valid, &approx);
+            }
+        }
+        else {
+            /* xs_running_divide with hi * inv and t * inv, inv = fl(1/n), in
+             * place of the quotients hi / n and t / n (multiplications, not
+             * divisions), for n = window < 2^50 and 2^-700 <= |hi| < 2^1001.
+             * Each rounding below is by a relative d, |d| <= 2^-53.
+             * q1 = fl(hi inv) = (hi/n)(1 + d1)(1 + d2), normal (|q1| > 2^-751),
+             * so |hi/n - q1| <= |q1| 2^-52 (1 + 2^-50) < 2 ulp(q1) (1 + 2^-50).
+             * rem = hi - q1 n is a double, which fma gives exactly: n = 1 has
+             * inv = 1, q1 = hi and rem = 0; for n >= 2, q1 n is a multiple of
+             * ulp(q1) (n an integer), so is hi (|hi| > |q1|, so ulp(hi) is a
+             * power-of-two multiple of ulp(q1)), and |rem| = n |hi/n - q1| <
+             * 2^51 (1 + 2^-50) ulp(q1) < 2^53 ulp(q1).  t = fl(rem + lo) with
+             * its exact error t_err; q2 = fl(t inv).  Then
+             *     S/n = q1 + q2 + (t - (rem + lo))/n + (t/n - q2) + (S - hi - lo)/n,
+             * where |t - (rem + lo)|/n <= |t/n| 2^-53 and |t/n - q2| <= |t/n|
+             * (2^-52 + 2^-106) + 2^-1075 (the absolute error of an underflow),
+             * |t/n| <= (|q2| + 2^-1075)(1 + 2^-51): together below |q2| 2^-51 +
+             * 2^-1074 (3 2^-53 + 2^-106 < 2^-51 (1 - 2^-50)), and the last
+             * term is at most bound / n.  The new bound is computed as in
+             * xs_running_divide but with fl(bound inv) >= (bound / n)(1 - 2^-52)
+             * for bound / n: its factor 1 + 2^-50 still covers every rounding
+             * down ((1 - 2^-52)(1 - 2^-53)^3 (1 + 2^-50) > 1: the product, the
+             * two additions, the factor's own), and its floor 2^-1000 the
+             * absolute 2^-1074 (and |q2| 2^-51 rounding down if it underflows).
+             * Exact (bound 0) as there: bound 0, t_err 0 and q2 n = t exactly
+             * (fma), for then S/n = q1 + (rem + lo)/n = q1 + t/n = q1 + q2. */
+            VI usable = valid & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) & short_window;
+            V q1 = hi * inverse;
             V rem = XS_ML_FNMSUB(q1, terms, hi);               /* exact */
             V t_sum = rem + lo;
             bb = t_sum - rem;
             V t_err = (rem - (t_sum - bb)) + (lo - bb);
-            V q2 = t_sum / terms;
+            V q2 = t_sum * inverse;
             VI exact = (bound == 0.0) & (t_err == 0.0) &
                        (XS_ML_FNMSUB(q2, terms, t_sum) == 0.0);
-            a_hi = XS_ML_KEEP(q1, usable);
-            a_lo = XS_ML_KEEP(q2, usable);
-            a_bound = XS_ML_KEEP(((bound / terms + XS_ML_ABS(q2) * 0x1p-51) + XS_RUNNING_FLOOR) *
-                                 (1.0 + 0x1p-50), ~exact);
+            V a_bound = XS_ML_KEEP(((bound * inverse + XS_ML_ABS(q2) * 0x1p-51) +
+                                    XS_RUNNING_FLOOR) * (1.0 + 0x1p-50), ~exact);
+            decided = XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_KEEP(q1, usable),
+                                                    XS_ML_KEEP(q2, usable), a_bound, usable,
+                                                    &approx);
+            if (__builtin_expect(!XS_ML_ALL(decided), 0)) {
+                /* xs_running_divide itself, for the lanes left. */
+                usable = valid & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) & ~decided;
+                q1 = hi / terms;
+                rem = XS_ML_FNMSUB(q1, terms, hi);               /* exact */
+                t_sum = rem + lo;
+                bb = t_sum - rem;
+                t_err = (rem - (t_sum - bb)) + (lo - bb);
+                q2 = t_sum / terms;
+                exact = (bound == 0.0) & (t_err == 0.0) &
+                        (XS_ML_FNMSUB(q2, terms, t_sum) == 0.0);
+                a_bound = XS_ML_KEEP(((bound / terms + XS_ML_ABS(q2) * 0x1p-51) +
+                                      XS_RUNNING_FLOOR) * (1.0 + 0x1p-50), ~exact);
+                V again;
+                VI now = XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_KEEP(q1, usable),
+                                                       XS_ML_KEEP(q2, usable), a_bound,
+                                                       usable, &again);
+                approx = (V)(((VI)again & now) | ((VI)approx & ~now));
+                decided |= now;
+            }
         }
-        /* xs_running_round for a float64 target. */
-        V approx = a_hi + a_lo;
-        bb = approx - a_hi;
-        V c = (a_hi - (approx - bb)) + (a_lo - bb);
-        VI bits = (VI)approx & abs_mask;
-        V q = (V)((bits & exponent_mask) - ulp_shift);      /* ulp(approx) */
-        VI binade_start = (bits & mantissa_mask) == 0;
-        V half_gap = q * (V)(((VI)((V){0} + 0.25) & binade_start) |
-                             ((VI)((V){0} + 0.5) & ~binade_start));
-        V error = XS_ML_ABS(c) + a_bound * XS_RUNNING_GROWTH;
-        VI decided = usable & (XS_ML_ABS(approx) >= 0x1p-800) &
-                     ((error < half_gap * XS_RUNNING_MARGIN) | (a_bound == 0.0));
         int all = XS_ML_ALL(decided);
         for (int l = 0; l < XS_ML_W; l++) {
             if (all || decided[l]) {
                 double v = approx[l];
-                memcpy(out + (start[l] + t) * out_step, &v, sizeof v);
+                memcpy(o[l], &v, sizeof v);
             }
             else {
                 undecided |= 1 << l;
             }
+            o[l] += out_step;
         }
         if (!all) {
             break;
@@ -159,6 +261,20 @@ static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, np
 #undef XS_ML_KEEP
 }
 
+__attribute__((target(XS_ML_TARGET)))
+static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, npy_intp len,
+                      const char *in, npy_intp stride, int64_t window, int mean, char *out,
+                      npy_intp out_step)
+{
+    if (mean) {
+        return XS_ML_CAT(XS_ML_NAME, _loop)(run, start, t_io, len, in, stride, window, 1, out,
+                                            out_step);
+    }
+    return XS_ML_CAT(XS_ML_NAME, _loop)(run, start, t_io, len, in, stride, window, 0, out,
+                                        out_step);
+}
+
+#undef XS_ML_TINY_SUM
 #undef XS_ML_V
 #undef XS_ML_VI
 #undef XS_ML_CAT
