@@ -63,9 +63,13 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_V a_hi, XS_ML_V a_lo,
 }
 
 /*
- * The loop for a sum (mean 0) or a mean (mean 1): `mean` is a constant at
- * each of the two calls below, so that each gets its own loop without the
- * other's branch.
+ * One step of the lanes: x_in entered and x_out left each lane's window,
+ * given as their exact difference d + d_lo (TwoSum, XS_ML_DIFFERENCE), with
+ * ok the lanes whose terms are within the safe range (the others go stale;
+ * their d and d_lo are zeros).  xs_running_move on the state (hi, lo,
+ * bound, valid, block_left), then the decision of the window's sum (mean 0)
+ * or mean (mean 1): the lanes decided (valid ones only), their values in
+ * *approx.
  *
  * Why no lane's state is masked on the loop-carried chain (hi, lo, bound):
  * the loop stops at the first step that leaves a lane undecided, and a lane
@@ -78,14 +82,23 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_V a_hi, XS_ML_V a_lo,
  * since adds to it errors |e| + |d_lo| + |err2| < 2^-50 XS_RUNNING_MAX), and
  * terms beyond the safe range are replaced by zeros before they are used,
  * so |d| <= 2 XS_RUNNING_MAX and every sum of the step stays below 2^1003,
- * finite.  Stale lanes enter with
- * zeros (below), so no garbage raises a floating-point flag either.
+ * finite.  Stale lanes enter with zeros (below), so no garbage raises a
+ * floating-point flag either.
  */
+#define XS_ML_DIFFERENCE(x_in, x_out, d, d_lo)                                      \
+    do {                                                                            \
+        XS_ML_V xs_minus_out = -(x_out);                                            \
+        (d) = (x_in) + xs_minus_out;                                                \
+        XS_ML_V xs_bb = (d) - (x_in);                                               \
+        (d_lo) = ((x_in) - ((d) - xs_bb)) + (xs_minus_out - xs_bb);                 \
+    } while (0)
+
 __attribute__((target(XS_ML_TARGET), always_inline))
-static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *start,
-                                               npy_intp *t_io, npy_intp len, const char *in,
-                                               npy_intp stride, int64_t window, const int mean,
-                                               char *out, npy_intp out_step)
+static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_ML_VI ok,
+                                                    XS_ML_V *hi_io, XS_ML_V *lo_io,
+                                                    XS_ML_V *bound_io, XS_ML_VI *valid_io,
+                                                    int *block_left, const int mean,
+                                                    int64_t window, XS_ML_V *approx_out)
 {
     typedef XS_ML_V V;
     typedef XS_ML_VI VI;
@@ -97,6 +110,143 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *
     const VI short_window = (VI){0} + (window < ((int64_t)1 << 50) ? -1 : 0);
 #define XS_ML_ABS(x) ((V)((VI)(x) & abs_mask))
 #define XS_ML_KEEP(x, m) ((V)((VI)(x) & (m)))            /* x where m, else +0 */
+    V hi = *hi_io, lo = *lo_io, bound = *bound_io;
+    VI valid = *valid_io & ok;
+    /* xs_running_move: three more TwoSums. */
+    V s = hi + d;
+    V bb = s - hi;
+    V e = (hi - (s - bb)) + (d - bb);
+    hi = s;
+    V f = e + d_lo;
+    bb = f - e;
+    V err1 = (e - (f - bb)) + (d_lo - bb);
+    V l2 = lo + f;
+    bb = l2 - lo;
+    V err2 = (lo - (l2 - bb)) + (f - bb);
+    lo = l2;
+    bound = bound + (XS_ML_ABS(err1) + XS_ML_ABS(err2));
+    valid &= XS_ML_ABS(hi) <= XS_RUNNING_MAX;
+    if (--*block_left == 0) {
+        *block_left = XS_RUNNING_BLOCK;
+        bound = bound * XS_RUNNING_GROWTH;
+        s = hi + lo;
+        bb = s - hi;
+        lo = (hi - (s - bb)) + (lo - bb);
+        hi = s;
+    }
+    *hi_io = hi;
+    *lo_io = lo;
+    *bound_io = bound;
+    *valid_io = valid;
+    /* The decision.  A sum: fast when the bound is 0, for then the
+     * approximation hi + lo is the exact sum and fl(hi + lo) its
+     * correctly rounded value (xs_running_round, bound 0), when it is at
+     * least XS_ML_TINY_SUM in magnitude; else xs_running_round.  A mean:
+     * first from the approximation of the mean with multiplications
+     * (below), then, for the lanes that leaves undecided, with the
+     * divisions of xs_running_divide. */
+    V approx;
+    VI decided;
+    if (!mean) {
+        approx = hi + lo;
+        decided = valid & (XS_ML_ABS(approx) >= XS_ML_TINY_SUM) & (bound == 0.0);
+        if (__builtin_expect(!XS_ML_ALL(decided), 0)) {
+            decided = XS_ML_CAT(XS_ML_NAME, _round)(hi, lo, bound, valid, &approx);
+        }
+    }
+    else {
+        /* xs_running_divide with hi * inv and t * inv, inv = fl(1/n), in
+         * place of the quotients hi / n and t / n (multiplications, not
+         * divisions), for n = window < 2^50 and 2^-700 <= |hi| < 2^1001.
+         * Each rounding below is by a relative d, |d| <= 2^-53.
+         * q1 = fl(hi inv) = (hi/n)(1 + d1)(1 + d2), normal (|q1| > 2^-751),
+         * so |hi/n - q1| <= |q1| 2^-52 (1 + 2^-50) < 2 ulp(q1) (1 + 2^-50).
+         * rem = hi - q1 n is a double, which fma gives exactly: n = 1 has
+         * inv = 1, q1 = hi and rem = 0; for n >= 2, q1 n is a multiple of
+         * ulp(q1) (n an integer), so is hi (|hi| > |q1|, so ulp(hi) is a
+         * power-of-two multiple of ulp(q1)), and |rem| = n |hi/n - q1| <
+         * 2^51 (1 + 2^-50) ulp(q1) < 2^53 ulp(q1).  t = fl(rem + lo) with
+         * its exact error t_err; q2 = fl(t inv).  Then
+         *     S/n = q1 + q2 + (t - (rem + lo))/n + (t/n - q2) + (S - hi - lo)/n,
+         * where |t - (rem + lo)|/n <= |t/n| 2^-53 and |t/n - q2| <= |t/n|
+         * (2^-52 + 2^-106) + 2^-1075 (the absolute error of an underflow),
+         * |t/n| <= (|q2| + 2^-1075)(1 + 2^-51): together below |q2| 2^-51 +
+         * 2^-1074 (3 2^-53 + 2^-106 < 2^-51 (1 - 2^-50)), and the last
+         * term is at most bound / n.  The new bound is computed as in
+         * xs_running_divide but with fl(bound inv) >= (bound / n)(1 - 2^-52)
+         * for bound / n: its factor 1 + 2^-50 still covers every rounding
+         * down ((1 - 2^-52)(1 - 2^-53)^3 (1 + 2^-50) > 1: the product, the
+         * two additions, the factor's own), and its floor 2^-1000 the
+         * absolute 2^-1074 (and |q2| 2^-51 rounding down if it underflows).
+         * Exact (bound 0) as there: bound 0, t_err 0 and q2 n = t exactly
+         * (fma), for then S/n = q1 + (rem + lo)/n = q1 + t/n = q1 + q2. */
+        VI usable = valid & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) & short_window;
+        V q1 = hi * inverse;
+        V rem = XS_ML_FNMSUB(q1, terms, hi);               /* exact */
+        V t_sum = rem + lo;
+        bb = t_sum - rem;
+        V t_err = (rem - (t_sum - bb)) + (lo - bb);
+        V q2 = t_sum * inverse;
+        VI exact = (bound == 0.0) & (t_err == 0.0) &
+                   (XS_ML_FNMSUB(q2, terms, t_sum) == 0.0);
+        V a_bound = XS_ML_KEEP(((bound * inverse + XS_ML_ABS(q2) * 0x1p-51) +
+                                XS_RUNNING_FLOOR) * (1.0 + 0x1p-50), ~exact);
+        decided = XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_KEEP(q1, usable),
+                                                XS_ML_KEEP(q2, usable), a_bound, usable,
+                                                &approx);
+        if (__builtin_expect(!XS_ML_ALL(decided), 0)) {
+            /* xs_running_divide itself, for the lanes left. */
+            usable = valid & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) & ~decided;
+            q1 = hi / terms;
+            rem = XS_ML_FNMSUB(q1, terms, hi);               /* exact */
+            t_sum = rem + lo;
+            bb = t_sum - rem;
+            t_err = (rem - (t_sum - bb)) + (lo - bb);
+            q2 = t_sum / terms;
+            exact = (bound == 0.0) & (t_err == 0.0) &
+                    (XS_ML_FNMSUB(q2, terms, t_sum) == 0.0);
+            a_bound = XS_ML_KEEP(((bound / terms + XS_ML_ABS(q2) * 0x1p-51) +
+                                  XS_RUNNING_FLOOR) * (1.0 + 0x1p-50), ~exact);
+            V again;
+            VI now = XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_KEEP(q1, usable),
+                                                   XS_ML_KEEP(q2, usable), a_bound,
+                                                   usable, &again);
+            approx = (V)(((VI)again & now) | ((VI)approx & ~now));
+            decided |= now;
+        }
+    }
+    *approx_out = approx;
+    return decided;
+#undef XS_ML_ABS
+#undef XS_ML_KEEP
+}
+
+/*
+ * The loop for a sum or a mean, checked or not: `mean` and `checked` are
+ * constants at each of the calls below, so that each gets its own loop.
+ *
+ * With XS_ML_TRANSPOSE (a W x W transpose of W registers), contiguous input
+ * and output and no term beyond the safe range (checked 0), blocks of
+ * XS_ML_BLOCK steps run in three passes over buffers in registers or L1:
+ * the differences d + d_lo of each lane's next terms, computed W steps at a
+ * time in one register per lane (whole-register loads) and transposed into
+ * one register per step; the steps, one register of W lanes each; and the
+ * values, transposed back into one store per lane and W steps.  A step that
+ * leaves a lane undecided ends the loop there, as a single step does: the
+ * block's steps before it are stored, and that step's decided lanes.
+ */
+#define XS_ML_BLOCK 16
+
+__attribute__((target(XS_ML_TARGET), always_inline))
+static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *start,
+                                               npy_intp *t_io, npy_intp len, const char *in,
+                                               npy_intp stride, int64_t window, const int mean,
+                                               const int checked, char *out, npy_intp out_step)
+{
+    typedef XS_ML_V V;
+    typedef XS_ML_VI VI;
+    const VI abs_mask = (VI){0} + INT64_MAX;
+    const VI all_lanes = (VI){0} - 1;
     V hi, lo, bound;
     VI valid;
     int block_left = XS_RUNNING_BLOCK;
@@ -115,8 +265,80 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *
         o[l] = out + (start[l] + t) * out_step;
     }
     int undecided = 0;
-    for (; t < len; t++) {
-        V x_in, x_out;
+#ifdef XS_ML_TRANSPOSE
+    const int grouped = !checked && stride == (npy_intp)sizeof(double) &&
+                        out_step == (npy_intp)sizeof(double);
+#endif
+    while (t < len) {
+        V approx;
+        VI decided;
+#ifdef XS_ML_TRANSPOSE
+        if (grouped && len - t >= XS_ML_BLOCK) {
+            V dd[XS_ML_BLOCK], dl[XS_ML_BLOCK], res[XS_ML_BLOCK];
+            for (int g = 0; g < XS_ML_BLOCK; g += XS_ML_W) {
+                V a[XS_ML_W], b[XS_ML_W];
+                for (int l = 0; l < XS_ML_W; l++) {
+                    V x_in, x_out;              /* lane l's terms at steps t + g ... */
+                    memcpy(&x_in, p[l] + g * (npy_intp)sizeof(double), sizeof x_in);
+                    memcpy(&x_out, p[l] + g * (npy_intp)sizeof(double) + back, sizeof x_out);
+                    XS_ML_DIFFERENCE(x_in, x_out, a[l], b[l]);
+                }
+                XS_ML_TRANSPOSE(a);
+                XS_ML_TRANSPOSE(b);
+                for (int j = 0; j < XS_ML_W; j++) {
+                    dd[g + j] = a[j];
+                    dl[g + j] = b[j];
+                }
+            }
+            int j = 0;
+            for (; j < XS_ML_BLOCK; j++) {
+                decided = XS_ML_CAT(XS_ML_NAME, _step)(dd[j], dl[j], all_lanes, &hi, &lo, &bound,
+                                                       &valid, &block_left, mean, window,
+                                                       &res[j]);
+                if (!XS_ML_ALL(decided)) {
+                    break;
+                }
+            }
+            int g = 0;
+            for (; g + XS_ML_W <= j; g += XS_ML_W) {
+                V r[XS_ML_W];
+                for (int i = 0; i < XS_ML_W; i++) {
+                    r[i] = res[g + i];
+                }
+                XS_ML_TRANSPOSE(r);
+                for (int l = 0; l < XS_ML_W; l++) {
+                    memcpy(o[l] + g * (npy_intp)sizeof(double), &r[l], sizeof r[l]);
+                }
+            }
+            for (; g < j; g++) {
+                for (int l = 0; l < XS_ML_W; l++) {
+                    double v = res[g][l];
+                    memcpy(o[l] + g * (npy_intp)sizeof(double), &v, sizeof v);
+                }
+            }
+            if (j < XS_ML_BLOCK) {
+                /* Step t + j left a lane undecided. */
+                for (int l = 0; l < XS_ML_W; l++) {
+                    if (decided[l]) {
+                        double v = res[j][l];
+                        memcpy(o[l] + j * (npy_intp)sizeof(double), &v, sizeof v);
+                    }
+                    else {
+                        undecided |= 1 << l;
+                    }
+                }
+                t += j;
+                break;
+            }
+            for (int l = 0; l < XS_ML_W; l++) {
+                p[l] += XS_ML_BLOCK * (npy_intp)sizeof(double);
+                o[l] += XS_ML_BLOCK * (npy_intp)sizeof(double);
+            }
+            t += XS_ML_BLOCK;
+            continue;
+        }
+#endif
+        V x_in, x_out, d, d_lo;
         for (int l = 0; l < XS_ML_W; l++) {
             double a, b;
             memcpy(&a, p[l], sizeof a);
@@ -126,113 +348,17 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *
             p[l] += stride;
         }
         /* Terms beyond the safe range make their lane stale (and become
-         * zeros here); off the loop-carried chain. */
-        VI ok = (XS_ML_ABS(x_in) <= XS_RUNNING_MAX) & (XS_ML_ABS(x_out) <= XS_RUNNING_MAX);
-        x_in = XS_ML_KEEP(x_in, ok);
-        x_out = XS_ML_KEEP(x_out, ok);
-        /* xs_running_move: four TwoSums. */
-        V minus_out = -x_out;
-        V d = x_in + minus_out;
-        V bb = d - x_in;
-        V d_lo = (x_in - (d - bb)) + (minus_out - bb);
-        V s = hi + d;
-        bb = s - hi;
-        V e = (hi - (s - bb)) + (d - bb);
-        hi = s;
-        V f = e + d_lo;
-        bb = f - e;
-        V err1 = (e - (f - bb)) + (d_lo - bb);
-        V l2 = lo + f;
-        bb = l2 - lo;
-        V err2 = (lo - (l2 - bb)) + (f - bb);
-        lo = l2;
-        bound = bound + (XS_ML_ABS(err1) + XS_ML_ABS(err2));
-        valid &= ok & (XS_ML_ABS(hi) <= XS_RUNNING_MAX);
-        if (--block_left == 0) {
-            block_left = XS_RUNNING_BLOCK;
-            bound = bound * XS_RUNNING_GROWTH;
-            s = hi + lo;
-            bb = s - hi;
-            lo = (hi - (s - bb)) + (lo - bb);
-            hi = s;
+         * zeros here). */
+        VI ok = all_lanes;
+        if (checked) {
+            ok = ((V)((VI)x_in & abs_mask) <= XS_RUNNING_MAX) &
+                 ((V)((VI)x_out & abs_mask) <= XS_RUNNING_MAX);
+            x_in = (V)((VI)x_in & ok);
+            x_out = (V)((VI)x_out & ok);
         }
-        /* The decision.  A sum: fast when the bound is 0, for then the
-         * approximation hi + lo is the exact sum and fl(hi + lo) its
-         * correctly rounded value (xs_running_round, bound 0), when it is at
-         * least XS_ML_TINY_SUM in magnitude; else xs_running_round.  A mean:
-         * first from the approximation of the mean with multiplications
-         * (below), then, for the lanes that leaves undecided, with the
-         * divisions of xs_running_divide. */
-        V approx;
-        VI decided;
-        if (!mean) {
-            approx = hi + lo;
-            decided = valid & (XS_ML_ABS(approx) >= XS_ML_TINY_SUM) & (bound == 0.0);
-            if (__builtin_expect(!XS_ML_ALL(decided), 0)) {
-                decided = XS_ML_CAT(XS_ML_NAME, _round)(hi, lo, bound, valid, &approx);
-            }
-        }
-        else {
-            /* xs_running_divide with hi * inv and t * inv, inv = fl(1/n), in
-             * place of the quotients hi / n and t / n (multiplications, not
-             * divisions), for n = window < 2^50 and 2^-700 <= |hi| < 2^1001.
-             * Each rounding below is by a relative d, |d| <= 2^-53.
-             * q1 = fl(hi inv) = (hi/n)(1 + d1)(1 + d2), normal (|q1| > 2^-751),
-             * so |hi/n - q1| <= |q1| 2^-52 (1 + 2^-50) < 2 ulp(q1) (1 + 2^-50).
-             * rem = hi - q1 n is a double, which fma gives exactly: n = 1 has
-             * inv = 1, q1 = hi and rem = 0; for n >= 2, q1 n is a multiple of
-             * ulp(q1) (n an integer), so is hi (|hi| > |q1|, so ulp(hi) is a
-             * power-of-two multiple of ulp(q1)), and |rem| = n |hi/n - q1| <
-             * 2^51 (1 + 2^-50) ulp(q1) < 2^53 ulp(q1).  t = fl(rem + lo) with
-             * its exact error t_err; q2 = fl(t inv).  Then
-             *     S/n = q1 + q2 + (t - (rem + lo))/n + (t/n - q2) + (S - hi - lo)/n,
-             * where |t - (rem + lo)|/n <= |t/n| 2^-53 and |t/n - q2| <= |t/n|
-             * (2^-52 + 2^-106) + 2^-1075 (the absolute error of an underflow),
-             * |t/n| <= (|q2| + 2^-1075)(1 + 2^-51): together below |q2| 2^-51 +
-             * 2^-1074 (3 2^-53 + 2^-106 < 2^-51 (1 - 2^-50)), and the last
-             * term is at most bound / n.  The new bound is computed as in
-             * xs_running_divide but with fl(bound inv) >= (bound / n)(1 - 2^-52)
-             * for bound / n: its factor 1 + 2^-50 still covers every rounding
-             * down ((1 - 2^-52)(1 - 2^-53)^3 (1 + 2^-50) > 1: the product, the
-             * two additions, the factor's own), and its floor 2^-1000 the
-             * absolute 2^-1074 (and |q2| 2^-51 rounding down if it underflows).
-             * Exact (bound 0) as there: bound 0, t_err 0 and q2 n = t exactly
-             * (fma), for then S/n = q1 + (rem + lo)/n = q1 + t/n = q1 + q2. */
-            VI usable = valid & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) & short_window;
-            V q1 = hi * inverse;
-            V rem = XS_ML_FNMSUB(q1, terms, hi);               /* exact */
-            V t_sum = rem + lo;
-            bb = t_sum - rem;
-            V t_err = (rem - (t_sum - bb)) + (lo - bb);
-            V q2 = t_sum * inverse;
-            VI exact = (bound == 0.0) & (t_err == 0.0) &
-                       (XS_ML_FNMSUB(q2, terms, t_sum) == 0.0);
-            V a_bound = XS_ML_KEEP(((bound * inverse + XS_ML_ABS(q2) * 0x1p-51) +
-                                    XS_RUNNING_FLOOR) * (1.0 + 0x1p-50), ~exact);
-            decided = XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_KEEP(q1, usable),
-                                                    XS_ML_KEEP(q2, usable), a_bound, usable,
-                                                    &approx);
-            if (__builtin_expect(!XS_ML_ALL(decided), 0)) {
-                /* xs_running_divide itself, for the lanes left. */
-                usable = valid & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) & ~decided;
-                q1 = hi / terms;
-                rem = XS_ML_FNMSUB(q1, terms, hi);               /* exact */
-                t_sum = rem + lo;
-                bb = t_sum - rem;
-                t_err = (rem - (t_sum - bb)) + (lo - bb);
-                q2 = t_sum / terms;
-                exact = (bound == 0.0) & (t_err == 0.0) &
-                        (XS_ML_FNMSUB(q2, terms, t_sum) == 0.0);
-                a_bound = XS_ML_KEEP(((bound / terms + XS_ML_ABS(q2) * 0x1p-51) +
-                                      XS_RUNNING_FLOOR) * (1.0 + 0x1p-50), ~exact);
-                V again;
-                VI now = XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_KEEP(q1, usable),
-                                                       XS_ML_KEEP(q2, usable), a_bound,
-                                                       usable, &again);
-                approx = (V)(((VI)again & now) | ((VI)approx & ~now));
-                decided |= now;
-            }
-        }
+        XS_ML_DIFFERENCE(x_in, x_out, d, d_lo);
+        decided = XS_ML_CAT(XS_ML_NAME, _step)(d, d_lo, ok, &hi, &lo, &bound, &valid,
+                                               &block_left, mean, window, &approx);
         int all = XS_ML_ALL(decided);
         for (int l = 0; l < XS_ML_W; l++) {
             if (all || decided[l]) {
@@ -247,6 +373,7 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *
         if (!all) {
             break;
         }
+        t++;
     }
     for (int l = 0; l < XS_ML_W; l++) {
         run[l].hi = hi[l];
@@ -257,24 +384,26 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *
     }
     *t_io = t;
     return undecided;
-#undef XS_ML_ABS
-#undef XS_ML_KEEP
 }
 
+/* checked: 0 when the row holds no term beyond the safe range. */
 __attribute__((target(XS_ML_TARGET)))
 static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, npy_intp len,
-                      const char *in, npy_intp stride, int64_t window, int mean, char *out,
-                      npy_intp out_step)
+                      const char *in, npy_intp stride, int64_t window, int mean, int checked,
+                      char *out, npy_intp out_step)
 {
+#define XS_ML_LOOP(m, c) \
+    XS_ML_CAT(XS_ML_NAME, _loop)(run, start, t_io, len, in, stride, window, m, c, out, out_step)
     if (mean) {
-        return XS_ML_CAT(XS_ML_NAME, _loop)(run, start, t_io, len, in, stride, window, 1, out,
-                                            out_step);
+        return checked ? XS_ML_LOOP(1, 1) : XS_ML_LOOP(1, 0);
     }
-    return XS_ML_CAT(XS_ML_NAME, _loop)(run, start, t_io, len, in, stride, window, 0, out,
-                                        out_step);
+    return checked ? XS_ML_LOOP(0, 1) : XS_ML_LOOP(0, 0);
+#undef XS_ML_LOOP
 }
 
 #undef XS_ML_TINY_SUM
+#undef XS_ML_BLOCK
+#undef XS_ML_DIFFERENCE
 #undef XS_ML_V
 #undef XS_ML_VI
 #undef XS_ML_CAT
@@ -284,3 +413,4 @@ static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, np
 #undef XS_ML_TARGET
 #undef XS_ML_FNMSUB
 #undef XS_ML_ALL
+#undef XS_ML_TRANSPOSE
