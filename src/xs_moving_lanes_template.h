@@ -104,10 +104,10 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
     typedef XS_ML_VI VI;
     const VI abs_mask = (VI){0} + INT64_MAX;
     const V terms = (V){0} + (double)window;
-    /* fl(1 / window): the quotients of the fast decision of a mean (below). */
+    /* fl(1 / window): the candidate of the fast decision of a mean (below),
+     * whose proof holds for windows below 2^39. */
     const V inverse = (V){0} + 1.0 / (double)window;
-    /* The bound of the multiplied quotients holds for windows below 2^50. */
-    const VI short_window = (VI){0} + (window < ((int64_t)1 << 50) ? -1 : 0);
+    const VI short_window = (VI){0} + (window < ((int64_t)1 << 39) ? -1 : 0);
 #define XS_ML_ABS(x) ((V)((VI)(x) & abs_mask))
 #define XS_ML_KEEP(x, m) ((V)((VI)(x) & (m)))            /* x where m, else +0 */
     V hi = *hi_io, lo = *lo_io, bound = *bound_io;
@@ -142,9 +142,9 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
      * approximation hi + lo is the exact sum and fl(hi + lo) its
      * correctly rounded value (xs_running_round, bound 0), when it is at
      * least XS_ML_TINY_SUM in magnitude; else xs_running_round.  A mean:
-     * first from the approximation of the mean with multiplications
-     * (below), then, for the lanes that leaves undecided, with the
-     * divisions of xs_running_divide. */
+     * first a candidate and the sign-free size of its residual (below),
+     * then, for the lanes that leaves undecided (ties among them), the
+     * divisions of xs_running_divide and xs_running_round. */
     V approx;
     VI decided;
     if (!mean) {
@@ -155,58 +155,64 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
         }
     }
     else {
-        /* xs_running_divide with hi * inv and t * inv, inv = fl(1/n), in
-         * place of the quotients hi / n and t / n (multiplications, not
-         * divisions), for n = window < 2^50 and 2^-700 <= |hi| < 2^1001.
-         * Each rounding below is by a relative d, |d| <= 2^-53.
-         * q1 = fl(hi inv) = (hi/n)(1 + d1)(1 + d2), normal (|q1| > 2^-751),
-         * so |hi/n - q1| <= |q1| 2^-52 (1 + 2^-50) < 2 ulp(q1) (1 + 2^-50).
-         * rem = hi - q1 n is a double, which fma gives exactly: n = 1 has
-         * inv = 1, q1 = hi and rem = 0; for n >= 2, q1 n is a multiple of
-         * ulp(q1) (n an integer), so is hi (|hi| > |q1|, so ulp(hi) is a
-         * power-of-two multiple of ulp(q1)), and |rem| = n |hi/n - q1| <
-         * 2^51 (1 + 2^-50) ulp(q1) < 2^53 ulp(q1).  t = fl(rem + lo) with
-         * its exact error t_err; q2 = fl(t inv).  Then
-         *     S/n = q1 + q2 + (t - (rem + lo))/n + (t/n - q2) + (S - hi - lo)/n,
-         * where |t - (rem + lo)|/n <= |t/n| 2^-53 and |t/n - q2| <= |t/n|
-         * (2^-52 + 2^-106) + 2^-1075 (the absolute error of an underflow),
-         * |t/n| <= (|q2| + 2^-1075)(1 + 2^-51): together below |q2| 2^-51 +
-         * 2^-1074 (3 2^-53 + 2^-106 < 2^-51 (1 - 2^-50)), and the last
-         * term is at most bound / n.  The new bound is computed as in
-         * xs_running_divide but with fl(bound inv) >= (bound / n)(1 - 2^-52)
-         * for bound / n: its factor 1 + 2^-50 still covers every rounding
-         * down ((1 - 2^-52)(1 - 2^-53)^3 (1 + 2^-50) > 1: the product, the
-         * two additions, the factor's own), and its floor 2^-1000 the
-         * absolute 2^-1074 (and |q2| 2^-51 rounding down if it underflows).
-         * Exact (bound 0) as there: bound 0, t_err 0 and q2 n = t exactly
-         * (fma), for then S/n = q1 + (rem + lo)/n = q1 + t/n = q1 + q2. */
-        VI usable = valid & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) & short_window;
-        V q1 = hi * inverse;
-        V rem = XS_ML_FNMSUB(q1, terms, hi);               /* exact */
-        V t_sum = rem + lo;
-        bb = t_sum - rem;
-        V t_err = (rem - (t_sum - bb)) + (lo - bb);
-        V q2 = t_sum * inverse;
-        VI exact = (bound == 0.0) & (t_err == 0.0) &
-                   (XS_ML_FNMSUB(q2, terms, t_sum) == 0.0);
-        V a_bound = XS_ML_KEEP(((bound * inverse + XS_ML_ABS(q2) * 0x1p-51) +
-                                XS_RUNNING_FLOOR) * (1.0 + 0x1p-50), ~exact);
-        decided = XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_KEEP(q1, usable),
-                                                XS_ML_KEEP(q2, usable), a_bound, usable,
-                                                &approx);
+        /* A candidate q for RN(S/n), n = window, from inv = fl(1/n) and
+         * no division: q0 = fl(hi inv), r0 = hi - q0 n (exact, as r
+         * below), t = fl(r0 + lo), q = fl(q0 + fl(t inv)), which is S/n
+         * rounded unless S/n lies within about 2^-50 ulp of a midpoint or
+         * the bound is large.  Whatever q is, it is the correctly rounded
+         * S/n when |S - q n| < n h, h the half gap of q's rounding interval
+         * (as in xs_running_round: ulp(q)/2, or ulp(q)/4 when q is a power
+         * of two; both sides at least h); that is tested here, when n <
+         * 2^39, 2^-700 <= |hi| (a valid lane's hi is below 2^1001), |lo| <=
+         * 2^-40 |hi| and |q| >= XS_ML_TINY_SUM.
+         * Each rounding is by a relative d, |d| <= 2^-53, or an absolute
+         * 2^-1075 at most if it underflows (which changes no bound here by
+         * more than its last digit).  q0 = (hi/n)(1 + d1)(1 + d2), so r0 =
+         * hi - q0 n has |r0| <= |hi| 2^-51.9, |t| <= |hi| 2^-39.9, |fl(t inv)|
+         * <= |hi/n| 2^-39.8, and |q - hi/n| < |hi/n| (2^-51.9 + 2^-39.8 +
+         * 2^-52.9) < |hi/n| 2^-39.7.  r = hi - q n is then a double, which
+         * fma gives exactly: hi and q n are both multiples of g = min(ulp(hi),
+         * ulp(q)) (n an integer, the ulps powers of two), and |r| = n
+         * |hi/n - q| < |hi| 2^-39.7 is below 2^14 ulp(hi) and below n 2^14
+         * ulp(q) (|hi| <= n |q| (1 + 2^-39)), so below 2^53 g as n < 2^39
+         * (g >= 2^-792: |q| >= 2^-740); the same holds for q0 and r0.
+         * S - q n = (r + lo) + (S - hi - lo), so |S - q n| <= |r + lo| +
+         * bound <= |fl(r + lo)| (1 + 2^-52) + bound (a sum that is
+         * subnormal is exact).  n h is exact (a power of two >= 2^-794
+         * times an integer below 2^39).  The test fl(|fl(r + lo)| + bound) <
+         * fl(n h (1 - 2^-50)) then gives |S - q n| < n h (1 - 2^-50)(1 +
+         * 2^-53)(1 + 2^-52)/(1 - 2^-53) < n h.  An exact tie, |S - q n| =
+         * n h, is never decided here. */
+        const VI exponent_mask = (VI){0} + (int64_t)XS_EXPONENT_MASK;
+        const VI mantissa_mask = (VI){0} + (int64_t)(((uint64_t)1 << 52) - 1);
+        const VI ulp_shift = (VI){0} + ((int64_t)52 << 52);
+        V q0 = hi * inverse;
+        V r0 = XS_ML_FNMSUB(q0, terms, hi);                   /* exact */
+        V q = q0 + (r0 + lo) * inverse;
+        V r = XS_ML_FNMSUB(q, terms, hi);                     /* exact */
+        V residual = XS_ML_ABS(r + lo) + bound;
+        VI q_bits = (VI)q & abs_mask;
+        V ulp = (V)((q_bits & exponent_mask) - ulp_shift);
+        VI binade_start = (q_bits & mantissa_mask) == 0;
+        V gap = (ulp * terms) * (V)(((VI)((V){0} + 0.25) & binade_start) |
+                                    ((VI)((V){0} + 0.5) & ~binade_start));
+        approx = q;
+        decided = valid & short_window & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) &
+                  (XS_ML_ABS(lo) <= XS_ML_ABS(hi) * 0x1p-40) & ((V)q_bits >= XS_ML_TINY_SUM) &
+                  (residual < gap * (1.0 - 0x1p-50));
         if (__builtin_expect(!XS_ML_ALL(decided), 0)) {
-            /* xs_running_divide itself, for the lanes left. */
-            usable = valid & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) & ~decided;
-            q1 = hi / terms;
-            rem = XS_ML_FNMSUB(q1, terms, hi);               /* exact */
-            t_sum = rem + lo;
-            bb = t_sum - rem;
-            t_err = (rem - (t_sum - bb)) + (lo - bb);
-            q2 = t_sum / terms;
-            exact = (bound == 0.0) & (t_err == 0.0) &
-                    (XS_ML_FNMSUB(q2, terms, t_sum) == 0.0);
-            a_bound = XS_ML_KEEP(((bound / terms + XS_ML_ABS(q2) * 0x1p-51) +
-                                  XS_RUNNING_FLOOR) * (1.0 + 0x1p-50), ~exact);
+            /* xs_running_divide and xs_running_round, for the lanes left. */
+            VI usable = valid & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) & ~decided;
+            V q1 = hi / terms;
+            V rem = XS_ML_FNMSUB(q1, terms, hi);               /* exact */
+            V t_sum = rem + lo;
+            V bb = t_sum - rem;
+            V t_err = (rem - (t_sum - bb)) + (lo - bb);
+            V q2 = t_sum / terms;
+            VI exact = (bound == 0.0) & (t_err == 0.0) &
+                       (XS_ML_FNMSUB(q2, terms, t_sum) == 0.0);
+            V a_bound = XS_ML_KEEP(((bound / terms + XS_ML_ABS(q2) * 0x1p-51) +
+                                    XS_RUNNING_FLOOR) * (1.0 + 0x1p-50), ~exact);
             V again;
             VI now = XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_KEEP(q1, usable),
                                                    XS_ML_KEEP(q2, usable), a_bound,
