@@ -177,12 +177,13 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
          * ulp(q) (|hi| <= n |q| (1 + 2^-39)), so below 2^53 g as n < 2^39
          * (g >= 2^-792: |q| >= 2^-740); the same holds for q0 and r0.
          * S - q n = (r + lo) + (S - hi - lo), so |S - q n| <= |r + lo| +
-         * bound <= |fl(r + lo)| (1 + 2^-52) + bound (a sum that is
-         * subnormal is exact).  n h is exact (a power of two >= 2^-794
-         * times an integer below 2^39).  The test fl(|fl(r + lo)| + bound) <
-         * fl(n h (1 - 2^-50)) then gives |S - q n| < n h (1 - 2^-50)(1 +
-         * 2^-53)(1 + 2^-52)/(1 - 2^-53) < n h.  An exact tie, |S - q n| =
-         * n h, is never decided here. */
+         * B <= |fl(r + lo)| (1 + 2^-52) + B (a sum that is subnormal is
+         * exact), B = bound GROWTH (as in xs_running_round: the bound's own
+         * additions in this block may have lost that much of it).  n h is
+         * exact (a power of two >= 2^-794 times an integer below 2^39).
+         * The test fl(|fl(r + lo)| + fl(B)) < fl(n h (1 - 2^-50)) then gives
+         * |S - q n| < n h (1 - 2^-50)(1 + 2^-53)(1 + 2^-52)/(1 - 2^-53)^2 <
+         * n h.  An exact tie, |S - q n| = n h, is never decided here. */
         const VI exponent_mask = (VI){0} + (int64_t)XS_EXPONENT_MASK;
         const VI mantissa_mask = (VI){0} + (int64_t)(((uint64_t)1 << 52) - 1);
         const VI ulp_shift = (VI){0} + ((int64_t)52 << 52);
@@ -190,7 +191,7 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
         V r0 = XS_ML_FNMSUB(q0, terms, hi);                   /* exact */
         V q = q0 + (r0 + lo) * inverse;
         V r = XS_ML_FNMSUB(q, terms, hi);                     /* exact */
-        V residual = XS_ML_ABS(r + lo) + bound;
+        V residual = XS_ML_ABS(r + lo) + bound * XS_RUNNING_GROWTH;
         VI q_bits = (VI)q & abs_mask;
         V ulp = (V)((q_bits & exponent_mask) - ulp_shift);
         VI binade_start = (q_bits & mantissa_mask) == 0;
