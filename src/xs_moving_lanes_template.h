@@ -6,6 +6,8 @@
  *   XS_ML_TARGET   the target attribute ("avx2,fma")
  *   XS_ML_FNMSUB(a, b, c)  c - a b with one rounding (an fma intrinsic)
  *   XS_ML_ALL(m)   1 when every lane of the mask m is set
+ *   XS_ML_TRANSPOSE(r)  (optional) transpose the W x W matrix of the W
+ *                  registers r[0..W-1] in place (rows become columns)
  * The arithmetic is written with GCC/clang vector extensions, so that one
  * text serves any width (only AVX2's is built: see xs_moving.c).
  *
@@ -13,7 +15,8 @@
  * window), with float64 results, one lane per double of a register: the
  * operations of xs_running_move, xs_running_divide and xs_running_round
  * (for a float64 target, where the value rounded to the target is the
- * approximation itself), lane by lane.  Stale lanes carry zeros, so that no
+ * approximation itself), lane by lane, with a cheaper decision first where
+ * it applies (see XS_ML_NAME_step).  Stale lanes carry zeros, so that no
  * garbage raises a floating-point flag.  The loop makes no call, so that
  * the lanes' state stays in registers: at the first step where a lane
  * cannot take its terms (beyond the safe range) or the approximation cannot
@@ -193,13 +196,18 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
         V r = XS_ML_FNMSUB(q, terms, hi);                     /* exact */
         V residual = XS_ML_ABS(r + lo) + bound * XS_RUNNING_GROWTH;
         VI q_bits = (VI)q & abs_mask;
-        V ulp = (V)((q_bits & exponent_mask) - ulp_shift);
+        VI normal = (V)q_bits >= XS_ML_TINY_SUM;
+        /* ulp(q), or 0 for a tiny q (whose exponent field is too small to
+         * subtract from: the difference could be a huge double, whose
+         * product by n would overflow and raise the flag). */
+        V ulp = (V)(((q_bits & exponent_mask) - ulp_shift) & normal);
         VI binade_start = (q_bits & mantissa_mask) == 0;
         V gap = (ulp * terms) * (V)(((VI)((V){0} + 0.25) & binade_start) |
                                     ((VI)((V){0} + 0.5) & ~binade_start));
         approx = q;
-        decided = valid & short_window & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) &
-                  (XS_ML_ABS(lo) <= XS_ML_ABS(hi) * 0x1p-40) & ((V)q_bits >= XS_ML_TINY_SUM) &
+        /* |lo| 2^40 is exact and finite (|lo| < 2^-38 XS_RUNNING_MAX). */
+        decided = valid & short_window & normal & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) &
+                  (XS_ML_ABS(lo) * 0x1p40 <= XS_ML_ABS(hi)) &
                   (residual < gap * (1.0 - 0x1p-50));
         if (__builtin_expect(!XS_ML_ALL(decided), 0)) {
             /* xs_running_divide and xs_running_round, for the lanes left. */
@@ -242,6 +250,10 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
  * leaves a lane undecided ends the loop there, as a single step does: the
  * block's steps before it are stored, and that step's decided lanes.
  */
+/* Steps per block: a multiple of W; small, since the differences of a
+ * block's steps after one that stops the loop are computed in vain (data
+ * over the whole exponent range stops it every few dozen steps), and its
+ * buffers stay in L1 (3 x 16 registers). */
 #define XS_ML_BLOCK 16
 
 __attribute__((target(XS_ML_TARGET), always_inline))

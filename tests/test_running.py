@@ -229,12 +229,12 @@ def lane_rows(rng, n):
     mean_ties = np.resize(mean_tie_row(50, 53), n)
     return {"normal": kinds["normal"], "lognormal": kinds["lognormal"], "wide": kinds["wide"],
             "ties": ties, "zeros": zeros, "huge": huge, "crossings": crossings,
-            "near_max": near_max, "mean_ties": mean_ties}
+            "near_max": near_max, "mean_ties": mean_ties, "tiny": kinds["tiny"]}
 
 
 @pytest.mark.parametrize("mean", [False, True], ids=["sum", "mean"])
 @pytest.mark.parametrize("kind", ["normal", "lognormal", "wide", "ties", "zeros", "huge",
-                                  "crossings", "near_max", "mean_ties"])
+                                  "crossings", "near_max", "mean_ties", "tiny"])
 def test_moving_lanes_against_the_oracle(kind, mean):
     n = 4099                                   # 4 lanes of 1024 and a tail of 3
     rng = np.random.default_rng(len(kind) + 10 * mean)
@@ -295,11 +295,12 @@ def test_moving_lanes_on_and_next_to_ties(window):
         assert_same(func(x, window), moving_oracle_sums(x, window, FLOAT64, mean=mean))
 
 
-@pytest.mark.parametrize("kind", ["normal", "lognormal", "crossings", "near_max", "mean_ties"])
+@pytest.mark.parametrize("kind", ["normal", "lognormal", "crossings", "near_max", "mean_ties",
+                                  "tiny"])
 def test_moving_lanes_raise_no_spurious_flags(kind):
     """Finite results from terms within the safe range: no overflow or
     invalid-operation flag (numpy raises it here) from lanes that leave the
-    safe range and stop."""
+    safe range and stop, or from the half gaps of tiny means."""
     x = lane_rows(np.random.default_rng(5), 4099)[kind]
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         for window in (3, 100):
@@ -321,7 +322,8 @@ def test_moving_lanes_of_float32_rows():
 @pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512"])
 def test_moving_lanes_under_every_forced_kernel(kernel, tmp_path):
     """The same windows in a fresh process per XSUMUFUNC_KERNEL (the AVX2
-    lanes or the plain ones), against the oracle."""
+    lanes, in blocks or step by step, with or without range tests, or the
+    plain ones), against the oracle, contiguous and strided."""
     rng = np.random.default_rng(12)
     data = lane_rows(rng, 4500)
     src, dst = tmp_path / "in.npz", tmp_path / "out.npz"
@@ -337,6 +339,9 @@ def test_moving_lanes_under_every_forced_kernel(kernel, tmp_path):
             for name in data.files:
                 out[name + "-sum"] = xs.exact_moving_sum(data[name], 50)
                 out[name + "-mean"] = xs.exact_moving_mean(data[name], 50, min_count=7)
+                strided = np.repeat(data[name], 2)[::2]     # the lanes step by step
+                out[name + "-sum-strided"] = xs.exact_moving_sum(strided, 50)
+                out[name + "-mean-strided"] = xs.exact_moving_mean(strided, 50, min_count=7)
         np.savez({str(dst)!r}, **out)
     """)
     env = dict(os.environ, XSUMUFUNC_KERNEL=kernel)
@@ -345,9 +350,11 @@ def test_moving_lanes_under_every_forced_kernel(kernel, tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = np.load(dst)
     for name, x in data.items():
-        assert_same(got[name + "-sum"], moving_oracle_sums(x, 50, FLOAT64))
-        assert_same(got[name + "-mean"],
-                    moving_oracle_sums(x, 50, FLOAT64, mean=True, min_count=7))
+        sums = moving_oracle_sums(x, 50, FLOAT64)
+        means = moving_oracle_sums(x, 50, FLOAT64, mean=True, min_count=7)
+        for layout in ("", "-strided"):
+            assert_same(got[name + "-sum" + layout], sums)
+            assert_same(got[name + "-mean" + layout], means)
 
 
 # ---- row sums on the same approximation (rows of 129 to 1023 terms, and
