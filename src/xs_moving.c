@@ -238,8 +238,9 @@ static int xs_row_in_range_avx2(const char *in, npy_intp n)
     npy_intp k = 0;
     for (; n - k >= 8; k += 8) {
         /* Unaligned loads: the row need not be aligned to its element. */
-        __m256d a = _mm256_loadu_pd((const double *)(const void *)(in + k * (npy_intp)sizeof(double)));
-        __m256d b = _mm256_loadu_pd((const double *)(const void *)(in + (k + 4) * (npy_intp)sizeof(double)));
+        const char *p = in + k * (npy_intp)sizeof(double);
+        __m256d a = _mm256_loadu_pd((const double *)(const void *)p);
+        __m256d b = _mm256_loadu_pd((const double *)(const void *)(p + 4 * sizeof(double)));
         ok0 = _mm256_and_pd(ok0, _mm256_cmp_pd(_mm256_and_pd(a, magnitude), limit, _CMP_LE_OQ));
         ok1 = _mm256_and_pd(ok1, _mm256_cmp_pd(_mm256_and_pd(b, magnitude), limit, _CMP_LE_OQ));
     }
@@ -279,9 +280,9 @@ static int xs_vector_lanes(void)
 #define XS_ROW_IN_RANGE 0
 #define XS_ROW_BEYOND 1
 #define XS_ROW_SPECIAL 2
-/* |x| <= XS_RUNNING_MAX = 2^1000 exactly when the biased exponent of x is
- * at most 1023 + 1000 and, at 2^1000's exponent, the mantissa is zero: as
- * an ordering of the magnitude's bits, |x| bits <= 2^1000's bits. */
+/* The bits of 2^1000 = XS_RUNNING_MAX.  Magnitudes of doubles order as
+ * their bits do (sign bit cleared), so |x| <= XS_RUNNING_MAX exactly when
+ * x's bits without the sign are at most these. */
 #define XS_RUNNING_MAX_BITS ((uint64_t)(1023 + 1000) << 52)
 
 static int xs_row_kind(const char *in, npy_intp stride, npy_intp n)
