@@ -168,17 +168,6 @@ static inline int xs_window_decide(const xs_running *run, uint64_t divisor,
 #define XS_MOVING_LANES 4
 #define XS_MOVING_LANES_MIN_TERMS 4096
 
-/* Does the row hold a NaN or an Inf? */
-static int xs_row_has_special(const char *in, npy_intp stride, npy_intp n)
-{
-    uint64_t all = 0;
-    for (npy_intp k = 0; k < n; k++) {
-        uint64_t bits = xs_window_load(in, stride, k);
-        all |= (uint64_t)((bits & XS_EXPONENT_MASK) == XS_EXPONENT_MASK);
-    }
-    return all != 0;
-}
-
 /* Output k of a lane (a row without NaN or Inf). */
 static inline void xs_lane_step(xs_running *run, xs_window_exact *exact, npy_intp k,
                                 int64_t window, int64_t min_count, int mean,
@@ -217,12 +206,52 @@ static inline void xs_lane_step(xs_running *run, xs_window_exact *exact, npy_int
 #define XS_ML_FNMSUB(a, b, c) \
     ((V)_mm256_fnmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
 #define XS_ML_ALL(m) (_mm256_movemask_pd((__m256d)(m)) == 0xf)
+/* r[0..3] hold 4 rows of 4 doubles; afterwards r[j] holds their column j. */
+#define XS_ML_TRANSPOSE(r)                                                          \
+    do {                                                                            \
+        __m256d xs_t0 = _mm256_unpacklo_pd((__m256d)(r)[0], (__m256d)(r)[1]);       \
+        __m256d xs_t1 = _mm256_unpackhi_pd((__m256d)(r)[0], (__m256d)(r)[1]);       \
+        __m256d xs_t2 = _mm256_unpacklo_pd((__m256d)(r)[2], (__m256d)(r)[3]);       \
+        __m256d xs_t3 = _mm256_unpackhi_pd((__m256d)(r)[2], (__m256d)(r)[3]);       \
+        (r)[0] = (V)_mm256_permute2f128_pd(xs_t0, xs_t2, 0x20);                     \
+        (r)[1] = (V)_mm256_permute2f128_pd(xs_t1, xs_t3, 0x20);                     \
+        (r)[2] = (V)_mm256_permute2f128_pd(xs_t0, xs_t2, 0x31);                     \
+        (r)[3] = (V)_mm256_permute2f128_pd(xs_t1, xs_t3, 0x31);                     \
+    } while (0)
 #include "xs_moving_lanes_template.h"
 
 /* An AVX-512 instance (8 lanes) was measured too: slower on the development
  * machine (AMD Zen 4), 5.2 against 3.7 ns per element, building 8-double
  * registers from 8 strided loads costing more than the width saves; so
  * AVX-512 CPUs run the AVX2 lanes. */
+
+/* 1 when every term of the contiguous row is within the safe range of
+ * xs_running.h, |x| <= XS_RUNNING_MAX (ordered comparisons: NaN and Inf
+ * fail them); 0 otherwise.  Two registers of four terms per iteration
+ * (independent chains), the rest one by one. */
+__attribute__((target("avx2")))
+static int xs_row_in_range_avx2(const char *in, npy_intp n)
+{
+    const __m256d limit = _mm256_set1_pd(XS_RUNNING_MAX);
+    const __m256d magnitude = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX));
+    __m256d ok0 = _mm256_castsi256_pd(_mm256_set1_epi64x(-1)), ok1 = ok0;
+    npy_intp k = 0;
+    for (; n - k >= 8; k += 8) {
+        /* Unaligned loads: the row need not be aligned to its element. */
+        const char *p = in + k * (npy_intp)sizeof(double);
+        __m256d a = _mm256_loadu_pd((const double *)(const void *)p);
+        __m256d b = _mm256_loadu_pd((const double *)(const void *)(p + 4 * sizeof(double)));
+        ok0 = _mm256_and_pd(ok0, _mm256_cmp_pd(_mm256_and_pd(a, magnitude), limit, _CMP_LE_OQ));
+        ok1 = _mm256_and_pd(ok1, _mm256_cmp_pd(_mm256_and_pd(b, magnitude), limit, _CMP_LE_OQ));
+    }
+    int ok = _mm256_movemask_pd(_mm256_and_pd(ok0, ok1)) == 0xf;
+    for (; k < n; k++) {
+        double x;
+        memcpy(&x, in + k * (npy_intp)sizeof(double), sizeof x);
+        ok &= xs_running_abs(x) <= XS_RUNNING_MAX;
+    }
+    return ok;
+}
 #endif
 
 /* How many vector lanes this CPU runs (4: AVX2 and FMA; 0: none), chosen
@@ -245,12 +274,42 @@ static int xs_vector_lanes(void)
 #endif
 }
 
+/* What the row holds: XS_ROW_SPECIAL (a NaN or an Inf), else
+ * XS_ROW_BEYOND (a finite term beyond the safe range of xs_running.h, which
+ * the vector lanes must test for), else XS_ROW_IN_RANGE. */
+#define XS_ROW_IN_RANGE 0
+#define XS_ROW_BEYOND 1
+#define XS_ROW_SPECIAL 2
+/* The bits of 2^1000 = XS_RUNNING_MAX.  Magnitudes of doubles order as
+ * their bits do (sign bit cleared), so |x| <= XS_RUNNING_MAX exactly when
+ * x's bits without the sign are at most these. */
+#define XS_RUNNING_MAX_BITS ((uint64_t)(1023 + 1000) << 52)
+
+static int xs_row_kind(const char *in, npy_intp stride, npy_intp n)
+{
+    /* The common case first, at the speed of memory where AVX2 is there. */
+#ifdef XS_MOVING_X86
+    if (stride == (npy_intp)sizeof(double) && xs_vector_lanes() &&
+            xs_row_in_range_avx2(in, n)) {
+        return XS_ROW_IN_RANGE;
+    }
+#endif
+    uint64_t special = 0, beyond = 0;
+    for (npy_intp k = 0; k < n; k++) {
+        uint64_t bits = xs_window_load(in, stride, k);
+        special |= (uint64_t)((bits & XS_EXPONENT_MASK) == XS_EXPONENT_MASK);
+        beyond |= (uint64_t)((bits & ~XS_SIGN_BIT) > XS_RUNNING_MAX_BITS);
+    }
+    return special ? XS_ROW_SPECIAL : beyond ? XS_ROW_BEYOND : XS_ROW_IN_RANGE;
+}
+
 static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
-                            int64_t window, int64_t min_count, int mean,
+                            int64_t window, int64_t min_count, int mean, int checked,
                             const xs_target *target, char *out, npy_intp out_step)
 {
     const char *in = exact[0].in;
     npy_intp stride = exact[0].stride;
+    (void)checked;                        /* used by the vector lanes only */
     int vector = target == &xs_target_float64 ? xs_vector_lanes() : 0;
     int lanes = XS_MOVING_LANES;          /* in vector registers or not */
     npy_intp len = n / lanes, start[XS_MOVING_LANES];
@@ -291,8 +350,8 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
     npy_intp t = full;
     while (t < len) {
         npy_intp until = len - t < steps_per_check ? len : t + steps_per_check;
-        int undecided = xs_lanes_avx2(run, start, &t, until, in, stride, window, mean, out,
-                                      out_step);
+        int undecided = xs_lanes_avx2(run, start, &t, until, in, stride, window, mean, checked,
+                                      out, out_step);
         if (t >= until) {
             if (xs_interrupted()) {
                 return;
@@ -340,13 +399,15 @@ void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *
         memcpy(&window, args[1] + i * steps[1], sizeof window);
         memcpy(&min_count, args[2] + i * steps[2], sizeof min_count);
         memcpy(&mean, args[3] + i * steps[3], sizeof mean);
-        if (n >= XS_MOVING_LANES_MIN_TERMS && !xs_row_has_special(in, steps[5], n)) {
+        int kind = n >= XS_MOVING_LANES_MIN_TERMS ? xs_row_kind(in, steps[5], n) : XS_ROW_SPECIAL;
+        if (kind != XS_ROW_SPECIAL) {
             for (int l = 0; l < XS_MOVING_LANES; l++) {
                 lanes[l].in = in;
                 lanes[l].stride = steps[5];
                 lanes[l].window = (npy_intp)window;
             }
-            xs_moving_lanes(lanes, n, window, min_count, mean, target, out, steps[6]);
+            xs_moving_lanes(lanes, n, window, min_count, mean, kind == XS_ROW_BEYOND, target,
+                            out, steps[6]);
             continue;
         }
         xs_small_init(&exact.acc);

@@ -6,6 +6,8 @@
  *   XS_ML_TARGET   the target attribute ("avx2,fma")
  *   XS_ML_FNMSUB(a, b, c)  c - a b with one rounding (an fma intrinsic)
  *   XS_ML_ALL(m)   1 when every lane of the mask m is set
+ *   XS_ML_TRANSPOSE(r)  (optional) transpose the W x W matrix of the W
+ *                  registers r[0..W-1] in place (rows become columns)
  * The arithmetic is written with GCC/clang vector extensions, so that one
  * text serves any width (only AVX2's is built: see xs_moving.c).
  *
@@ -13,7 +15,8 @@
  * window), with float64 results, one lane per double of a register: the
  * operations of xs_running_move, xs_running_divide and xs_running_round
  * (for a float64 target, where the value rounded to the target is the
- * approximation itself), lane by lane.  Stale lanes carry zeros, so that no
+ * approximation itself), lane by lane, with a cheaper decision first where
+ * it applies (see XS_ML_NAME_step).  Stale lanes carry zeros, so that no
  * garbage raises a floating-point flag.  The loop makes no call, so that
  * the lanes' state stays in registers: at the first step where a lane
  * cannot take its terms (beyond the safe range) or the approximation cannot
@@ -30,10 +33,17 @@
 typedef double XS_ML_V __attribute__((vector_size(8 * XS_ML_W)));
 typedef int64_t XS_ML_VI __attribute__((vector_size(8 * XS_ML_W)));
 
-__attribute__((target(XS_ML_TARGET)))
-static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, npy_intp len,
-                      const char *in, npy_intp stride, int64_t window, int mean, char *out,
-                      npy_intp out_step)
+/* The smallest magnitude of a sum (or mean) the approximation decides, as
+ * in xs_running_round: below it the rounding goes to the accumulator. */
+#define XS_ML_TINY_SUM 0x1p-800
+
+/* xs_running_round for a float64 target, lane by lane: the lanes of
+ * `usable` whose approximation a_hi + a_lo (error at most a_bound) decides
+ * the correctly rounded value fl(a_hi + a_lo), stored in *approx. */
+__attribute__((target(XS_ML_TARGET), always_inline))
+static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_V a_hi, XS_ML_V a_lo,
+                                                     XS_ML_V a_bound, XS_ML_VI usable,
+                                                     XS_ML_V *approx_out)
 {
     typedef XS_ML_V V;
     typedef XS_ML_VI VI;
@@ -41,110 +51,348 @@ static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, np
     const VI exponent_mask = (VI){0} + (int64_t)XS_EXPONENT_MASK;
     const VI mantissa_mask = (VI){0} + (int64_t)(((uint64_t)1 << 52) - 1);
     const VI ulp_shift = (VI){0} + ((int64_t)52 << 52);
+    V approx = a_hi + a_lo;
+    V bb = approx - a_hi;
+    V c = (a_hi - (approx - bb)) + (a_lo - bb);
+    VI bits = (VI)approx & abs_mask;
+    V q = (V)((bits & exponent_mask) - ulp_shift);      /* ulp(approx) */
+    VI binade_start = (bits & mantissa_mask) == 0;
+    V half_gap = q * (V)(((VI)((V){0} + 0.25) & binade_start) |
+                         ((VI)((V){0} + 0.5) & ~binade_start));
+    V error = (V)((VI)c & abs_mask) + a_bound * XS_RUNNING_GROWTH;
+    *approx_out = approx;
+    return usable & ((V)bits >= XS_ML_TINY_SUM) &
+           ((error < half_gap * XS_RUNNING_MARGIN) | (a_bound == 0.0));
+}
+
+/*
+ * One step of the lanes: x_in entered and x_out left each lane's window,
+ * given as their exact difference d + d_lo (TwoSum, XS_ML_DIFFERENCE), with
+ * ok the lanes whose terms are within the safe range (the others go stale;
+ * their d and d_lo are zeros).  xs_running_move on the state (hi, lo,
+ * bound, valid, block_left), then the decision of the window's sum (mean 0)
+ * or mean (mean 1): the lanes decided (valid ones only), their values in
+ * *approx.
+ *
+ * Why no lane's state is masked on the loop-carried chain (hi, lo, bound):
+ * the loop stops at the first step that leaves a lane undecided, and a lane
+ * that is not valid is undecided, so a lane computes at most one step
+ * beyond its safe range, and nothing in that step can overflow: a valid
+ * lane enters a step with |hi| <= XS_RUNNING_MAX (1 + 2^-52) (checked after
+ * every move; the renormalisation fl(hi + lo) adds at most one ulp of
+ * 2^1000), |lo| < 2^-38 XS_RUNNING_MAX (after a renormalisation or a
+ * rebuild |lo| <= ulp(hi) / 2, and each of the at most XS_RUNNING_BLOCK moves
+ * since adds to it errors |e| + |d_lo| + |err2| < 2^-50 XS_RUNNING_MAX), and
+ * terms beyond the safe range are replaced by zeros before they are used,
+ * so |d| <= 2 XS_RUNNING_MAX and every sum of the step stays below 2^1003,
+ * finite.  Stale lanes enter with zeros (below), so no garbage raises a
+ * floating-point flag either.
+ */
+#define XS_ML_DIFFERENCE(x_in, x_out, d, d_lo)                                      \
+    do {                                                                            \
+        XS_ML_V xs_minus_out = -(x_out);                                            \
+        (d) = (x_in) + xs_minus_out;                                                \
+        XS_ML_V xs_bb = (d) - (x_in);                                               \
+        (d_lo) = ((x_in) - ((d) - xs_bb)) + (xs_minus_out - xs_bb);                 \
+    } while (0)
+
+__attribute__((target(XS_ML_TARGET), always_inline))
+static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_ML_VI ok,
+                                                    XS_ML_V *hi_io, XS_ML_V *lo_io,
+                                                    XS_ML_V *bound_io, XS_ML_VI *valid_io,
+                                                    int *block_left, const int mean,
+                                                    int64_t window, XS_ML_V *approx_out)
+{
+    typedef XS_ML_V V;
+    typedef XS_ML_VI VI;
+    const VI abs_mask = (VI){0} + INT64_MAX;
     const V terms = (V){0} + (double)window;
+    /* fl(1 / window): the candidate of the fast decision of a mean (below),
+     * whose proof holds for windows below 2^39. */
+    const V inverse = (V){0} + 1.0 / (double)window;
+    const VI short_window = (VI){0} + (window < ((int64_t)1 << 39) ? -1 : 0);
 #define XS_ML_ABS(x) ((V)((VI)(x) & abs_mask))
 #define XS_ML_KEEP(x, m) ((V)((VI)(x) & (m)))            /* x where m, else +0 */
+    V hi = *hi_io, lo = *lo_io, bound = *bound_io;
+    VI valid = *valid_io & ok;
+    /* xs_running_move: three more TwoSums. */
+    V s = hi + d;
+    V bb = s - hi;
+    V e = (hi - (s - bb)) + (d - bb);
+    hi = s;
+    V f = e + d_lo;
+    bb = f - e;
+    V err1 = (e - (f - bb)) + (d_lo - bb);
+    V l2 = lo + f;
+    bb = l2 - lo;
+    V err2 = (lo - (l2 - bb)) + (f - bb);
+    lo = l2;
+    bound = bound + (XS_ML_ABS(err1) + XS_ML_ABS(err2));
+    valid &= XS_ML_ABS(hi) <= XS_RUNNING_MAX;
+    if (--*block_left == 0) {
+        *block_left = XS_RUNNING_BLOCK;
+        bound = bound * XS_RUNNING_GROWTH;
+        s = hi + lo;
+        bb = s - hi;
+        lo = (hi - (s - bb)) + (lo - bb);
+        hi = s;
+    }
+    *hi_io = hi;
+    *lo_io = lo;
+    *bound_io = bound;
+    *valid_io = valid;
+    /* The decision.  A sum: fast when the bound is 0, for then the
+     * approximation hi + lo is the exact sum and fl(hi + lo) its
+     * correctly rounded value (xs_running_round, bound 0), when it is at
+     * least XS_ML_TINY_SUM in magnitude; else xs_running_round.  A mean:
+     * first a candidate and the sign-free size of its residual (below),
+     * then, for the lanes that leaves undecided (ties among them), the
+     * divisions of xs_running_divide and xs_running_round. */
+    V approx;
+    VI decided;
+    if (!mean) {
+        approx = hi + lo;
+        decided = valid & (XS_ML_ABS(approx) >= XS_ML_TINY_SUM) & (bound == 0.0);
+        if (__builtin_expect(!XS_ML_ALL(decided), 0)) {
+            decided = XS_ML_CAT(XS_ML_NAME, _round)(hi, lo, bound, valid, &approx);
+        }
+    }
+    else {
+        /* A candidate q for RN(S/n), n = window, from inv = fl(1/n) and
+         * no division: q0 = fl(hi inv), r0 = hi - q0 n (exact, as r
+         * below), t = fl(r0 + lo), q = fl(q0 + fl(t inv)), which is S/n
+         * rounded unless S/n lies within about 2^-50 ulp of a midpoint or
+         * the bound is large.  Whatever q is, it is the correctly rounded
+         * S/n when |S - q n| < n h, h the half gap of q's rounding interval
+         * (as in xs_running_round: ulp(q)/2, or ulp(q)/4 when q is a power
+         * of two; both sides at least h); that is tested here, when n <
+         * 2^39, 2^-700 <= |hi| (a valid lane's hi is below 2^1001), |lo| <=
+         * 2^-40 |hi| and |q| >= XS_ML_TINY_SUM.
+         * Each rounding is by a relative d, |d| <= 2^-53, or an absolute
+         * 2^-1075 at most if it underflows (which changes no bound here by
+         * more than its last digit).  q0 = (hi/n)(1 + d1)(1 + d2), so r0 =
+         * hi - q0 n has |r0| <= |hi| 2^-51.9, |t| <= |hi| 2^-39.9, |fl(t inv)|
+         * <= |hi/n| 2^-39.8, and |q - hi/n| < |hi/n| (2^-51.9 + 2^-39.8 +
+         * 2^-52.9) < |hi/n| 2^-39.7.  r = hi - q n is then a double, which
+         * fma gives exactly: hi and q n are both multiples of g = min(ulp(hi),
+         * ulp(q)) (n an integer, the ulps powers of two), and |r| = n
+         * |hi/n - q| < |hi| 2^-39.7 is below 2^14 ulp(hi) and below n 2^14
+         * ulp(q) (|hi| <= n |q| (1 + 2^-39)), so below 2^53 g as n < 2^39
+         * (g >= 2^-792: |q| >= 2^-740); the same holds for q0 and r0.
+         * S - q n = (r + lo) + (S - hi - lo), so |S - q n| <= |r + lo| +
+         * B <= |fl(r + lo)| (1 + 2^-52) + B (a sum that is subnormal is
+         * exact), B = bound GROWTH (as in xs_running_round: the bound's own
+         * additions in this block may have lost that much of it).  n h is
+         * exact (a power of two >= 2^-794 times an integer below 2^39).
+         * The test fl(|fl(r + lo)| + fl(B)) < fl(n h (1 - 2^-50)) then gives
+         * |S - q n| < n h (1 - 2^-50)(1 + 2^-53)(1 + 2^-52)/(1 - 2^-53)^2 <
+         * n h.  An exact tie, |S - q n| = n h, is never decided here. */
+        const VI exponent_mask = (VI){0} + (int64_t)XS_EXPONENT_MASK;
+        const VI mantissa_mask = (VI){0} + (int64_t)(((uint64_t)1 << 52) - 1);
+        const VI ulp_shift = (VI){0} + ((int64_t)52 << 52);
+        V q0 = hi * inverse;
+        V r0 = XS_ML_FNMSUB(q0, terms, hi);                   /* exact */
+        V q = q0 + (r0 + lo) * inverse;
+        V r = XS_ML_FNMSUB(q, terms, hi);                     /* exact */
+        V residual = XS_ML_ABS(r + lo) + bound * XS_RUNNING_GROWTH;
+        VI q_bits = (VI)q & abs_mask;
+        VI normal = (V)q_bits >= XS_ML_TINY_SUM;
+        /* ulp(q), or 0 for a tiny q (whose exponent field is too small to
+         * subtract from: the difference could be a huge double, whose
+         * product by n would overflow and raise the flag). */
+        V ulp = (V)(((q_bits & exponent_mask) - ulp_shift) & normal);
+        VI binade_start = (q_bits & mantissa_mask) == 0;
+        V gap = (ulp * terms) * (V)(((VI)((V){0} + 0.25) & binade_start) |
+                                    ((VI)((V){0} + 0.5) & ~binade_start));
+        approx = q;
+        /* |lo| 2^40 is exact and finite (|lo| < 2^-38 XS_RUNNING_MAX). */
+        decided = valid & short_window & normal & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) &
+                  (XS_ML_ABS(lo) * 0x1p40 <= XS_ML_ABS(hi)) &
+                  (residual < gap * (1.0 - 0x1p-50));
+        if (__builtin_expect(!XS_ML_ALL(decided), 0)) {
+            /* xs_running_divide and xs_running_round, for the lanes left. */
+            VI usable = valid & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) & ~decided;
+            V q1 = hi / terms;
+            V rem = XS_ML_FNMSUB(q1, terms, hi);               /* exact */
+            V t_sum = rem + lo;
+            V bb = t_sum - rem;
+            V t_err = (rem - (t_sum - bb)) + (lo - bb);
+            V q2 = t_sum / terms;
+            VI exact = (bound == 0.0) & (t_err == 0.0) &
+                       (XS_ML_FNMSUB(q2, terms, t_sum) == 0.0);
+            V a_bound = XS_ML_KEEP(((bound / terms + XS_ML_ABS(q2) * 0x1p-51) +
+                                    XS_RUNNING_FLOOR) * (1.0 + 0x1p-50), ~exact);
+            V again;
+            VI now = XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_KEEP(q1, usable),
+                                                   XS_ML_KEEP(q2, usable), a_bound,
+                                                   usable, &again);
+            approx = (V)(((VI)again & now) | ((VI)approx & ~now));
+            decided |= now;
+        }
+    }
+    *approx_out = approx;
+    return decided;
+#undef XS_ML_ABS
+#undef XS_ML_KEEP
+}
+
+/*
+ * The loop for a sum or a mean, checked or not: `mean` and `checked` are
+ * constants at each of the calls below, so that each gets its own loop.
+ *
+ * With XS_ML_TRANSPOSE (a W x W transpose of W registers), contiguous input
+ * and output and no term beyond the safe range (checked 0), blocks of
+ * XS_ML_BLOCK steps run in three passes over buffers in registers or L1:
+ * the differences d + d_lo of each lane's next terms, computed W steps at a
+ * time in one register per lane (whole-register loads) and transposed into
+ * one register per step; the steps, one register of W lanes each; and the
+ * values, transposed back into one store per lane and W steps.  A step that
+ * leaves a lane undecided ends the loop there, as a single step does: the
+ * block's steps before it are stored, and that step's decided lanes.
+ */
+/* Steps per block: a multiple of W; small, since the differences of a
+ * block's steps after one that stops the loop are computed in vain (data
+ * over the whole exponent range stops it every few dozen steps), and its
+ * buffers stay in L1 (3 x 16 registers). */
+#define XS_ML_BLOCK 16
+
+__attribute__((target(XS_ML_TARGET), always_inline))
+static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *start,
+                                               npy_intp *t_io, npy_intp len, const char *in,
+                                               npy_intp stride, int64_t window, const int mean,
+                                               const int checked, char *out, npy_intp out_step)
+{
+    typedef XS_ML_V V;
+    typedef XS_ML_VI VI;
+    const VI abs_mask = (VI){0} + INT64_MAX;
+    const VI all_lanes = (VI){0} - 1;
     V hi, lo, bound;
     VI valid;
     int block_left = XS_RUNNING_BLOCK;
+    npy_intp t = *t_io;
+    const char *p[XS_ML_W];
+    char *o[XS_ML_W];
+    const npy_intp back = -(npy_intp)window * stride;     /* from x_in to x_out */
     for (int l = 0; l < XS_ML_W; l++) {
-        int v = run[l].valid != 0;
+        int v = run[l].valid != 0 && xs_running_abs(run[l].hi) <= XS_RUNNING_MAX;
         hi[l] = v ? run[l].hi : 0.0;
         lo[l] = v ? run[l].lo : 0.0;
         bound[l] = v ? run[l].bound : 0.0;
         valid[l] = v ? -1 : 0;
         block_left = run[l].block_left < block_left ? run[l].block_left : block_left;
+        p[l] = in + (start[l] + t) * stride;
+        o[l] = out + (start[l] + t) * out_step;
     }
-    npy_intp t = *t_io;
     int undecided = 0;
-    for (; t < len; t++) {
-        V x_in, x_out;
+#ifdef XS_ML_TRANSPOSE
+    const int grouped = !checked && stride == (npy_intp)sizeof(double) &&
+                        out_step == (npy_intp)sizeof(double);
+#endif
+    while (t < len) {
+        V approx;
+        VI decided;
+#ifdef XS_ML_TRANSPOSE
+        if (grouped && len - t >= XS_ML_BLOCK) {
+            V dd[XS_ML_BLOCK], dl[XS_ML_BLOCK], res[XS_ML_BLOCK];
+            for (int g = 0; g < XS_ML_BLOCK; g += XS_ML_W) {
+                V a[XS_ML_W], b[XS_ML_W];
+                for (int l = 0; l < XS_ML_W; l++) {
+                    V x_in, x_out;              /* lane l's terms at steps t + g ... */
+                    memcpy(&x_in, p[l] + g * (npy_intp)sizeof(double), sizeof x_in);
+                    memcpy(&x_out, p[l] + g * (npy_intp)sizeof(double) + back, sizeof x_out);
+                    XS_ML_DIFFERENCE(x_in, x_out, a[l], b[l]);
+                }
+                XS_ML_TRANSPOSE(a);
+                XS_ML_TRANSPOSE(b);
+                for (int j = 0; j < XS_ML_W; j++) {
+                    dd[g + j] = a[j];
+                    dl[g + j] = b[j];
+                }
+            }
+            int j = 0;
+            for (; j < XS_ML_BLOCK; j++) {
+                decided = XS_ML_CAT(XS_ML_NAME, _step)(dd[j], dl[j], all_lanes, &hi, &lo, &bound,
+                                                       &valid, &block_left, mean, window,
+                                                       &res[j]);
+                if (!XS_ML_ALL(decided)) {
+                    break;
+                }
+            }
+            int g = 0;
+            for (; g + XS_ML_W <= j; g += XS_ML_W) {
+                V r[XS_ML_W];
+                for (int i = 0; i < XS_ML_W; i++) {
+                    r[i] = res[g + i];
+                }
+                XS_ML_TRANSPOSE(r);
+                for (int l = 0; l < XS_ML_W; l++) {
+                    memcpy(o[l] + g * (npy_intp)sizeof(double), &r[l], sizeof r[l]);
+                }
+            }
+            for (; g < j; g++) {
+                for (int l = 0; l < XS_ML_W; l++) {
+                    double v = res[g][l];
+                    memcpy(o[l] + g * (npy_intp)sizeof(double), &v, sizeof v);
+                }
+            }
+            if (j < XS_ML_BLOCK) {
+                /* Step t + j left a lane undecided. */
+                for (int l = 0; l < XS_ML_W; l++) {
+                    if (decided[l]) {
+                        double v = res[j][l];
+                        memcpy(o[l] + j * (npy_intp)sizeof(double), &v, sizeof v);
+                    }
+                    else {
+                        undecided |= 1 << l;
+                    }
+                }
+                t += j;
+                break;
+            }
+            for (int l = 0; l < XS_ML_W; l++) {
+                p[l] += XS_ML_BLOCK * (npy_intp)sizeof(double);
+                o[l] += XS_ML_BLOCK * (npy_intp)sizeof(double);
+            }
+            t += XS_ML_BLOCK;
+            continue;
+        }
+#endif
+        V x_in, x_out, d, d_lo;
         for (int l = 0; l < XS_ML_W; l++) {
-            const char *p = in + (start[l] + t) * stride;
             double a, b;
-            memcpy(&a, p, sizeof a);
-            memcpy(&b, p - window * stride, sizeof b);
+            memcpy(&a, p[l], sizeof a);
+            memcpy(&b, p[l] + back, sizeof b);
             x_in[l] = a;
             x_out[l] = b;
+            p[l] += stride;
         }
-        /* Which lanes can move; the others go stale and carry zeros. */
-        VI ok = (XS_ML_ABS(x_in) <= XS_RUNNING_MAX) & (XS_ML_ABS(x_out) <= XS_RUNNING_MAX) &
-                (XS_ML_ABS(hi) <= XS_RUNNING_MAX) & valid;
-        valid = ok;
-        x_in = XS_ML_KEEP(x_in, ok);
-        x_out = XS_ML_KEEP(x_out, ok);
-        hi = XS_ML_KEEP(hi, ok);
-        lo = XS_ML_KEEP(lo, ok);
-        bound = XS_ML_KEEP(bound, ok);
-        /* xs_running_move: four TwoSums. */
-        V minus_out = -x_out;
-        V d = x_in + minus_out;
-        V bb = d - x_in;
-        V d_lo = (x_in - (d - bb)) + (minus_out - bb);
-        V s = hi + d;
-        bb = s - hi;
-        V e = (hi - (s - bb)) + (d - bb);
-        hi = s;
-        V f = e + d_lo;
-        bb = f - e;
-        V err1 = (e - (f - bb)) + (d_lo - bb);
-        V l2 = lo + f;
-        bb = l2 - lo;
-        V err2 = (lo - (l2 - bb)) + (f - bb);
-        lo = l2;
-        bound = bound + (XS_ML_ABS(err1) + XS_ML_ABS(err2));
-        if (--block_left == 0) {
-            block_left = XS_RUNNING_BLOCK;
-            bound = bound * XS_RUNNING_GROWTH;
-            s = hi + lo;
-            bb = s - hi;
-            lo = (hi - (s - bb)) + (lo - bb);
-            hi = s;
+        /* Terms beyond the safe range make their lane stale (and become
+         * zeros here). */
+        VI ok = all_lanes;
+        if (checked) {
+            ok = ((V)((VI)x_in & abs_mask) <= XS_RUNNING_MAX) &
+                 ((V)((VI)x_out & abs_mask) <= XS_RUNNING_MAX);
+            x_in = (V)((VI)x_in & ok);
+            x_out = (V)((VI)x_out & ok);
         }
-        /* The approximation to decide from: of the sum, or of the mean
-         * (xs_running_divide). */
-        V a_hi = hi, a_lo = lo, a_bound = bound;
-        VI usable = valid;
-        if (mean) {
-            usable &= XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN;
-            V q1 = hi / terms;
-            V rem = XS_ML_FNMSUB(q1, terms, hi);               /* exact */
-            V t_sum = rem + lo;
-            bb = t_sum - rem;
-            V t_err = (rem - (t_sum - bb)) + (lo - bb);
-            V q2 = t_sum / terms;
-            VI exact = (bound == 0.0) & (t_err == 0.0) &
-                       (XS_ML_FNMSUB(q2, terms, t_sum) == 0.0);
-            a_hi = XS_ML_KEEP(q1, usable);
-            a_lo = XS_ML_KEEP(q2, usable);
-            a_bound = XS_ML_KEEP(((bound / terms + XS_ML_ABS(q2) * 0x1p-51) + XS_RUNNING_FLOOR) *
-                                 (1.0 + 0x1p-50), ~exact);
-        }
-        /* xs_running_round for a float64 target. */
-        V approx = a_hi + a_lo;
-        bb = approx - a_hi;
-        V c = (a_hi - (approx - bb)) + (a_lo - bb);
-        VI bits = (VI)approx & abs_mask;
-        V q = (V)((bits & exponent_mask) - ulp_shift);      /* ulp(approx) */
-        VI binade_start = (bits & mantissa_mask) == 0;
-        V half_gap = q * (V)(((VI)((V){0} + 0.25) & binade_start) |
-                             ((VI)((V){0} + 0.5) & ~binade_start));
-        V error = XS_ML_ABS(c) + a_bound * XS_RUNNING_GROWTH;
-        VI decided = usable & (XS_ML_ABS(approx) >= 0x1p-800) &
-                     ((error < half_gap * XS_RUNNING_MARGIN) | (a_bound == 0.0));
+        XS_ML_DIFFERENCE(x_in, x_out, d, d_lo);
+        decided = XS_ML_CAT(XS_ML_NAME, _step)(d, d_lo, ok, &hi, &lo, &bound, &valid,
+                                               &block_left, mean, window, &approx);
         int all = XS_ML_ALL(decided);
         for (int l = 0; l < XS_ML_W; l++) {
             if (all || decided[l]) {
                 double v = approx[l];
-                memcpy(out + (start[l] + t) * out_step, &v, sizeof v);
+                memcpy(o[l], &v, sizeof v);
             }
             else {
                 undecided |= 1 << l;
             }
+            o[l] += out_step;
         }
         if (!all) {
             break;
         }
+        t++;
     }
     for (int l = 0; l < XS_ML_W; l++) {
         run[l].hi = hi[l];
@@ -155,10 +403,26 @@ static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, np
     }
     *t_io = t;
     return undecided;
-#undef XS_ML_ABS
-#undef XS_ML_KEEP
 }
 
+/* checked: 0 when the row holds no term beyond the safe range. */
+__attribute__((target(XS_ML_TARGET)))
+static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, npy_intp len,
+                      const char *in, npy_intp stride, int64_t window, int mean, int checked,
+                      char *out, npy_intp out_step)
+{
+#define XS_ML_LOOP(m, c) \
+    XS_ML_CAT(XS_ML_NAME, _loop)(run, start, t_io, len, in, stride, window, m, c, out, out_step)
+    if (mean) {
+        return checked ? XS_ML_LOOP(1, 1) : XS_ML_LOOP(1, 0);
+    }
+    return checked ? XS_ML_LOOP(0, 1) : XS_ML_LOOP(0, 0);
+#undef XS_ML_LOOP
+}
+
+#undef XS_ML_TINY_SUM
+#undef XS_ML_BLOCK
+#undef XS_ML_DIFFERENCE
 #undef XS_ML_V
 #undef XS_ML_VI
 #undef XS_ML_CAT
@@ -168,3 +432,4 @@ static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, np
 #undef XS_ML_TARGET
 #undef XS_ML_FNMSUB
 #undef XS_ML_ALL
+#undef XS_ML_TRANSPOSE

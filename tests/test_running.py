@@ -168,6 +168,20 @@ def test_moving_sums_on_the_fast_path(kind, dtype):
     assert_same(means, moving_oracle_sums(x.astype(np.float64), 17, dtype, mean=True))
 
 
+def mean_tie_row(window, p):
+    """Windows whose mean is 1 + half an ulp of a p-bit target (a tie), or a
+    hair above or below it at every scale, and means that do not end."""
+    x = [1.0] * window
+    for k in list(range(0, 60)) + [300, 1000]:
+        hair = 2.0 ** -(p + k) if p + k <= 1074 else 2.0 ** -1074
+        # The window's last term makes the sum window * (1 + 2^-p) +- hair.
+        x += [1.0] * (window - 1) + [1.0 + window * 2.0**-p]
+        x += [1.0] * (window - 1) + [1.0 + window * 2.0**-p + hair]
+        x += [1.0] * (window - 1) + [1.0 + window * 2.0**-p - hair]
+        x += [1.0] * (window - 1) + [1.0 + 2.0**-k]
+    return np.array(x)
+
+
 @pytest.mark.parametrize("window", [1, 3, 7, 64])
 @pytest.mark.parametrize("target", [FLOAT64, FLOAT32], ids=str)
 def test_moving_means_on_and_next_to_ties(window, target):
@@ -178,15 +192,7 @@ def test_moving_means_on_and_next_to_ties(window, target):
     result is in the input's dtype; float32 input holds what of the hairs
     float32 can."""
     p = {FLOAT64: 53, FLOAT32: 24}[target]
-    x = [1.0] * window
-    for k in list(range(0, 60)) + [300, 1000]:
-        hair = 2.0 ** -(p + k) if p + k <= 1074 else 2.0 ** -1074
-        # The window's last term makes the sum window * (1 + 2^-p) +- hair.
-        x += [1.0] * (window - 1) + [1.0 + window * 2.0**-p]
-        x += [1.0] * (window - 1) + [1.0 + window * 2.0**-p + hair]
-        x += [1.0] * (window - 1) + [1.0 + window * 2.0**-p - hair]
-        x += [1.0] * (window - 1) + [1.0 + 2.0**-k]
-    x = np.array(x).astype(target)
+    x = mean_tie_row(window, p).astype(target)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         got = xs.exact_moving_mean(x, window)
@@ -210,12 +216,25 @@ def lane_rows(rng, n):
     huge = rng.standard_normal(n)
     huge[::997] = 2.0**1010
     huge[5::997] = -(2.0**1010)
+    # Window sums that are exactly 0 now and then (undecided: the lanes stop
+    # and settle at every position of a block of steps).
+    crossings = rng.integers(-1, 2, n) * 0.75
+    crossings[n // 3:n // 3 + 500] = rng.standard_normal(500)
+    # Terms within the safe range whose window sums leave it (above 2^1000).
+    near_max = rng.standard_normal(n)
+    spots = rng.choice(n, n // 20, replace=False)
+    near_max[spots] = rng.choice([-1.0, 1.0], spots.size) * np.ldexp(rng.uniform(1, 2, spots.size),
+                                                                     999)
+    # Means on and next to ties (of a window of 50), over and over.
+    mean_ties = np.resize(mean_tie_row(50, 53), n)
     return {"normal": kinds["normal"], "lognormal": kinds["lognormal"], "wide": kinds["wide"],
-            "ties": ties, "zeros": zeros, "huge": huge}
+            "ties": ties, "zeros": zeros, "huge": huge, "crossings": crossings,
+            "near_max": near_max, "mean_ties": mean_ties, "tiny": kinds["tiny"]}
 
 
 @pytest.mark.parametrize("mean", [False, True], ids=["sum", "mean"])
-@pytest.mark.parametrize("kind", ["normal", "lognormal", "wide", "ties", "zeros", "huge"])
+@pytest.mark.parametrize("kind", ["normal", "lognormal", "wide", "ties", "zeros", "huge",
+                                  "crossings", "near_max", "mean_ties", "tiny"])
 def test_moving_lanes_against_the_oracle(kind, mean):
     n = 4099                                   # 4 lanes of 1024 and a tail of 3
     rng = np.random.default_rng(len(kind) + 10 * mean)
@@ -232,6 +251,64 @@ def test_moving_lanes_against_the_oracle(kind, mean):
         assert_same(strided, want)
 
 
+def unaligned_copy(x):
+    """x in a float64 array whose data start one byte past an aligned
+    address (not aligned to its element)."""
+    raw = np.zeros(x.nbytes + 1, np.uint8)
+    y = np.frombuffer(raw.data, np.float64, x.size, offset=1)
+    raw[1:] = np.frombuffer(x.tobytes(), np.uint8)
+    return y
+
+
+@pytest.mark.parametrize("mean", [False, True], ids=["sum", "mean"])
+@pytest.mark.parametrize("kind", ["lognormal", "crossings", "near_max", "mean_ties"])
+def test_moving_lanes_in_any_layout(kind, mean):
+    """Every length modulo the blocks of steps, and the input reversed (a
+    negative stride), unaligned, or a column of a 2-D array (strided input
+    and output), against the oracle."""
+    rng = np.random.default_rng(len(kind) + 100 * mean)
+    func = xs.exact_moving_mean if mean else xs.exact_moving_sum
+    base = lane_rows(rng, 4096 + 4 * 17)[kind]
+    for n in (4096, 4096 + 4 * 16 + 3, 4096 + 4 * 17):
+        x = base[:n]
+        for window in (2, 50, 100):
+            want = moving_oracle_sums(x, window, FLOAT64, mean=mean)
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore", RuntimeWarning)
+                assert_same(func(x, window), want)
+                assert_same(func(unaligned_copy(x), window), want)
+                assert_same(func(x[::-1].copy()[::-1], window), want)
+                reversed_want = moving_oracle_sums(x[::-1], window, FLOAT64, mean=mean)
+                assert_same(func(x[::-1], window), reversed_want)
+                table = np.stack([x, x[::-1]], axis=1)        # columns 16 bytes apart
+                both = func(table, window, axis=0)
+            assert_same(both[:, 0], want)
+            assert_same(both[:, 1], reversed_want)
+
+
+@pytest.mark.parametrize("window", [1, 3, 7, 64, 100])
+def test_moving_lanes_on_and_next_to_ties(window):
+    """The tie rows of test_moving_means_on_and_next_to_ties, long enough for
+    the lanes: sums and means, against the oracle."""
+    x = np.resize(mean_tie_row(window, 53), max(4099, 4 * window * 64))
+    for func, mean in ((xs.exact_moving_sum, False), (xs.exact_moving_mean, True)):
+        assert_same(func(x, window), moving_oracle_sums(x, window, FLOAT64, mean=mean))
+
+
+@pytest.mark.parametrize("kind", ["normal", "lognormal", "crossings", "near_max", "mean_ties",
+                                  "tiny"])
+def test_moving_lanes_raise_no_spurious_flags(kind):
+    """Finite results from terms within the safe range: no overflow or
+    invalid-operation flag (numpy raises it here) from lanes that leave the
+    safe range and stop, or from the half gaps of tiny means."""
+    x = lane_rows(np.random.default_rng(5), 4099)[kind]
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        for window in (3, 100):
+            got = xs.exact_moving_sum(x, window)
+            means = xs.exact_moving_mean(x, window)
+            assert np.isfinite(got[window - 1:]).all() and np.isfinite(means[window - 1:]).all()
+
+
 def test_moving_lanes_of_float32_rows():
     """float32 input: float32 results, the lanes without AVX2 registers."""
     rng = np.random.default_rng(11)
@@ -245,7 +322,8 @@ def test_moving_lanes_of_float32_rows():
 @pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512"])
 def test_moving_lanes_under_every_forced_kernel(kernel, tmp_path):
     """The same windows in a fresh process per XSUMUFUNC_KERNEL (the AVX2
-    lanes or the plain ones), against the oracle."""
+    lanes, in blocks or step by step, with or without range tests, or the
+    plain ones), against the oracle, contiguous and strided."""
     rng = np.random.default_rng(12)
     data = lane_rows(rng, 4500)
     src, dst = tmp_path / "in.npz", tmp_path / "out.npz"
@@ -261,6 +339,9 @@ def test_moving_lanes_under_every_forced_kernel(kernel, tmp_path):
             for name in data.files:
                 out[name + "-sum"] = xs.exact_moving_sum(data[name], 50)
                 out[name + "-mean"] = xs.exact_moving_mean(data[name], 50, min_count=7)
+                strided = np.repeat(data[name], 2)[::2]     # the lanes step by step
+                out[name + "-sum-strided"] = xs.exact_moving_sum(strided, 50)
+                out[name + "-mean-strided"] = xs.exact_moving_mean(strided, 50, min_count=7)
         np.savez({str(dst)!r}, **out)
     """)
     env = dict(os.environ, XSUMUFUNC_KERNEL=kernel)
@@ -269,9 +350,11 @@ def test_moving_lanes_under_every_forced_kernel(kernel, tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = np.load(dst)
     for name, x in data.items():
-        assert_same(got[name + "-sum"], moving_oracle_sums(x, 50, FLOAT64))
-        assert_same(got[name + "-mean"],
-                    moving_oracle_sums(x, 50, FLOAT64, mean=True, min_count=7))
+        sums = moving_oracle_sums(x, 50, FLOAT64)
+        means = moving_oracle_sums(x, 50, FLOAT64, mean=True, min_count=7)
+        for layout in ("", "-strided"):
+            assert_same(got[name + "-sum" + layout], sums)
+            assert_same(got[name + "-mean" + layout], means)
 
 
 # ---- row sums on the same approximation (rows of 129 to 1023 terms, and
