@@ -215,8 +215,8 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
             V q1 = hi / terms;
             V rem = XS_ML_FNMSUB(q1, terms, hi);               /* exact */
             V t_sum = rem + lo;
-            V bb = t_sum - rem;
-            V t_err = (rem - (t_sum - bb)) + (lo - bb);
+            V t_b = t_sum - rem;
+            V t_err = (rem - (t_sum - t_b)) + (lo - t_b);
             V q2 = t_sum / terms;
             VI exact = (bound == 0.0) & (t_err == 0.0) &
                        (XS_ML_FNMSUB(q2, terms, t_sum) == 0.0);
