@@ -97,8 +97,13 @@ static inline void parts_of(double x, int present, double anchor, xs_mv_parts *t
     t->s1[0] = dh;
     t->s1[1] = dl;
     t->s2[0] = xs_root_square(dh, &t->s2[1]);
-    t->s2[2] = two_product(2.0 * dh, dl, &t->s2[3]);
-    t->s2[4] = dl * dl;
+    if (dl == 0.0) {                    /* an exact shift (always, for anchor 0) */
+        t->s2[2] = t->s2[3] = t->s2[4] = 0.0;
+    }
+    else {
+        t->s2[2] = two_product(2.0 * dh, dl, &t->s2[3]);
+        t->s2[4] = dl * dl;
+    }
     t->err = t->s2[4] * 0x1p-52 + XS_MV_PART_ERR;
 }
 
@@ -229,11 +234,16 @@ static void moving_var_row(const char *in, npy_intp stride, npy_intp n, int64_t 
             }
             last = x_in;
         }
-        for (int i = 0; i < 2; i++) {
-            xs_running_move(&r1, t_in.s1[i], t_out.s1[i]);
-        }
-        for (int i = 0; i < 5; i++) {
-            xs_running_move(&r2, t_in.s2[i], t_out.s2[i]);
+        xs_running_move(&r1, t_in.s1[0], t_out.s1[0]);
+        xs_running_move(&r2, t_in.s2[0], t_out.s2[0]);
+        xs_running_move(&r2, t_in.s2[1], t_out.s2[1]);
+        if (t_in.s1[1] != 0.0 || t_out.s1[1] != 0.0) {
+            /* The shift was inexact (dl != 0): its parts too.  Otherwise
+             * they are zeros, whose moves change nothing. */
+            xs_running_move(&r1, t_in.s1[1], t_out.s1[1]);
+            for (int i = 2; i < 5; i++) {
+                xs_running_move(&r2, t_in.s2[i], t_out.s2[i]);
+            }
         }
         r2.bound += t_in.err + t_out.err;
 
