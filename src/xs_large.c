@@ -1,11 +1,15 @@
-/* Large superaccumulator: slow path, bin transfer and flush. */
+/* Large superaccumulator: the block loop, bin transfer and flush. */
 #include "xs_large.h"
 
 #include <stdlib.h>
 
-#define XS_EXPONENT_ALL_ONES 0x7ffu
-/* Bin of -0.0 and the negative subnormals. */
-#define XS_NEG_SUBNORMAL_BIN 0x800u
+/* The exceptional bins (xs_large.h): exponent field 0 and 0x7ff, both signs. */
+#define XS_LARGE_POS_ZERO_BIN 0x000u
+#define XS_LARGE_POS_SPECIAL_BIN 0x7ffu
+#define XS_LARGE_NEG_ZERO_BIN 0x800u
+#define XS_LARGE_NEG_SPECIAL_BIN 0xfffu
+#define XS_LARGE_SIGN_BIN 0x800u     /* the sign bit in a bin index */
+#define XS_DIGIT_MASK ((uint64_t)0xffffffffu)
 
 xs_large *xs_large_new(void)
 {
@@ -34,54 +38,139 @@ void xs_large_free(xs_large *acc)
 
 void xs_large_init(xs_large *acc)
 {
-    /* All-ones bytes make every int16 count -1 (XS_LARGE_UNUSED). */
-    memset(acc->remaining, 0xff, sizeof acc->remaining);
-    memset(acc->used, 0, sizeof acc->used);
+    memset(acc->bin, 0, sizeof acc->bin);
+    acc->groups = 0;
+    acc->terms = 0;
+    memset(acc->touched, 0, sizeof acc->touched);
     xs_small_init(&acc->small);
 }
 
-/* Add bin ix, holding (capacity - remaining) terms, to the small accumulator. */
-static void transfer_bin(xs_large *acc, unsigned ix)
+void xs_large_transfer(xs_large *acc, unsigned ix)
 {
-    uint64_t remaining = (uint64_t)acc->remaining[ix];
-    uint64_t adds = XS_LARGE_BIN_CAPACITY - remaining;
-    if (adds == 0) {
-        return;
-    }
-    /* The bin holds adds * (ix << 52) + fractions (mod 2^64); since
-     * capacity * (ix << 52) is 0 mod 2^64, adding remaining * (ix << 52)
-     * leaves exactly the sum of the 52-bit fractions. */
-    uint64_t fractions = acc->bin[ix] + ((uint64_t)ix * remaining << 52);
-    unsigned biased = ix & XS_EXPONENT_ALL_ONES;
-    int negative = (int)(ix >> 11);
-
-    acc->small.flags |= XS_HAS_TERM;
-    if (ix != XS_NEG_SUBNORMAL_BIN || fractions != 0) {
-        acc->small.flags |= XS_NOT_NEG_ZERO;   /* not only -0.0 terms */
-    }
-    /* amount = fractions + adds * 2^52 (the implicit bits), up to 2^65. */
-    uint64_t implicit = biased ? adds : 0;
-    uint64_t low = fractions + ((implicit & 0xfffu) << 52);
-    uint64_t high = (implicit >> 12) + (low < fractions);
-    uint32_t digits[3] = {(uint32_t)low, (uint32_t)(low >> 32), (uint32_t)high};
-    xs_small_add_digits(&acc->small, digits, 3, biased ? (int)biased : 1, negative);
-}
-
-void xs_large_add_slow(xs_large *acc, uint64_t bits)
-{
-    unsigned ix = (unsigned)(bits >> 52);
-    if ((ix & XS_EXPONENT_ALL_ONES) == XS_EXPONENT_ALL_ONES) {
-        xs_small_add_bits(&acc->small, bits);   /* Inf or NaN: flags only */
-        return;
-    }
-    if (acc->remaining[ix] == 0) {
-        transfer_bin(acc, ix);                   /* full */
+    /* bin * 2^(e - 1075), e the biased exponent (1..2046): the 64-bit sum as
+     * two 32-bit halves, each shifted by e mod 32 (below 2^63), spread over
+     * three chunks from chunk e / 32 (at most 65 < XS_NCHUNKS); each chunk
+     * moves by less than 2^33. */
+    uint64_t sum = acc->bin[ix];
+    acc->bin[ix] = 0;
+    unsigned e = ix & XS_LARGE_EXPONENT_MASK;
+    unsigned j = e >> 5, r = e & 31u;
+    uint64_t lo = (sum & XS_DIGIT_MASK) << r;
+    uint64_t hi = (sum >> 32) << r;
+    int64_t part0 = (int64_t)(lo & XS_DIGIT_MASK);
+    int64_t part1 = (int64_t)((lo >> 32) + (hi & XS_DIGIT_MASK));
+    int64_t part2 = (int64_t)(hi >> 32);
+    if (ix & XS_LARGE_SIGN_BIN) {
+        acc->small.chunk[j] -= part0;
+        acc->small.chunk[j + 1] -= part1;
+        acc->small.chunk[j + 2] -= part2;
     }
     else {
-        acc->used[ix >> 6] |= (uint64_t)1 << (ix & 63u);   /* first use */
+        acc->small.chunk[j] += part0;
+        acc->small.chunk[j + 1] += part1;
+        acc->small.chunk[j + 2] += part2;
     }
-    acc->bin[ix] = bits;
-    acc->remaining[ix] = XS_LARGE_BIN_CAPACITY - 1;
+    /* A normal-number bin is non-zero once used. */
+    acc->small.flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;
+    xs_small_count_add(&acc->small);
+}
+
+/* After a block whose exceptional bins are not all zero: its terms with
+ * exponent field 0 or 0x7ff again, exactly (and their flags). */
+static void exceptional_terms(xs_large *acc, const char *p, ptrdiff_t n, ptrdiff_t stride)
+{
+    for (ptrdiff_t i = 0; i < n; i++, p += stride) {
+        uint64_t bits;
+        memcpy(&bits, p, sizeof bits);
+        if (xs_large_exceptional(bits)) {
+            xs_small_add_bits(&acc->small, bits);
+        }
+    }
+    acc->bin[XS_LARGE_POS_ZERO_BIN] = 0;
+    acc->bin[XS_LARGE_POS_SPECIAL_BIN] = 0;
+    acc->bin[XS_LARGE_NEG_ZERO_BIN] = 0;
+    acc->bin[XS_LARGE_NEG_SPECIAL_BIN] = 0;
+}
+
+/* After a block that took some bin to XS_LARGE_BIN_LIMIT or above: empty
+ * the bins of its terms that are there (the others are below, as before). */
+static void full_bins(xs_large *acc, const char *p, ptrdiff_t n, ptrdiff_t stride)
+{
+    for (ptrdiff_t i = 0; i < n; i++, p += stride) {
+        uint64_t bits;
+        memcpy(&bits, p, sizeof bits);
+        unsigned ix = (unsigned)(bits >> 52);
+        if (acc->bin[ix] >= XS_LARGE_BIN_LIMIT) {
+            xs_large_transfer(acc, ix);
+        }
+    }
+}
+
+/* The significand of a normal number, implicit bit included: the pattern
+ * shifted left by 11 has the fraction in its top 52 bits below bit 63; bit
+ * 63 set is the implicit bit, and the shift back right puts it at bit 52.
+ * (Wrong for exponent fields 0 and 0x7ff, which are put right after.) */
+static inline uint64_t significand(uint64_t bits)
+{
+    return ((bits << 11) | XS_LARGE_BIN_LIMIT) >> 11;
+}
+
+/* The block loop: terms at p, stride bytes apart, n <= XS_LARGE_BLOCK, into
+ * the bins with no test per term; the OR of the new bin values is
+ * returned.  With track, the groups hit are ORed into *groups (a shift and
+ * an OR per term, done while the touched groups may still be few). */
+static inline uint64_t add_block(uint64_t *restrict bin, const char *p, ptrdiff_t n,
+                                 ptrdiff_t stride, uint64_t *groups, int track)
+{
+    uint64_t sums = 0, hit = 0;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 4
+#endif
+    for (ptrdiff_t i = 0; i < n; i++) {
+        uint64_t bits;
+        memcpy(&bits, p + i * stride, sizeof bits);
+        unsigned ix = (unsigned)(bits >> 52);
+        uint64_t sum = bin[ix] + significand(bits);
+        bin[ix] = sum;
+        sums |= sum;
+        if (track) {
+            hit |= (uint64_t)1 << (ix / XS_LARGE_GROUP_BINS);
+        }
+    }
+    *groups |= hit;
+    return sums;
+}
+
+void xs_large_add_float64(xs_large *acc, const char *p, ptrdiff_t n, ptrdiff_t stride)
+{
+    uint64_t *bin = acc->bin;
+    while (n > 0) {
+        ptrdiff_t terms = n < XS_LARGE_BLOCK ? n : XS_LARGE_BLOCK;
+        uint64_t sums;
+        /* Once every group is touched, or enough terms came for the flush's
+         * walk over all bins to cost little per term, stop tracking. */
+        if (acc->groups != XS_LARGE_ALL_GROUPS && acc->terms >= XS_LARGE_TRACKED_TERMS) {
+            acc->groups = XS_LARGE_ALL_GROUPS;
+        }
+        if (acc->groups == XS_LARGE_ALL_GROUPS) {
+            sums = stride == (ptrdiff_t)sizeof(double)
+                   ? add_block(bin, p, terms, (ptrdiff_t)sizeof(double), &acc->groups, 0)
+                   : add_block(bin, p, terms, stride, &acc->groups, 0);
+        }
+        else {
+            sums = add_block(bin, p, terms, stride, &acc->groups, 1);
+            acc->terms += terms;
+        }
+        if ((bin[XS_LARGE_POS_ZERO_BIN] | bin[XS_LARGE_POS_SPECIAL_BIN] |
+                bin[XS_LARGE_NEG_ZERO_BIN] | bin[XS_LARGE_NEG_SPECIAL_BIN]) != 0) {
+            exceptional_terms(acc, p, terms, stride);
+        }
+        if (sums >= XS_LARGE_BIN_LIMIT) {
+            full_bins(acc, p, terms, stride);
+        }
+        p += terms * stride;
+        n -= terms;
+    }
 }
 
 /* The index of the lowest set bit of a non-zero mask. */
@@ -100,15 +189,29 @@ static inline unsigned lowest_set_bit(uint64_t mask)
 
 void xs_large_flush(xs_large *acc)
 {
-    for (unsigned word = 0; word < XS_LARGE_NBINS / 64; word++) {
-        uint64_t mask = acc->used[word];
-        while (mask) {
-            unsigned bit = lowest_set_bit(mask);
-            mask &= mask - 1;     /* clear the lowest set bit */
-            unsigned ix = word * 64 + bit;
-            transfer_bin(acc, ix);
-            acc->remaining[ix] = XS_LARGE_UNUSED;
+    uint64_t groups = acc->groups;
+    for (unsigned g = 0; g < XS_LARGE_NGROUPS; g++) {
+        if (acc->touched[g]) {
+            groups |= (uint64_t)1 << g;
+            acc->touched[g] = 0;
         }
-        acc->used[word] = 0;
+    }
+    acc->groups = 0;
+    acc->terms = 0;
+    while (groups) {
+        unsigned g = lowest_set_bit(groups);
+        groups &= groups - 1;     /* clear the lowest set bit */
+        const uint64_t *group = acc->bin + g * XS_LARGE_GROUP_BINS;
+        /* The group's non-zero bins as a mask (a loop the compiler can
+         * vectorise), then one transfer per set bit. */
+        uint64_t nonzero = 0;
+        for (unsigned k = 0; k < XS_LARGE_GROUP_BINS; k++) {
+            nonzero |= (uint64_t)(group[k] != 0) << k;
+        }
+        while (nonzero) {
+            unsigned k = lowest_set_bit(nonzero);
+            nonzero &= nonzero - 1;
+            xs_large_transfer(acc, g * XS_LARGE_GROUP_BINS + k);
+        }
     }
 }
