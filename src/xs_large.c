@@ -115,6 +115,25 @@ static inline uint64_t significand(uint64_t bits)
     return ((bits << 11) | XS_LARGE_BIN_LIMIT) >> 11;
 }
 
+/* Contiguous rows: each line of terms prefetches the one this many bytes
+ * ahead (the row goes to the large accumulator in calls of 256 terms, with
+ * the cells' first look at each block in between, so the hardware streams
+ * alone leave the loop waiting for memory at n = 1e7). */
+#define XS_LARGE_PREFETCH_BYTES 2048
+/* float64 terms per 64-byte cache line (add_block spells out that many adds). */
+#define XS_LARGE_LINE_TERMS 8
+
+/* A hint only: the address (an integer, so that no pointer is formed beyond
+ * the row's end) is never dereferenced, and prefetches do not fault. */
+static inline void xs_prefetch(uintptr_t address)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch((const void *)address);
+#else
+    (void)address;
+#endif
+}
+
 /* The block loop: terms at p, stride bytes apart, n <= XS_LARGE_BLOCK, into
  * the bins with no test per term; the OR of the new bin values is
  * returned.  With track, the groups hit are ORed into *groups (a shift and
@@ -123,20 +142,36 @@ static inline uint64_t add_block(uint64_t *restrict bin, const char *p, ptrdiff_
                                  ptrdiff_t stride, uint64_t *groups, int track)
 {
     uint64_t sums = 0, hit = 0;
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 4
-#endif
-    for (ptrdiff_t i = 0; i < n; i++) {
-        uint64_t bits;
-        memcpy(&bits, p + i * stride, sizeof bits);
-        unsigned ix = (unsigned)(bits >> 52);
-        uint64_t sum = bin[ix] + significand(bits);
-        bin[ix] = sum;
-        sums |= sum;
-        if (track) {
-            hit |= (uint64_t)1 << (ix / XS_LARGE_GROUP_BINS);
+#define XS_LARGE_ADD_TERM(i) \
+    do { \
+        uint64_t bits; \
+        memcpy(&bits, p + (i) * stride, sizeof bits); \
+        unsigned ix = (unsigned)(bits >> 52); \
+        uint64_t sum = bin[ix] + significand(bits); \
+        bin[ix] = sum; \
+        sums |= sum; \
+        if (track) { \
+            hit |= (uint64_t)1 << (ix / XS_LARGE_GROUP_BINS); \
+        } \
+    } while (0)
+    ptrdiff_t i = 0;
+    for (; i + XS_LARGE_LINE_TERMS <= n; i += XS_LARGE_LINE_TERMS) {
+        if (stride == (ptrdiff_t)sizeof(double)) {
+            xs_prefetch((uintptr_t)(p + i * stride) + XS_LARGE_PREFETCH_BYTES);
         }
+        XS_LARGE_ADD_TERM(i);
+        XS_LARGE_ADD_TERM(i + 1);
+        XS_LARGE_ADD_TERM(i + 2);
+        XS_LARGE_ADD_TERM(i + 3);
+        XS_LARGE_ADD_TERM(i + 4);
+        XS_LARGE_ADD_TERM(i + 5);
+        XS_LARGE_ADD_TERM(i + 6);
+        XS_LARGE_ADD_TERM(i + 7);
     }
+    for (; i < n; i++) {
+        XS_LARGE_ADD_TERM(i);
+    }
+#undef XS_LARGE_ADD_TERM
     *groups |= hit;
     return sums;
 }
