@@ -39,9 +39,8 @@ void xs_large_free(xs_large *acc)
 void xs_large_init(xs_large *acc)
 {
     memset(acc->bin, 0, sizeof acc->bin);
-    acc->groups = 0;
-    acc->terms = 0;
-    memset(acc->touched, 0, sizeof acc->touched);
+    memset(acc->used, 0, sizeof acc->used);
+    acc->tracked = 0;
     xs_small_init(&acc->small);
 }
 
@@ -52,6 +51,9 @@ void xs_large_transfer(xs_large *acc, unsigned ix)
      * three chunks from chunk e / 32 (at most 65 < XS_NCHUNKS); each chunk
      * moves by less than 2^33. */
     uint64_t sum = acc->bin[ix];
+    if (sum == 0) {
+        return;           /* emptied before in this row, or never used */
+    }
     acc->bin[ix] = 0;
     unsigned e = ix & XS_LARGE_EXPONENT_MASK;
     unsigned j = e >> 5, r = e & 31u;
@@ -136,12 +138,11 @@ static inline void xs_prefetch(uintptr_t address)
 
 /* The block loop: terms at p, stride bytes apart, n <= XS_LARGE_BLOCK, into
  * the bins with no test per term; the OR of the new bin values is
- * returned.  With track, the groups hit are ORed into *groups (a shift and
- * an OR per term, done while the touched groups may still be few). */
-static inline uint64_t add_block(uint64_t *restrict bin, const char *p, ptrdiff_t n,
-                                 ptrdiff_t stride, uint64_t *groups, int track)
+ * returned.  With track, the bits of the used bins are set too. */
+static inline uint64_t add_block(uint64_t *restrict bin, uint64_t *restrict used, const char *p,
+                                 ptrdiff_t n, ptrdiff_t stride, int track)
 {
-    uint64_t sums = 0, hit = 0;
+    uint64_t sums = 0;
 #define XS_LARGE_ADD_TERM(i) \
     do { \
         uint64_t bits; \
@@ -151,7 +152,7 @@ static inline uint64_t add_block(uint64_t *restrict bin, const char *p, ptrdiff_
         bin[ix] = sum; \
         sums |= sum; \
         if (track) { \
-            hit |= (uint64_t)1 << (ix / XS_LARGE_GROUP_BINS); \
+            used[ix / XS_LARGE_WORD_BINS] |= (uint64_t)1 << (ix % XS_LARGE_WORD_BINS); \
         } \
     } while (0)
     ptrdiff_t i = 0;
@@ -172,7 +173,6 @@ static inline uint64_t add_block(uint64_t *restrict bin, const char *p, ptrdiff_
         XS_LARGE_ADD_TERM(i);
     }
 #undef XS_LARGE_ADD_TERM
-    *groups |= hit;
     return sums;
 }
 
@@ -182,19 +182,14 @@ void xs_large_add_float64(xs_large *acc, const char *p, ptrdiff_t n, ptrdiff_t s
     while (n > 0) {
         ptrdiff_t terms = n < XS_LARGE_BLOCK ? n : XS_LARGE_BLOCK;
         uint64_t sums;
-        /* Once every group is touched, or enough terms came for the flush's
-         * walk over all bins to cost little per term, stop tracking. */
-        if (acc->groups != XS_LARGE_ALL_GROUPS && acc->terms >= XS_LARGE_TRACKED_TERMS) {
-            acc->groups = XS_LARGE_ALL_GROUPS;
-        }
-        if (acc->groups == XS_LARGE_ALL_GROUPS) {
+        if (acc->tracked >= XS_LARGE_TRACKED_TERMS) {
             sums = stride == (ptrdiff_t)sizeof(double)
-                   ? add_block(bin, p, terms, (ptrdiff_t)sizeof(double), &acc->groups, 0)
-                   : add_block(bin, p, terms, stride, &acc->groups, 0);
+                   ? add_block(bin, acc->used, p, terms, (ptrdiff_t)sizeof(double), 0)
+                   : add_block(bin, acc->used, p, terms, stride, 0);
         }
         else {
-            sums = add_block(bin, p, terms, stride, &acc->groups, 1);
-            acc->terms += terms;
+            sums = add_block(bin, acc->used, p, terms, stride, 1);
+            acc->tracked += terms;
         }
         if ((bin[XS_LARGE_POS_ZERO_BIN] | bin[XS_LARGE_POS_SPECIAL_BIN] |
                 bin[XS_LARGE_NEG_ZERO_BIN] | bin[XS_LARGE_NEG_SPECIAL_BIN]) != 0) {
@@ -222,31 +217,39 @@ static inline unsigned lowest_set_bit(uint64_t mask)
 #endif
 }
 
+/* The non-zero bins among 64 as a mask, without a branch per bin: x | -x
+ * has its top bit set exactly when x is not zero. */
+static inline uint64_t nonzero_mask(const uint64_t *bins)
+{
+    uint64_t mask = 0;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 64
+#endif
+    for (unsigned k = 0; k < XS_LARGE_WORD_BINS; k++) {
+        mask |= ((bins[k] | (0 - bins[k])) >> 63) << k;
+    }
+    return mask;
+}
+
 void xs_large_flush(xs_large *acc)
 {
-    uint64_t groups = acc->groups;
-    for (unsigned g = 0; g < XS_LARGE_NGROUPS; g++) {
-        if (acc->touched[g]) {
-            groups |= (uint64_t)1 << g;
-            acc->touched[g] = 0;
+    int all = acc->tracked >= XS_LARGE_TRACKED_TERMS;
+    for (unsigned w = 0; w < XS_LARGE_WORDS; w++) {
+        const uint64_t *bins = acc->bin + w * XS_LARGE_WORD_BINS;
+        uint64_t mask = acc->used[w];
+        acc->used[w] = 0;
+        if (all) {
+            uint64_t any = 0;
+            for (unsigned k = 0; k < XS_LARGE_WORD_BINS; k++) {
+                any |= bins[k];
+            }
+            mask = any ? nonzero_mask(bins) : 0;
+        }
+        while (mask) {
+            unsigned k = lowest_set_bit(mask);
+            mask &= mask - 1;     /* clear the lowest set bit */
+            xs_large_transfer(acc, w * XS_LARGE_WORD_BINS + k);
         }
     }
-    acc->groups = 0;
-    acc->terms = 0;
-    while (groups) {
-        unsigned g = lowest_set_bit(groups);
-        groups &= groups - 1;     /* clear the lowest set bit */
-        const uint64_t *group = acc->bin + g * XS_LARGE_GROUP_BINS;
-        /* The group's non-zero bins as a mask (a loop the compiler can
-         * vectorise), then one transfer per set bit. */
-        uint64_t nonzero = 0;
-        for (unsigned k = 0; k < XS_LARGE_GROUP_BINS; k++) {
-            nonzero |= (uint64_t)(group[k] != 0) << k;
-        }
-        while (nonzero) {
-            unsigned k = lowest_set_bit(nonzero);
-            nonzero &= nonzero - 1;
-            xs_large_transfer(acc, g * XS_LARGE_GROUP_BINS + k);
-        }
-    }
+    acc->tracked = 0;
 }

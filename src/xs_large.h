@@ -22,8 +22,10 @@
  * numbers only.
  *
  * Bins are zero at rest: a new accumulator is cleared once; the flush
- * clears the bins it empties, visiting only the groups of 64 bins that
- * were touched.
+ * clears the bins it empties.  Which bins to empty: while a row is short,
+ * a bitmap of the bins used (set per term, then walked bit by bit); from
+ * XS_LARGE_TRACKED_TERMS terms of the block loop on, no bitmap but a walk
+ * over all bins at the flush (cheap per term by then).
  */
 #ifndef XS_LARGE_H
 #define XS_LARGE_H
@@ -34,12 +36,12 @@
 
 /* One bin per value of bits >> 52. */
 #define XS_LARGE_NBINS 4096
-/* Bins per group of the touched masks (one bit of `groups` each). */
-#define XS_LARGE_GROUP_BINS 64
-#define XS_LARGE_NGROUPS (XS_LARGE_NBINS / XS_LARGE_GROUP_BINS)
-#define XS_LARGE_ALL_GROUPS (~(uint64_t)0)
-/* After this many terms in a row the block loop stops tracking groups and
- * the flush walks all bins: at most about one bin per term. */
+/* Bins per word of the used bitmap. */
+#define XS_LARGE_WORD_BINS 64
+#define XS_LARGE_WORDS (XS_LARGE_NBINS / XS_LARGE_WORD_BINS)
+/* Terms of the block loop in a row after which it stops setting bits of
+ * the used bitmap (a load, an OR and a store per term) and the flush walks
+ * all bins instead (a few operations per bin, i.e. per term at most). */
 #define XS_LARGE_TRACKED_TERMS 4096
 /* Bins at or above this are emptied (see the capacity above). */
 #define XS_LARGE_BIN_LIMIT ((uint64_t)1 << 63)
@@ -51,13 +53,11 @@
 
 typedef struct {
     uint64_t bin[XS_LARGE_NBINS];
-    /* Groups of bins touched by the block loop (bit g: bins 64g..64g+63). */
-    uint64_t groups;
-    /* Terms the block loop took while tracking groups, since the flush. */
-    ptrdiff_t terms;
-    /* The same for single adds, one byte per group (a plain store per add,
-     * no read-modify-write chain through one word). */
-    unsigned char touched[XS_LARGE_NGROUPS];
+    /* The bins used since the flush, bit ix % 64 of word ix / 64 (not kept
+     * once tracked reaches XS_LARGE_TRACKED_TERMS). */
+    uint64_t used[XS_LARGE_WORDS];
+    /* Terms the block loop took since the flush, up to XS_LARGE_TRACKED_TERMS. */
+    ptrdiff_t tracked;
     xs_small small;
 } xs_large;
 
@@ -70,7 +70,8 @@ void xs_large_free(xs_large *acc);
  * accumulator: slower, still exact). */
 xs_large *xs_large_for_row(xs_large **cache);
 void xs_large_init(xs_large *acc);
-/* Move bin ix (a normal-number bin) into acc->small and clear it. */
+/* Move bin ix (a normal-number bin) into acc->small and clear it (nothing
+ * if it is zero). */
 void xs_large_transfer(xs_large *acc, unsigned ix);
 /* Add n float64 values, stride bytes apart, by blocks of XS_LARGE_BLOCK. */
 void xs_large_add_float64(xs_large *acc, const char *p, ptrdiff_t n, ptrdiff_t stride);
@@ -95,7 +96,7 @@ static inline void xs_large_add_bits(xs_large *acc, uint64_t bits)
     unsigned ix = (unsigned)(bits >> 52);
     uint64_t sum = acc->bin[ix] + ((bits & XS_LARGE_FRACTION_MASK) | XS_LARGE_IMPLICIT_BIT);
     acc->bin[ix] = sum;
-    acc->touched[ix / XS_LARGE_GROUP_BINS] = 1;
+    acc->used[ix / XS_LARGE_WORD_BINS] |= (uint64_t)1 << (ix % XS_LARGE_WORD_BINS);
     if (sum >= XS_LARGE_BIN_LIMIT) {
         xs_large_transfer(acc, ix);
     }
