@@ -9,6 +9,7 @@
 #define XS_LARGE_NEG_ZERO_BIN 0x800u
 #define XS_LARGE_NEG_SPECIAL_BIN 0xfffu
 #define XS_LARGE_SIGN_BIN 0x800u     /* the sign bit in a bin index */
+/* One 32-bit digit of the small accumulator (XS_CHUNK_BITS). */
 #define XS_DIGIT_MASK ((uint64_t)0xffffffffu)
 
 xs_large *xs_large_new(void)

@@ -47,6 +47,9 @@
 #define XS_LARGE_BIN_LIMIT ((uint64_t)1 << 63)
 /* Terms per block of the loop without a per-term test: (2^64 - 2^63) / 2^53. */
 #define XS_LARGE_BLOCK 1024
+/* The 52 fraction bits of a float64 pattern, the implicit bit of a normal
+ * number's significand above them, and the 11-bit exponent field (of
+ * bits >> 52; its all-ones value is Inf/NaN's). */
 #define XS_LARGE_FRACTION_MASK ((((uint64_t)1) << 52) - 1)
 #define XS_LARGE_IMPLICIT_BIT ((uint64_t)1 << 52)
 #define XS_LARGE_EXPONENT_MASK 0x7ffu
@@ -61,7 +64,7 @@ typedef struct {
     xs_small small;
 } xs_large;
 
-/* Heap allocation: the struct is 33 KiB, too big for some thread stacks. */
+/* Heap allocation: the struct is 34 KiB, too big for some thread stacks. */
 xs_large *xs_large_new(void);
 void xs_large_free(xs_large *acc);
 /* The large accumulator for a new row, made on first use and kept in
