@@ -218,34 +218,66 @@ static inline unsigned lowest_set_bit(uint64_t mask)
 #endif
 }
 
-/* The non-zero bins among 64 as a mask, without a branch per bin: x | -x
- * has its top bit set exactly when x is not zero. */
-static inline uint64_t nonzero_mask(const uint64_t *bins)
+/* The dense flush: runs of 32 bins (one sign, the 32 exponents whose
+ * significands start in the same chunk j of the small accumulator, at bit
+ * k = e mod 32 of it) summed in registers, then added to chunks j..j+2 once
+ * per run: no dependency through memory from one bin to the next.  Each
+ * bin gives parts below 2^32, 2^33 and 2^32 (xs_large_transfer), so a
+ * run's sums stay below 2^38: one add of the small accumulator's budget.
+ * Empty bins give zero parts (the exceptional bins are empty here). */
+#define XS_LARGE_RUN_BINS 32
+
+static void flush_all(xs_large *acc)
 {
-    uint64_t mask = 0;
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 64
-#endif
-    for (unsigned k = 0; k < XS_LARGE_WORD_BINS; k++) {
-        mask |= ((bins[k] | (0 - bins[k])) >> 63) << k;
+    uint64_t any_bin = 0;
+    for (unsigned start = 0; start < XS_LARGE_NBINS; start += XS_LARGE_RUN_BINS) {
+        uint64_t *run = acc->bin + start;
+        uint64_t any = 0;
+        for (unsigned k = 0; k < XS_LARGE_RUN_BINS; k++) {
+            any |= run[k];
+        }
+        if (any == 0) {
+            continue;
+        }
+        any_bin |= any;
+        uint64_t sum0 = 0, sum1 = 0, sum2 = 0;
+        for (unsigned k = 0; k < XS_LARGE_RUN_BINS; k++) {
+            uint64_t lo = (run[k] & XS_DIGIT_MASK) << k;
+            uint64_t hi = (run[k] >> 32) << k;
+            sum0 += lo & XS_DIGIT_MASK;
+            sum1 += (lo >> 32) + (hi & XS_DIGIT_MASK);
+            sum2 += hi >> 32;
+            run[k] = 0;
+        }
+        unsigned j = (start & XS_LARGE_EXPONENT_MASK) >> 5;
+        if (start & XS_LARGE_SIGN_BIN) {
+            acc->small.chunk[j] -= (int64_t)sum0;
+            acc->small.chunk[j + 1] -= (int64_t)sum1;
+            acc->small.chunk[j + 2] -= (int64_t)sum2;
+        }
+        else {
+            acc->small.chunk[j] += (int64_t)sum0;
+            acc->small.chunk[j + 1] += (int64_t)sum1;
+            acc->small.chunk[j + 2] += (int64_t)sum2;
+        }
+        xs_small_count_add(&acc->small);
     }
-    return mask;
+    if (any_bin) {
+        acc->small.flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;
+    }
 }
 
 void xs_large_flush(xs_large *acc)
 {
-    int all = acc->tracked >= XS_LARGE_TRACKED_TERMS;
+    if (acc->tracked >= XS_LARGE_TRACKED_TERMS) {
+        memset(acc->used, 0, sizeof acc->used);
+        acc->tracked = 0;
+        flush_all(acc);
+        return;
+    }
     for (unsigned w = 0; w < XS_LARGE_WORDS; w++) {
-        const uint64_t *bins = acc->bin + w * XS_LARGE_WORD_BINS;
         uint64_t mask = acc->used[w];
         acc->used[w] = 0;
-        if (all) {
-            uint64_t any = 0;
-            for (unsigned k = 0; k < XS_LARGE_WORD_BINS; k++) {
-                any |= bins[k];
-            }
-            mask = any ? nonzero_mask(bins) : 0;
-        }
         while (mask) {
             unsigned k = lowest_set_bit(mask);
             mask &= mask - 1;     /* clear the lowest set bit */
