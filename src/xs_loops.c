@@ -133,7 +133,9 @@ static ptrdiff_t xs_terms(npy_intp outer, npy_intp n)
 #define XS_CELLS_ROUND xs_cells_round_float64
 #define XS_CONTIG_CTYPE double
 #define XS_COLUMNS_ADD xs_columns_add_float64
+#define XS_LARGE_ADD xs_large_add_float64
 #include "xs_loops_template.h"
+#undef XS_LARGE_ADD
 #undef XS_IN
 #undef XS_LOAD
 #undef XS_CONTIG_CTYPE

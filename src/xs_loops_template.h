@@ -71,9 +71,15 @@ static void XS_FN(accumulate_serial_)(xs_small *acc, xs_large **large, const cha
     if (L != NULL) {
         for (npy_intp done = 0; done < n && !xs_interrupted_at(done); done += XS_INTERRUPT_BLOCK) {
             npy_intp end = n - done < XS_INTERRUPT_BLOCK ? n : done + XS_INTERRUPT_BLOCK;
+#ifdef XS_LARGE_ADD
+            /* float64: the block loop of the large accumulator (xs_large.h) */
+            XS_LARGE_ADD(L, p, end - done, stride);
+            p += (end - done) * stride;
+#else
             for (npy_intp i = done; i < end; i++, p += stride) {
                 xs_large_add_bits(L, XS_LOAD(p));
             }
+#endif
         }
         xs_large_flush(L);
         xs_small_merge(acc, &L->small);
