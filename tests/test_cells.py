@@ -13,14 +13,11 @@ subnormal and huge tops, exact cancellation, exact ties.  Every kernel
 through XSUMUFUNC_KERNEL.
 """
 
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
-from helpers import assert_same
+from helpers import assert_same, run_with_kernel
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import BFLOAT16, exact_sum_oracle
@@ -170,11 +167,7 @@ def test_every_kernel_in_a_child_process(kernel, tmp_path):
                     x = narrow[name].astype(dt)
                     print(name, float(xs.exact_sum(x)).hex(), float(xs.exact_sum(x, dtype=np.float64)).hex())
     """)
-    env = dict(os.environ, XSUMUFUNC_KERNEL=kernel)
-    proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
-                          env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    lines = proc.stdout.split("\n")
+    lines = run_with_kernel(kernel, code)
     for line, name in zip(lines, sorted(CASES)):
         x = CASES[name]
         expected = [float(exact_sum_oracle(x, FLOAT64)).hex(),
@@ -334,11 +327,8 @@ def test_columns_under_every_kernel(kernel, tmp_path):
             for name in sorted(cases.files):
                 print(name, " ".join(float(v).hex() for v in xs.exact_sum(cases[name], axis=0)))
     """)
-    env = dict(os.environ, XSUMUFUNC_KERNEL=kernel)
-    proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
-                          env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    for line, name in zip(proc.stdout.split("\n"), sorted(cases)):
+    lines = run_with_kernel(kernel, code)
+    for line, name in zip(lines, sorted(cases)):
         x = cases[name]
         expected = [float(exact_sum_oracle(x[:, j], x.dtype)).hex() for j in range(x.shape[1])]
         assert line.split() == [name] + expected, (kernel, name)

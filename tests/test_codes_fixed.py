@@ -12,14 +12,11 @@ avx512vbmi (the biased planes for every format), and generic/sse2/avx2 (the
 histogram), as are CPUs without these instructions.
 """
 
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
-from helpers import assert_same
+from helpers import assert_same, run_with_kernel
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import CODE_DTYPES
@@ -136,11 +133,7 @@ def test_every_forced_kernel(kernel, tmp_path):
                 print(name, float(xs.exact_sum(x, dtype=np.float64)).hex(),
                       float(xs.exact_sum(x[1:], dtype=np.float64)).hex())
     """)
-    env = dict(os.environ, XSUMUFUNC_KERNEL=kernel)
-    proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
-                          env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    lines = proc.stdout.split("\n")
+    lines = run_with_kernel(kernel, code)
     assert len(lines) >= len(cases)
     for line, name in zip(lines, sorted(cases)):
         dtype = next(d for d in CODE_DTYPES if str(d) == name.split("-")[0])

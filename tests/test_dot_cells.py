@@ -12,14 +12,11 @@ cancellation, long rows.  Every kernel (none, AVX2+FMA, AVX-512) runs in a child
 forces it through XSUMUFUNC_KERNEL.
 """
 
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
-from helpers import assert_same
+from helpers import assert_same, run_with_kernel
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle_products import exact_dot_oracle
@@ -161,11 +158,7 @@ def test_every_kernel_in_a_child_process(kernel, tmp_path):
                       float(xs.exact_dot(a[:1300], b[:1300])).hex(),
                       float(xs.exact_dot(a[:300], b[:300], dtype=np.float32)).hex())
     """)
-    env = dict(os.environ, XSUMUFUNC_KERNEL=kernel)
-    proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
-                          env=env, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    lines = proc.stdout.split("\n")
+    lines = run_with_kernel(kernel, code, timeout=600)
     for line, name in zip(lines, sorted(CASES)):
         a, b = CASES[name]
         expected = [float(_expected(a, b)).hex(), float(_expected(a[:1300], b[:1300])).hex(),

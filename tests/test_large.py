@@ -6,15 +6,12 @@ dtypes and dot products through its single adds.  Every result is compared
 bit for bit with the exact Fraction oracle, under every kernel variant too.
 """
 
-import os
-import subprocess
-import sys
 import textwrap
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from helpers import assert_same
+from helpers import assert_same, run_with_kernel
 from oracle import exact_sum_oracle, round_fraction
 
 import xsumufunc as xs
@@ -205,11 +202,7 @@ def test_every_kernel_in_a_child_process(kernel, tmp_path):
                 print(name, *(float(xs.exact_sum(y)).hex()
                               for y in (x, x[:1025], x[:300], x[::2], x[::-1])))
     """)
-    env = dict(os.environ, XSUMUFUNC_KERNEL=kernel)
-    proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
-                          env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    lines = proc.stdout.split("\n")
+    lines = run_with_kernel(kernel, code)
     for line, name in zip(lines, sorted(CASES)):
         x = CASES[name]
         expected = [float(exact_sum_oracle(y, FLOAT64)).hex()

@@ -6,9 +6,6 @@ ties of every target, values a hair off a tie, cancellation down to tiny
 sums, the ends of the safe range, NaN and Inf arriving late."""
 
 import math
-import os
-import subprocess
-import sys
 import textwrap
 import warnings
 from fractions import Fraction
@@ -16,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from fuzz.driver import _accumulate_fast
-from helpers import assert_same
+from helpers import assert_same, run_with_kernel
 from oracle import (
     BFLOAT16,
     FLOAT16,
@@ -344,10 +341,7 @@ def test_moving_lanes_under_every_forced_kernel(kernel, tmp_path):
                 out[name + "-mean-strided"] = xs.exact_moving_mean(strided, 50, min_count=7)
         np.savez({str(dst)!r}, **out)
     """)
-    env = dict(os.environ, XSUMUFUNC_KERNEL=kernel)
-    proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
-                          env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    run_with_kernel(kernel, code)
     got = np.load(dst)
     for name, x in data.items():
         sums = moving_oracle_sums(x, 50, FLOAT64)
