@@ -60,18 +60,6 @@
 /* A bound on the error of p + pe = ah^2 when |ah| < XS_MV_SUM_MIN. */
 #define XS_MV_TINY 0x1p-790
 
-/* a*b = product + *err exactly (Dekker's product with Veltkamp's split;
- * exact for the operands this file gives it: see XS_MV_SUM_*). */
-static inline double two_product(double a, double b, double *err)
-{
-    double ta = XS_ROOT_SPLITTER * a, tb = XS_ROOT_SPLITTER * b;
-    double ah = ta - (ta - a), al = a - ah;
-    double bh = tb - (tb - b), bl = b - bh;
-    double p = a * b;
-    *err = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-    return p;
-}
-
 /* What a term x adds to the sums, shifted by the row's anchor c (the
  * variance does not change): x - c = dh + dl exactly (TwoSum); S1 takes dh
  * and dl, S2 takes (dh + dl)^2 = dh^2 + 2 dh dl + dl^2 as dh^2 and 2 dh dl
@@ -101,7 +89,7 @@ static inline void parts_of(double x, int present, double anchor, xs_mv_parts *t
         t->s2[2] = t->s2[3] = t->s2[4] = 0.0;
     }
     else {
-        t->s2[2] = two_product(2.0 * dh, dl, &t->s2[3]);
+        t->s2[2] = xs_root_product(2.0 * dh, dl, &t->s2[3]);
         t->s2[4] = dl * dl;
     }
     t->err = t->s2[4] * 0x1p-52 + XS_MV_PART_ERR;
@@ -138,12 +126,12 @@ static int decide(const xs_running *r1, const xs_running *r2, int64_t m, int64_t
      * gathered in c (roundings of c: below 2^-50 of the sum of their
      * magnitudes); al^2 is left out and bounded. */
     double mm = (double)m, parts[8];
-    double q = two_product(mm, bh, &parts[1]);
-    double p = two_product(ah, ah, &parts[2]);
+    double q = xs_root_product(mm, bh, &parts[1]);
+    double p = xs_root_product(ah, ah, &parts[2]);
     parts[2] = -parts[2];
     parts[0] = xs_running_two_sum(q, -p, &parts[3]);
-    parts[4] = two_product(mm, bl, &parts[5]);
-    parts[6] = -two_product(2.0 * ah, al, &parts[7]);
+    parts[4] = xs_root_product(mm, bl, &parts[5]);
+    parts[6] = -xs_root_product(2.0 * ah, al, &parts[7]);
     parts[7] = -parts[7];
     double sum = parts[0], c = 0.0, c_abs = 0.0;
     for (int j = 1; j < 8; j++) {

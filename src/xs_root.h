@@ -60,6 +60,18 @@ static inline double xs_root_square(double v, double *err)
     return p;
 }
 
+/* a*b = product + *err exactly (Dekker's product with Veltkamp's split),
+ * under the same conditions: |a|, |b| < 2^996 and a*b at least 2^-969 or 0. */
+static inline double xs_root_product(double a, double b, double *err)
+{
+    double ta = XS_ROOT_SPLITTER * a, tb = XS_ROOT_SPLITTER * b;
+    double ah = ta - (ta - a), al = a - ah;
+    double bh = tb - (tb - b), bl = b - bh;
+    double p = a * b;
+    *err = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    return p;
+}
+
 /* (hi - r*r) + lo: S - r^2 up to the bound and two roundings. */
 static inline double xs_root_remainder(double hi, double lo, double r)
 {

@@ -6,6 +6,12 @@ exact sum of squares S = sum(x*x) is never rounded on the way.  The exact
 dot loops hold every product of two float64 exactly (squares of 1e300 and
 of 1e-300 included), so each step is an exact dot product:
 
+0. Rows of float64 (or integers a float64 holds) into float64 norms and of
+   float32 into float32 norms, up to LONG_ROW_TERMS terms: one pass each in
+   C (``src/xs_norm.c``: a two-double sum of squares with a proven bound
+   decides the root).  Only the rows it leaves (ties, a hair from a
+   midpoint, subnormal or overflowing norms) and other dtypes take the
+   steps below.
 1. A candidate c: the row scaled by a power of two 2**-k that brings its
    largest magnitude into [1/2, 1), its exact dot with itself rounded once,
    square-rooted, scaled back and rounded into the result dtype.  c is
@@ -326,7 +332,7 @@ def _native_rows(part, result_dtype, out):
     src/xs_norm.c decides, into out; the indices of the rows it leaves, or
     None where it does not apply (other dtypes, 64-bit integers beyond
     2**53)."""
-    if not NATIVE_ROWS or part.shape[-1] > LONG_ROW_TERMS:
+    if not NATIVE_ROWS:
         return None
     if part.dtype == _F32 and result_dtype == _F32:
         values = part
