@@ -508,18 +508,8 @@ static int cells_round(const xs_cells_type *type, const xs_cells_kernel *kernels
     if (count == 0) {
         return 0;
     }
-    double hi = 0.0, lo = 0.0, err = 0.0;
-    int ok = 1;
-    for (int c = 0; c < count; c++) {
-        ok &= xs_running_abs(cells[c]) <= XS_RUNNING_MAX;
-        xs_running_short_add(&hi, &lo, &err, cells[c]);
-    }
-    if (ok) {
-        xs_running run = xs_running_of(hi, lo, err, 0.0);
-        if ((divisor == 1u || xs_running_divide(&run, divisor, &run)) &&
-                xs_running_round(&run, fmt, out)) {
-            return 1;
-        }
+    if (xs_cells_round_sums(cells, count, divisor, fmt, out)) {
+        return 1;
     }
     for (int c = 0; c < count; c++) {
         if (cells[c] != 0.0) {

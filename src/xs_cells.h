@@ -44,6 +44,7 @@
 
 #include "xs_large.h"
 #include "xs_round.h"
+#include "xs_running.h"
 
 /* Bits per cell: the largest W for which the bound above holds with 32
  * terms per lane per block (8 lanes per cell, the narrowest kernel). */
@@ -213,6 +214,28 @@ static inline void xs_cells_flush(xs_small *acc, double *lanes, int cells)
             xs_small_add_bits(acc, xs_double_bits(sums[c]));
         }
     }
+}
+
+/* The exact sum of count cell sums (any doubles of at most 53 significant
+ * bits each), divided by divisor, rounded into fmt: 1 and *out when a
+ * two-double approximation of it decides the rounding (xs_running.h), else
+ * 0 (a zero or tiny result, a rounding boundary too close, a cell out of
+ * the approximation's safe range).  Raises no reported flag. */
+static inline int xs_cells_round_sums(const double *sums, int count, uint64_t divisor,
+                                      const xs_format *fmt, double *out)
+{
+    double hi = 0.0, lo = 0.0, err = 0.0;
+    int ok = 1;
+    for (int c = 0; c < count; c++) {
+        ok &= xs_running_abs(sums[c]) <= XS_RUNNING_MAX;
+        xs_running_short_add(&hi, &lo, &err, sums[c]);
+    }
+    if (!ok) {
+        return 0;
+    }
+    xs_running run = xs_running_of(hi, lo, err, 0.0);
+    return (divisor == 1u || xs_running_divide(&run, divisor, &run)) &&
+           xs_running_round(&run, fmt, out);
 }
 
 /* Rows at least this long take the cells (shorter ones: xs_short_row.h,

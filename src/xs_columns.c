@@ -1,8 +1,7 @@
 /*
- * Exact column sums of a block of float64 (or float32) rows whose columns
- * are contiguous:
- * a reduction over a slow axis (axis=0 of a C-ordered array) read row by
- * row, in memory order, instead of one strided column at a time.
+ * Exact column sums of float64 (or float32) rows whose columns are
+ * contiguous: a reduction over a slow axis (axis=0 of a C-ordered array)
+ * read row by row, in memory order, instead of one strided column at a time.
  *
  * Each column gets its own window on the fixed grid of xs_cells.h (a top
  * above its largest term; see there for the cuts and why the lane sums are
@@ -14,6 +13,15 @@
  * did not fit takes more cells, or a new window (its cells go into its small
  * accumulator first), and its block is summed again alone, or, fitting no
  * window, value by value into its small accumulator.
+ *
+ * A strip none of whose columns has a window yet (the first block) is only
+ * measured first (its range, no cuts: the lines are in L1 afterwards), so
+ * its cells are summed once.  The group keeps its windows and cell sums from
+ * one call to the next (cell 0 stays exact for 2^46 carry steps, far more
+ * rows than any array: xs_cells.h), and a column's small accumulator is
+ * made only when something goes into it.  A column that never needed it is
+ * rounded from a two-double sum of its few cells when that decides
+ * (xs_cells_round_sums), which skips the accumulator entirely.
  */
 #include "xs_columns.h"
 #include "xs_cells.h"
@@ -59,16 +67,29 @@ static inline double load_value(const char *p, int itemsize)
 #define XS_INLINE static inline
 #endif
 
-/* The state of a group of columns, strip by strip, lane by lane. */
-typedef struct {
+/* A group of columns, strip by strip, lane by lane. */
+struct xs_columns {
     int itemsize, precision;              /* float64: 8, 53; float32: 4, 24 */
+    ptrdiff_t cols;
     double cells[XS_STRIPS][XS_CELLS_MAX + 1][XS_STRIP];   /* cell sums */
     double sigma[XS_STRIPS][XS_CELLS_MAX + 1][XS_STRIP];   /* cut constants */
     uint64_t max_limit[XS_COLUMN_GROUP], min_limit_m1[XS_COLUMN_GROUP];
     int top[XS_COLUMN_GROUP];
     int active[XS_COLUMN_GROUP];          /* a window is set (and a non-zero term in) */
     int strip_cells[XS_STRIPS];           /* K of the strip's windows */
-} xs_column_state;
+    unsigned char used[XS_COLUMN_GROUP];  /* acc[j] made (it holds a part of the sum) */
+    xs_small acc[XS_COLUMN_GROUP];
+};
+
+/* Column j's small accumulator, made on first use. */
+static xs_small *column_acc(xs_columns *st, int j)
+{
+    if (!st->used[j]) {
+        xs_small_init(&st->acc[j]);
+        st->used[j] = 1;
+    }
+    return &st->acc[j];
+}
 
 /* A block of a strip: eight lanes of sums (from the stored ones) and the
  * block's range per lane. */
@@ -164,6 +185,26 @@ XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride
     memcpy(b->cells, acc, sizeof acc);
     XS_RANGE_END(b)
 }
+/* The range of a strip's block alone, no cuts (a strip with no window yet). */
+XS_INLINE void strip_range(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int itemsize,
+                           xs_strip_block *b)
+{
+    XS_RANGE_INIT
+    for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
+        xs_v8d v;
+        if (itemsize == 8) {
+            memcpy(&v, q, sizeof v);
+        }
+        else {
+            xs_v8f f;
+            memcpy(&f, q, sizeof f);
+            v = __builtin_convertvector(f, xs_v8d);
+        }
+        XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
+        XS_RANGE_STEP(&v)
+    }
+    XS_RANGE_END(b)
+}
 #else
 XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K,
                              int itemsize, const double (*sigma)[XS_STRIP], xs_strip_block *b)
@@ -206,6 +247,22 @@ XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride
     XS_RANGE_END(b)
 }
 
+/* The range of a strip's block alone, no cuts (a strip with no window yet). */
+XS_INLINE void strip_range(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int itemsize,
+                           xs_strip_block *b)
+{
+    XS_RANGE_INIT
+    for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
+        double v[XS_STRIP];
+        for (int k = 0; k < XS_STRIP; k++) {
+            v[k] = load_value(q + k * itemsize, itemsize);
+        }
+        XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
+        XS_RANGE_STEP(v)
+    }
+    XS_RANGE_END(b)
+}
+
 #endif
 
 /* The same, K a constant in each instance, compiled for the baseline and,
@@ -220,6 +277,11 @@ TARGET static void NAME(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int
     case 3: strip_block_k(q, rows, row_stride, 3, ITEMSIZE, sigma, b); break; \
     default: strip_block_k(q, rows, row_stride, 4, ITEMSIZE, sigma, b); break; \
     } \
+} \
+TARGET static void NAME##_range(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, \
+                                xs_strip_block *b) \
+{ \
+    strip_range(q, rows, row_stride, ITEMSIZE, b); \
 }
 #define XS_STRIP_BLOCK(NAME, TARGET) \
     XS_STRIP_BLOCK_TYPE(NAME##_f64, TARGET, 8) \
@@ -233,16 +295,22 @@ XS_STRIP_BLOCK(strip_block_avx512, __attribute__((target("avx512f"))))
 
 typedef void (*xs_strip_kernel)(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K,
                                 const double (*sigma)[XS_STRIP], xs_strip_block *b);
+typedef void (*xs_strip_ranger)(const char *q, ptrdiff_t rows, ptrdiff_t row_stride,
+                                xs_strip_block *b);
 typedef struct {
     xs_strip_kernel f64, f32;
+    xs_strip_ranger range64, range32;
 } xs_strip_kernels;
 
 static const xs_strip_kernels *pick_strip_kernels(void)
 {
-    static const xs_strip_kernels generic = {strip_block_generic_f64, strip_block_generic_f32};
+    static const xs_strip_kernels generic = {strip_block_generic_f64, strip_block_generic_f32,
+                                                    strip_block_generic_f64_range, strip_block_generic_f32_range};
 #ifdef XS_COLUMNS_X86
-    static const xs_strip_kernels avx2 = {strip_block_avx2_f64, strip_block_avx2_f32};
-    static const xs_strip_kernels avx512 = {strip_block_avx512_f64, strip_block_avx512_f32};
+    static const xs_strip_kernels avx2 = {strip_block_avx2_f64, strip_block_avx2_f32,
+                                                 strip_block_avx2_f64_range, strip_block_avx2_f32_range};
+    static const xs_strip_kernels avx512 = {strip_block_avx512_f64, strip_block_avx512_f32,
+                                                   strip_block_avx512_f64_range, strip_block_avx512_f32_range};
 #endif
     static const xs_strip_kernels *_Atomic chosen = NULL;
     const xs_strip_kernels *k = atomic_load(&chosen);
@@ -266,7 +334,7 @@ static const xs_strip_kernels *pick_strip_kernels(void)
 
 /* Column k of strip s (column j of the group) takes window w's top with the
  * strip's cell count: cut constants and limits. */
-static void set_column(xs_column_state *st, int s, int k, int top)
+static void set_column(xs_columns *st, int s, int k, int top)
 {
     int j = s * XS_STRIP + k;
     xs_cells_window w;
@@ -280,29 +348,31 @@ static void set_column(xs_column_state *st, int s, int k, int top)
 }
 
 /* Column j's cell sums into its small accumulator (exact), cleared. */
-static void flush_column(xs_small *acc, xs_column_state *st, int s, int k)
+static void flush_column(xs_columns *st, int j)
 {
+    int s = j / XS_STRIP, k = j % XS_STRIP;
     for (int c = 0; c <= XS_CELLS_MAX; c++) {
         double v = st->cells[s][c][k];
         if (v != 0.0) {
-            xs_small_add_bits(acc, xs_double_bits(v));
+            xs_small_add_bits(column_acc(st, j), xs_double_bits(v));
         }
         st->cells[s][c][k] = 0.0;
     }
 }
 
-/* A column of this block, value by value. */
-static void add_column_slowly(xs_small *acc, const char *p, ptrdiff_t rows,
-                              ptrdiff_t row_stride, int itemsize)
+/* Column j of this block, value by value. */
+static void add_column_slowly(xs_columns *st, int j, const char *p, ptrdiff_t rows,
+                              ptrdiff_t row_stride)
 {
+    xs_small *acc = column_acc(st, j);
     for (ptrdiff_t r = 0; r < rows; r++, p += row_stride) {
-        xs_small_add_bits(acc, xs_double_bits(load_value(p, itemsize)));
+        xs_small_add_bits(acc, xs_double_bits(load_value(p, st->itemsize)));
     }
 }
 
 /* Column k of strip s alone, into its stored cell sums (the block fits its
  * window now): the cuts of strip_block_k, one lane. */
-static void add_column_cells(xs_column_state *st, int s, int k, const char *p, ptrdiff_t rows,
+static void add_column_cells(xs_columns *st, int s, int k, const char *p, ptrdiff_t rows,
                              ptrdiff_t row_stride)
 {
     int K = st->strip_cells[s];
@@ -336,7 +406,7 @@ static void add_column_cells(xs_column_state *st, int s, int k, const char *p, p
 /* Whether a block of range (mx, mn) fits column j's window.  All zeros fit
  * only a column with a non-zero term in already (their signs decide a zero
  * sum: value by value otherwise). */
-static inline int fits_column(const xs_column_state *st, int j, uint64_t mx, uint64_t mn)
+static inline int fits_column(const xs_columns *st, int j, uint64_t mx, uint64_t mn)
 {
     return mx < st->max_limit[j] && mn >= st->min_limit_m1[j] && (mx != 0 || st->active[j]);
 }
@@ -345,8 +415,8 @@ static inline int fits_column(const xs_column_state *st, int j, uint64_t mx, uin
  * window: more cells, or a new window (its cells into its small accumulator
  * first), and 1: the block is to be summed again; or, fitting no window,
  * the block value by value and 0. */
-static int settle_column(xs_small *acc, xs_column_state *st, int s, int k, const char *column,
-                         ptrdiff_t rows, ptrdiff_t row_stride, uint64_t mx, uint64_t mn)
+static int settle_column(xs_columns *st, int s, int k, const char *column, ptrdiff_t rows,
+                         ptrdiff_t row_stride, uint64_t mx, uint64_t mn)
 {
     int j = s * XS_STRIP + k;
     int top = st->top[j], cells;
@@ -354,16 +424,15 @@ static int settle_column(xs_small *acc, xs_column_state *st, int s, int k, const
           (cells = xs_cells_needed(st->precision, top, mn)) <= XS_CELLS_MAX)) {
         xs_cells_window w;
         if (!xs_cells_choose(&w, st->precision, mx, mn)) {
-            add_column_slowly(acc, column, rows, row_stride, st->itemsize);
+            add_column_slowly(st, j, column, rows, row_stride);
             return 0;
         }
         if (st->active[j]) {
-            flush_column(acc, st, s, k);
+            flush_column(st, j);
         }
         top = w.top;
         cells = w.cells;
-        st->active[j] = 1;
-        acc->flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;       /* a non-zero term */
+        st->active[j] = 1;        /* a non-zero term: see xs_columns_round */
     }
     if (cells > st->strip_cells[s]) {
         /* More cells for the whole strip: the same grids, no flush. */
@@ -381,50 +450,55 @@ static int settle_column(xs_small *acc, xs_column_state *st, int s, int k, const
 /* Strip s (columns 8s ... 8s + 7 of the group) of one block of rows,
  * starting at p: all eight lanes at once; the columns whose block did not
  * fit their window settle (settle_column), and the strip runs again for
- * them (a rare second pass: a window that moves, a column's first block). */
-static void add_strip(xs_small *accs, xs_column_state *st, int s, const char *p,
-                      ptrdiff_t rows, ptrdiff_t row_stride)
+ * them (a rare second pass: a window that moves).  A strip with no window
+ * yet is only measured in the first pass. */
+static void add_strip(xs_columns *st, int s, const char *p, ptrdiff_t rows, ptrdiff_t row_stride)
 {
     const xs_strip_kernels *kernels = pick_strip_kernels();
     xs_strip_kernel kernel = st->itemsize == 8 ? kernels->f64 : kernels->f32;
     int j0 = s * XS_STRIP;
-    int todo[XS_STRIP];
+    int todo[XS_STRIP], none_active = 1;
     for (int k = 0; k < XS_STRIP; k++) {
         todo[k] = 1;
+        none_active &= !st->active[j0 + k];
     }
     for (int pass = 0; pass < 2; pass++) {
         xs_strip_block b;
-        memcpy(b.cells, st->cells[s], sizeof b.cells);
-        kernel(p, rows, row_stride, st->strip_cells[s], (const double (*)[XS_STRIP])st->sigma[s],
-               &b);
-        /* Every lane is judged against the limits the kernel ran with,
-         * before a column that did not fit changes the strip's cells. */
-        int again[XS_STRIP], any = 0;
-        for (int k = 0; k < XS_STRIP; k++) {
-            again[k] = 0;
-            if (todo[k] && fits_column(st, j0 + k, b.max_bits[k], b.min_bits_m1[k])) {
-                for (int c = 0; c <= XS_CELLS_MAX; c++) {
-                    st->cells[s][c][k] = b.cells[c][k];
+        if (pass == 0 && none_active) {
+            /* Nothing can fit: the range alone decides the windows. */
+            (st->itemsize == 8 ? kernels->range64 : kernels->range32)(p, rows, row_stride, &b);
+        }
+        else {
+            memcpy(b.cells, st->cells[s], sizeof b.cells);
+            kernel(p, rows, row_stride, st->strip_cells[s],
+                   (const double (*)[XS_STRIP])st->sigma[s], &b);
+            /* Every lane is judged against the limits the kernel ran with,
+             * before a column that did not fit changes the strip's cells. */
+            for (int k = 0; k < XS_STRIP; k++) {
+                if (todo[k] && fits_column(st, j0 + k, b.max_bits[k], b.min_bits_m1[k])) {
+                    for (int c = 0; c <= XS_CELLS_MAX; c++) {
+                        st->cells[s][c][k] = b.cells[c][k];
+                    }
+                    todo[k] = 0;
                 }
-                todo[k] = 0;
             }
         }
+        int any = 0;
         for (int k = 0; k < XS_STRIP; k++) {
             if (!todo[k]) {
                 continue;
             }
             const char *column = p + k * (ptrdiff_t)st->itemsize;
-            if (pass == 0 && settle_column(&accs[j0 + k], st, s, k, column, rows, row_stride,
-                                           b.max_bits[k], b.min_bits_m1[k])) {
-                again[k] = 1;
-                any = 1;
+            if (pass == 0) {
+                todo[k] = settle_column(st, s, k, column, rows, row_stride, b.max_bits[k],
+                                        b.min_bits_m1[k]);
+                any |= todo[k];
             }
-            else if (pass == 1) {
+            else {
                 /* Settled, yet no fit (cannot happen: the window was made
                  * for this block): value by value all the same. */
-                add_column_slowly(&accs[j0 + k], column, rows, row_stride, st->itemsize);
+                add_column_slowly(st, j0 + k, column, rows, row_stride);
             }
-            todo[k] = again[k];
         }
         if (!any) {
             break;
@@ -434,8 +508,8 @@ static void add_strip(xs_small *accs, xs_column_state *st, int s, const char *p,
 
 /* A column of the last, partial strip, alone: its range, its window, its
  * cells. */
-static void add_leftover(xs_small *acc, xs_column_state *st, int s, int k, const char *column,
-                         ptrdiff_t rows, ptrdiff_t row_stride)
+static void add_leftover(xs_columns *st, int s, int k, const char *column, ptrdiff_t rows,
+                         ptrdiff_t row_stride)
 {
     uint64_t mx = 0, mn = UINT64_MAX;
     const char *q = column;
@@ -445,29 +519,26 @@ static void add_leftover(xs_small *acc, xs_column_state *st, int s, int k, const
         mn = a - 1 < mn ? a - 1 : mn;
     }
     if (fits_column(st, s * XS_STRIP + k, mx, mn) ||
-            settle_column(acc, st, s, k, column, rows, row_stride, mx, mn)) {
+            settle_column(st, s, k, column, rows, row_stride, mx, mn)) {
         add_column_cells(st, s, k, column, rows, row_stride);
     }
 }
 
-static int columns_add(xs_small *accs, const char *p, ptrdiff_t rows, ptrdiff_t cols,
-                       ptrdiff_t row_stride, int itemsize, int precision)
+xs_columns *xs_columns_new(ptrdiff_t cols, int itemsize)
 {
-    if (cols > XS_COLUMN_GROUP) {
-        return -1;
+    if (cols < 1 || cols > XS_COLUMN_GROUP || (itemsize != 8 && itemsize != 4)) {
+        return NULL;
     }
-    xs_column_state *st = malloc(sizeof *st);
+    xs_columns *st = malloc(sizeof *st);
     if (st == NULL) {
-        return -1;
+        return NULL;
     }
     st->itemsize = itemsize;
-    st->precision = precision;
-    /* The cuts are inexact by design and a NaN/Inf term raises "invalid":
-     * keep the caller's flags as they were. */
-    fexcept_t flags_before;
-    fegetexceptflag(&flags_before, FE_ALL_EXCEPT);
-    int strips = (int)(cols / XS_STRIP), all_strips = (int)((cols + XS_STRIP - 1) / XS_STRIP);
-    memset(st->cells, 0, sizeof st->cells);
+    st->precision = itemsize == 8 ? 53 : 24;
+    st->cols = cols;
+    int all_strips = (int)((cols + XS_STRIP - 1) / XS_STRIP);
+    memset(st->cells, 0, (size_t)all_strips * sizeof st->cells[0]);
+    memset(st->used, 0, (size_t)cols);
     for (int s = 0; s < all_strips; s++) {
         st->strip_cells[s] = 2;
         for (int k = 0; k < XS_STRIP; k++) {
@@ -482,35 +553,56 @@ static int columns_add(xs_small *accs, const char *p, ptrdiff_t rows, ptrdiff_t 
             }
         }
     }
+    return st;
+}
+
+void xs_columns_free(xs_columns *st)
+{
+    free(st);
+}
+
+void xs_columns_add(xs_columns *st, const char *p, ptrdiff_t rows, ptrdiff_t row_stride)
+{
+    /* The cuts are inexact by design and a NaN/Inf term raises "invalid":
+     * keep the caller's flags as they were. */
+    fexcept_t flags_before;
+    fegetexceptflag(&flags_before, FE_ALL_EXCEPT);
+    int strips = (int)(st->cols / XS_STRIP);
+    int itemsize = st->itemsize;
     /* Rows in memory order: a block of rows across every column, then the next. */
     for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_BLOCK_ROWS) {
         ptrdiff_t nrows = rows - r0 < XS_COLUMN_BLOCK_ROWS ? rows - r0 : XS_COLUMN_BLOCK_ROWS;
         const char *block = p + r0 * row_stride;
         for (int s = 0; s < strips; s++) {
-            add_strip(accs, st, s, block + s * XS_STRIP * (ptrdiff_t)itemsize, nrows, row_stride);
+            add_strip(st, s, block + s * XS_STRIP * (ptrdiff_t)itemsize, nrows, row_stride);
         }
         /* Columns beyond the last whole strip, one by one. */
-        for (int j = strips * XS_STRIP; j < (int)cols; j++) {
-            add_leftover(&accs[j], st, strips, j - strips * XS_STRIP,
-                         block + j * (ptrdiff_t)itemsize, nrows, row_stride);
+        for (int j = strips * XS_STRIP; j < (int)st->cols; j++) {
+            add_leftover(st, strips, j - strips * XS_STRIP, block + j * (ptrdiff_t)itemsize,
+                         nrows, row_stride);
         }
     }
-    for (int j = 0; j < (int)cols; j++) {
-        flush_column(&accs[j], st, j / XS_STRIP, j % XS_STRIP);
-    }
     fesetexceptflag(&flags_before, FE_ALL_EXCEPT);
-    free(st);
-    return 0;
 }
 
-int xs_columns_add_float64(xs_small *accs, const char *p, ptrdiff_t rows, ptrdiff_t cols,
-                           ptrdiff_t row_stride)
+double xs_columns_round(xs_columns *st, ptrdiff_t j, uint64_t divisor, const xs_format *fmt)
 {
-    return columns_add(accs, p, rows, cols, row_stride, 8, 53);
-}
-
-int xs_columns_add_float32(xs_small *accs, const char *p, ptrdiff_t rows, ptrdiff_t cols,
-                           ptrdiff_t row_stride)
-{
-    return columns_add(accs, p, rows, cols, row_stride, 4, 24);
+    int s = (int)(j / XS_STRIP), k = (int)(j % XS_STRIP);
+    double result;
+    if (!st->used[j] && st->active[j]) {
+        /* The whole sum is in the cells. */
+        double sums[XS_CELLS_MAX + 1];
+        for (int c = 0; c <= XS_CELLS_MAX; c++) {
+            sums[c] = st->cells[s][c][k];
+        }
+        if (xs_cells_round_sums(sums, XS_CELLS_MAX + 1, divisor, fmt, &result)) {
+            return result;
+        }
+    }
+    flush_column(st, (int)j);
+    xs_small *acc = column_acc(st, (int)j);
+    if (st->active[j]) {
+        acc->flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;     /* a non-zero term went in */
+    }
+    return xs_small_round_divided(acc, divisor, fmt);
 }

@@ -5,25 +5,32 @@
 #define XS_COLUMNS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
-#include "xs_small.h"
+#include "xs_round.h"
 
 /* Columns summed together (their lanes stay in L1), rows per block. */
 #define XS_COLUMN_CHUNK 64
 #define XS_COLUMN_BLOCK_ROWS 128
-/* Columns handed over in one call (bounds the accumulators' memory). */
+/* Columns in one group (bounds the state's memory). */
 #define XS_COLUMN_GROUP 1024
 /* Worth it from this many columns and rows on. */
 #define XS_COLUMNS_MIN_COLS 8
 #define XS_COLUMNS_MIN_ROWS 16
 
-/* accs[j] += exact sum of column j, for j < cols <= XS_COLUMN_GROUP: rows of
- * `cols` contiguous, aligned doubles starting row_stride bytes apart from p.
- * Returns 0, or -1 (and adds nothing) if out of memory. */
-int xs_columns_add_float64(xs_small *accs, const char *p, ptrdiff_t rows, ptrdiff_t cols,
-                           ptrdiff_t row_stride);
-/* The same for float32 rows (the values widened to doubles, exactly). */
-int xs_columns_add_float32(xs_small *accs, const char *p, ptrdiff_t rows, ptrdiff_t cols,
-                           ptrdiff_t row_stride);
+/* A group of at most XS_COLUMN_GROUP columns being summed: their windows,
+ * cell sums and exact accumulators. */
+typedef struct xs_columns xs_columns;
+
+/* A group of `cols` columns of float64 (itemsize 8) or float32 (itemsize 4)
+ * values, every sum 0; NULL if out of memory. */
+xs_columns *xs_columns_new(ptrdiff_t cols, int itemsize);
+void xs_columns_free(xs_columns *group);
+/* Column j += its `rows` values: rows of the group's columns, contiguous
+ * and aligned, row_stride bytes apart from p.  Any number of calls. */
+void xs_columns_add(xs_columns *group, const char *p, ptrdiff_t rows, ptrdiff_t row_stride);
+/* Column j's exact sum divided by divisor (1: the sum), rounded once into
+ * fmt (see xs_small_round_divided). */
+double xs_columns_round(xs_columns *group, ptrdiff_t j, uint64_t divisor, const xs_format *fmt);
 
 #endif

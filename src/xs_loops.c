@@ -132,7 +132,7 @@ static ptrdiff_t xs_terms(npy_intp outer, npy_intp n)
 #define XS_CELLS_ADD xs_cells_add_float64
 #define XS_CELLS_ROUND xs_cells_round_float64
 #define XS_CONTIG_CTYPE double
-#define XS_COLUMNS_ADD xs_columns_add_float64
+#define XS_COLUMNS 1
 #define XS_LARGE_ADD xs_large_add_float64
 #include "xs_loops_template.h"
 #undef XS_LARGE_ADD
@@ -141,15 +141,15 @@ static ptrdiff_t xs_terms(npy_intp outer, npy_intp n)
 #undef XS_CONTIG_CTYPE
 #undef XS_CELLS_ADD
 #undef XS_CELLS_ROUND
-#undef XS_COLUMNS_ADD
+#undef XS_COLUMNS
 #define XS_IN float32
 #define XS_LOAD(p) xs_load_float32(p)
 #define XS_CELLS_ADD xs_cells_add_float32
 #define XS_CELLS_ROUND xs_cells_round_float32
 #define XS_CONTIG_CTYPE float
-#define XS_COLUMNS_ADD xs_columns_add_float32
+#define XS_COLUMNS 1
 #include "xs_loops_template.h"
-#undef XS_COLUMNS_ADD
+#undef XS_COLUMNS
 #undef XS_IN
 #undef XS_LOAD
 #undef XS_CONTIG_CTYPE

@@ -7,7 +7,8 @@
  *                    (it also takes the rows that are shorter than
  *                    XS_RUNNING_ROW_MAX, from XS_CELLS_MIN_TERMS on), and
  *   XS_CELLS_ROUND   its variant that rounds a whole row
- *   XS_COLUMNS_ADD   optional: xs_columns.c, for reductions over a slow axis
+ *   XS_COLUMNS       optional: xs_columns.c (float64, float32), for
+ *                    reductions over a slow axis
  *   XS_CODE_SLOT     optional: a byte-coded format's slot (xs_codes.h); rows
  *                    are then summed by counting their codes
  *   XS_IN_IS_FLOAT   1: XS_LOAD(p) gives the element's float64 bit pattern
@@ -213,45 +214,40 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, p
     xs_large_free(large);
 }
 
-#ifdef XS_COLUMNS_ADD
+#ifdef XS_COLUMNS
 /* Rows [begin, end) of a job whose rows are columns of contiguous memory (a
- * slow axis): read row by row, many columns at once; the general loop if
- * out of memory. */
+ * slow axis): read row by row, a group of columns at once (xs_columns.h);
+ * the general loop if out of memory. */
 static void XS_FN(reduce_column_range_)(void *job_ptr, int part, ptrdiff_t begin,
                                         ptrdiff_t end)
 {
     const xs_rows_job *job = job_ptr;
-    xs_small *accs = malloc(XS_COLUMN_GROUP * sizeof *accs);
     npy_intp c0 = begin;
-    for (; accs != NULL && c0 < end; c0 += XS_COLUMN_GROUP) {
+    for (; c0 < end; c0 += XS_COLUMN_GROUP) {
         npy_intp cols = end - c0 < XS_COLUMN_GROUP ? end - c0 : XS_COLUMN_GROUP;
-        for (npy_intp j = 0; j < cols; j++) {
-            xs_small_init(&accs[j]);
+        xs_columns *group = xs_columns_new(cols, (int)sizeof(XS_CONTIG_CTYPE));
+        if (group == NULL) {
+            break;
         }
-        /* Blocks of rows (each call adds its block whole), checking for
-         * interrupts in between. */
-        npy_intp rows_per_block = XS_INTERRUPT_BLOCK / cols, r0 = 0;   /* cols <= 1024 */
-        int failed = 0;
-        for (; r0 < job->n && !failed && !xs_interrupted_at(r0); r0 += rows_per_block) {
+        /* Blocks of rows, checking for interrupts in between. */
+        npy_intp rows_per_block = XS_INTERRUPT_BLOCK / cols;      /* cols <= 1024 */
+        for (npy_intp r0 = 0; r0 < job->n && !xs_interrupted_at(r0); r0 += rows_per_block) {
             npy_intp rows = job->n - r0 < rows_per_block ? job->n - r0 : rows_per_block;
-            failed = XS_COLUMNS_ADD(accs, job->in + c0 * job->in_step + r0 * job->row_stride,
-                                    rows, cols, job->row_stride) != 0;
+            xs_columns_add(group, job->in + c0 * job->in_step + r0 * job->row_stride, rows,
+                           job->row_stride);
         }
         if (xs_stopped()) {
-            free(accs);
+            xs_columns_free(group);
             return;
-        }
-        if (failed) {
-            break;
         }
         uint64_t divisor = job->divide ? (uint64_t)job->n : 1u;
         for (npy_intp j = 0; j < cols; j++) {
             XS_STORE(job->target, job->out + (c0 + j) * job->out_step,
-                               xs_small_round_divided(&accs[j], divisor, job->target->format));
+                     xs_columns_round(group, j, divisor, job->target->format));
         }
+        xs_columns_free(group);
     }
-    free(accs);
-    if (c0 < end) {            /* out of memory: these columns again, from scratch */
+    if (c0 < end) {            /* out of memory: these columns the general way */
         XS_FN(reduce_row_range_)(job_ptr, part, c0, end);
     }
 }
@@ -268,7 +264,7 @@ static void XS_FN(reduce_rows_)(char **args, const npy_intp *dimensions, const n
     xs_rows_job job = {args[0], args[1], steps[0], steps[1], steps[2], n, target, divide};
     xs_range_task task = XS_FN(reduce_row_range_);
     ptrdiff_t align = 1;
-#ifdef XS_COLUMNS_ADD
+#ifdef XS_COLUMNS
     if (steps[0] == (npy_intp)sizeof(XS_CONTIG_CTYPE) && steps[2] != 0 &&
             steps[2] % (npy_intp)sizeof(XS_CONTIG_CTYPE) == 0 &&
             outer >= XS_COLUMNS_MIN_COLS && n >= XS_COLUMNS_MIN_ROWS &&

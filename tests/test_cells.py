@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import BFLOAT16, exact_sum_oracle
 from oracle_products import exact_mean_oracle
-from strategies import block_shifts
+from strategies import block_shifts, tie_lists, to_array, value_lists
 
 import xsumufunc as xs
 
@@ -310,6 +310,67 @@ def test_columns_of_spread_data(kind, shape, dtype):
     for j in range(shape[1]):
         assert_same(sums[j], exact_sum_oracle(x[:, j], dtype), f"{kind} column {j}")
         assert_same(wide[j], exact_sum_oracle(x[:, j], FLOAT64), f"{kind} column {j}")
+
+
+@st.composite
+def _column_arrays(draw, dtype):
+    # Columns of hypothesis' hard lists (ties, cancellation, spans, zeros,
+    # specials), padded with zeros at random rows to a common length.
+    cols = draw(st.integers(8, 19))
+    lists = [draw(st.one_of(value_lists(dtype), tie_lists(dtype))) for _ in range(cols)]
+    rows = max(16, max(len(v) for v in lists))
+    x = np.zeros((rows, cols), dtype)
+    for j, values in enumerate(lists):
+        at = draw(st.permutations(range(rows)))[: len(values)]
+        x[sorted(at), j] = to_array(values, dtype)
+    return x
+
+
+@settings(deadline=None, max_examples=150)
+@given(data=st.data(), dtype=st.sampled_from([FLOAT64, np.dtype(np.float32)]))
+def test_columns_property(data, dtype):
+    # Every column rounded from its cells when the two-double sum of the cell
+    # sums decides, else from its exact accumulator: the same bits either way.
+    x = data.draw(_column_arrays(dtype))
+    with np.errstate(all="ignore"):
+        sums = xs.exact_sum(x, axis=0)
+        means = xs.exact_mean(x, axis=0)
+    for j in range(x.shape[1]):
+        assert_same(sums[j], exact_sum_oracle(x[:, j], dtype), f"column {j}")
+        assert_same(means[j], exact_mean_oracle(x[:, j], dtype), f"mean {j}")
+
+
+@pytest.mark.parametrize("shape", [(33000, 8), (700, 1024), (520, 513)])
+def test_columns_over_many_calls(shape):
+    # More rows than one call of the column sweep takes (2^18 values): the
+    # windows and cell sums carry over from call to call; windows that move
+    # at a call boundary; ties and zeros with non-zero terms decided by the
+    # exact accumulator.
+    rng = np.random.default_rng(shape[1])
+    m, k = shape
+    x = rng.lognormal(0.0, 3.0, shape) * rng.choice([-1.0, 1.0], shape)
+    boundary = (1 << 18) // k
+    x[boundary:, 1] *= 2.0**-45                   # the window moves down...
+    x[boundary:, 2] *= 2.0**45                    # ...and up, at the boundary
+    x[:, 3] = 1.0
+    x[0, 3] = -1.0                                # the sum m - 3 + half its ulp:
+    x[-1, 3] = 2.0 ** (int(np.log2(m - 3)) - 53)  # a tie, decided by the accumulator
+    x[: m // 2, 4] = 0.0                          # the first blocks all zeros
+    half = m // 2
+    x[:half, 5] = rng.standard_normal(half)
+    x[half:2 * half, 5] = -x[:half, 5]            # exact zero of non-zero terms: +0
+    x[2 * half:, 5] = 0.0
+    x[:boundary, 6] = 0.0                         # nothing but zeros for a whole call
+    x[:, 7] = -0.0                                # -0.0 blocks, then a cancelling
+    x[200:300, 7] = rng.standard_normal(100)      # pair: +0 (a non-zero term went in)
+    x[300:400, 7] = -x[200:300, 7]
+    x[:, 0] = -0.0                                # nothing but -0.0: -0.0
+    with np.errstate(all="ignore"):
+        sums = xs.exact_sum(x, axis=0)
+        means = xs.exact_mean(x, axis=0)
+    for j in list(range(8)) + list(rng.integers(8, k, 6) if k > 8 else []):
+        assert_same(sums[j], exact_sum_oracle(x[:, j], FLOAT64), f"column {j}")
+        assert_same(means[j], exact_mean_oracle(x[:, j], FLOAT64), f"mean {j}")
 
 
 @pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512"])
