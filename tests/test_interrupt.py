@@ -51,6 +51,10 @@ CHILD = textwrap.dedent("""
         a = np.broadcast_to(x, (1 << 14, n))
         out = np.full(a.shape[0], np.nan)
         call = lambda: xs.exact_dot(a, x[::-1], out=out)
+    elif kind == "columns":      # axis=0 over 2^37 terms (overlapping rows): minutes
+        a = np.lib.stride_tricks.as_strided(x, (n - (1 << 16), 1 << 16), (8, 8))
+        out = np.full(a.shape[1], np.nan)
+        call = lambda: xs.exact_sum(a, axis=0, out=out)
     else:                        # 2^26 prefix sums, every other term beyond 2^1000
         row = x[: 1 << 18].copy()
         row[::2] *= 1e300
@@ -96,7 +100,7 @@ def expected():
 
 @pytest.mark.parametrize("kernel", ["default", "generic"])
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("kind", ["sum", "dot", "accumulate"])
+@pytest.mark.parametrize("kind", ["sum", "dot", "columns", "accumulate"])
 def test_a_long_call_answers_ctrl_c(kind, threads, kernel, expected):
     env = dict(os.environ)
     env.pop("XSUMUFUNC_KERNEL", None)
