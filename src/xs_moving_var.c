@@ -33,6 +33,10 @@
  * approximations cannot decide first get their approximations rebuilt from
  * the window's own terms (at most once per `window` steps, so O(1)
  * amortised), then, still undecided, are left to the caller.
+ *
+ * Groups (xs_grouped_var): the same decision for whole runs of values, one
+ * run per group, its approximations built from its terms anchored at its
+ * first term, and, when that does not decide, at its approximate mean.
  */
 #include "xs_moving_var.h"
 
@@ -286,6 +290,86 @@ void xs_moving_var(char **args, const npy_intp *dimensions, const npy_intp *step
         moving_var_row(args[0] + i * steps[0], steps[7], n, window, min_count, ddof, std != 0,
                        target, args[5] + i * steps[5], steps[8], args[6] + i * steps[6],
                        steps[9]);
+    }
+    fesetexceptflag(&flags, FE_ALL_EXCEPT);
+}
+
+/* One group's variance (std: its root) of the n values at in (stride
+ * apart), rounded into the target: 1 when decided (NaN for a NaN or an Inf,
+ * 0 when every value is equal, else from the approximations), 0 when the
+ * caller must compute it (no more values than ddof, values out of range,
+ * a rounding the approximations cannot call). */
+static int group_var(const char *in, npy_intp stride, npy_intp n, int64_t ddof, int std,
+                     const xs_format *fmt, double *out)
+{
+    if (n < 1 || (int64_t)n <= ddof) {
+        return 0;
+    }
+    double first = load(in);
+    int equal = 1, special = 0, out_of_range = 0;
+    for (npy_intp j = 0; j < n; j++) {
+        double x = load(in + j * stride);
+        int outside = 0;
+        special |= !present(x, &outside) && !outside;       /* NaN, Inf */
+        out_of_range |= outside;
+        equal &= x == first;
+    }
+    if (special) {
+        *out = NAN;
+        return 1;
+    }
+    if (equal) {
+        *out = 0.0;
+        return 1;
+    }
+    if (out_of_range) {
+        return 0;
+    }
+    xs_running r1, r2;
+    rebuild(&r1, &r2, in, stride, 0, n - 1, first);
+    if (decide(&r1, &r2, (int64_t)n, ddof, std, fmt, out)) {
+        return 1;
+    }
+    /* A spread small beside the mean: anchor at the approximate mean. */
+    double mean = first + (r1.hi + r1.lo) / (double)n;
+    if (!(fabs(mean) <= XS_MV_MAX)) {
+        return 0;
+    }
+    rebuild(&r1, &r2, in, stride, 0, n - 1, mean);
+    return decide(&r1, &r2, (int64_t)n, ddof, std, fmt, out);
+}
+
+void xs_grouped_var(char **args, const npy_intp *dimensions, const npy_intp *steps, void *data)
+{
+    const xs_target *target = (const xs_target *)data;
+    npy_intp rows = dimensions[0], n = dimensions[1], groups = dimensions[2];
+    fexcept_t flags;
+    fegetexceptflag(&flags, FE_ALL_EXCEPT);
+    ptrdiff_t work = 0;
+    for (npy_intp i = 0; i < rows && !xs_interrupted_after(&work, n); i++) {
+        const char *values = args[0] + i * steps[0], *ends = args[1] + i * steps[1];
+        int64_t ddof;
+        npy_bool std;
+        memcpy(&ddof, args[2] + i * steps[2], sizeof ddof);
+        memcpy(&std, args[3] + i * steps[3], sizeof std);
+        char *out = args[4] + i * steps[4], *ok = args[5] + i * steps[5];
+        int64_t start = 0;
+        int in_order = 1;
+        for (npy_intp g = 0; g < groups; g++) {
+            int64_t end;
+            memcpy(&end, ends + g * steps[7], sizeof end);
+            double value = 0.0;
+            npy_bool decided = 0;
+            in_order &= end >= start && end <= (int64_t)n;   /* else none from here */
+            if (in_order) {
+                decided = (npy_bool)group_var(values + start * steps[6], steps[6],
+                                              (npy_intp)(end - start), ddof, std != 0,
+                                              target->format, &value);
+                start = end;
+            }
+            XS_STORE(target, out + g * steps[8], decided ? value : 0.0);
+            memcpy(ok + g * steps[9], &decided, sizeof decided);
+        }
     }
     fesetexceptflag(&flags, FE_ALL_EXCEPT);
 }

@@ -12,4 +12,14 @@
  * (0 stored), the caller computes the window exactly. */
 void xs_moving_var(char **args, const npy_intp *dimensions, const npy_intp *steps, void *data);
 
+/* gufunc loop "(n),(g),(),()->(g),(g)": float64 values sorted by group,
+ * int64 end offsets of the g groups (group k holds values [end of k-1, end
+ * of k), the first from 0), int64 ddof, bool std -> each group's variance
+ * (or standard deviation) rounded once into the xs_target given as data,
+ * and whether it was decided (NaN for a group with a NaN or an Inf); where
+ * it was not (0 stored: no more values than ddof, values beyond the
+ * approximations' range, a rounding too close to call, ends out of order),
+ * the caller computes the group exactly. */
+void xs_grouped_var(char **args, const npy_intp *dimensions, const npy_intp *steps, void *data);
+
 #endif

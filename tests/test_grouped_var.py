@@ -29,6 +29,8 @@ from strategies import arrays_1d
 
 import xsumufunc as xs
 from xsumufunc._core import grouped as _grouped
+from xsumufunc._core import moments as _moments
+from xsumufunc._ufuncs import _grouped_var_ufunc
 
 INT64 = np.dtype(np.int64)
 DTYPES = [FLOAT64, FLOAT32, FLOAT16, BFLOAT16, INT64, np.dtype(np.bool_), COMPLEX128,
@@ -94,6 +96,66 @@ def test_rounds_once_into_the_requested_dtype(target, data):
         terms = _group_terms(values, codes, g, False)
         check(var[g], terms, 1, target, False)
         check(std[g], terms, 1, target, True)
+
+
+@pytest.mark.parametrize("dtype", [FLOAT64, FLOAT32, INT64], ids=str)
+@given(data=st.data(), ddof=st.sampled_from([0, 1, 3]), std=st.booleans())
+def test_the_compiled_loop_and_the_exact_path_agree(dtype, data, ddof, std):
+    """Every group the compiled loop (src/xs_moving_var.c) decides equals
+    what the exact moments alone give."""
+    values = data.draw(arrays_1d(dtype))
+    ngroups = data.draw(st.integers(1, 5))
+    codes = _codes(data, values.size, ngroups)
+    func = xs.exact_grouped_std if std else xs.exact_grouped_var
+    got = quiet(func, values, codes, ngroups, ddof=ddof)
+    with mock.patch.object(_moments, "LOOP_RESULTS", set()):
+        exact = quiet(func, values, codes, ngroups, ddof=ddof)
+    assert_same(got, exact)
+
+
+def _loop(values, ends, ddof=1, std=False, result=FLOAT64):
+    out, decided = np.empty(len(ends), result), np.empty(len(ends), bool)
+    with np.errstate(all="ignore"):
+        _grouped_var_ufunc(np.asarray(values, FLOAT64), np.asarray(ends, INT64), ddof, std,
+                           out=(out, decided), signature=(FLOAT64, INT64, INT64, np.dtype(bool),
+                                                          result, np.dtype(bool)))
+    return out, decided
+
+
+@pytest.mark.parametrize("std", [False, True])
+@pytest.mark.parametrize("result", [FLOAT64, FLOAT32, BFLOAT16], ids=str)
+def test_the_compiled_loop_decides_ordinary_groups(std, result):
+    """Normal values, lognormal ones, a large mean (1e8 + N(0, 1): the
+    variance cancels 16 digits, decided by anchoring at the mean), constant
+    groups: all decided, each against the oracle; what it must leave to the
+    exact path (values beyond its range, no more values than ddof, ends out
+    of order) it leaves, and NaN or Inf give NaN."""
+    rng = np.random.default_rng(7 + std)
+    sizes = rng.integers(2, 60, 120)
+    ends = np.cumsum(sizes)
+    n = int(ends[-1])
+    kinds = [rng.standard_normal(n), rng.lognormal(0, 3, n) * rng.choice([-1, 1], n),
+             1e8 + rng.standard_normal(n), np.repeat(rng.standard_normal(n // 4 + 1), 4)[:n]]
+    for values in kinds:
+        out, decided = _loop(values, ends, std=std, result=result)
+        if values is not kinds[-1]:
+            # bfloat16: a value within 2^-9 of a power of two is left to the
+            # exact path (xs_running_round takes the smaller half gap there).
+            assert decided.all() if result != BFLOAT16 else decided.mean() > 0.9
+        starts = ends - sizes
+        for g in range(0, len(ends), 7):
+            if decided[g]:
+                check(out[g], terms_of(values[starts[g]:ends[g]]), 1, result, std)
+    values = rng.standard_normal(12)
+    values[3], values[7], values[10] = 1e300, np.nan, np.inf
+    out, decided = _loop(values, [2, 5, 6, 8, 9, 12, 12], std=std, result=result)
+    # [0, 2) decided; [2, 5) holds 1e300: left; [5, 6) one value, ddof 1:
+    # left; [6, 8) NaN; [8, 9) one value: left; [9, 12) Inf: NaN; [12, 12)
+    # empty: left.
+    assert decided.tolist() == [True, False, False, True, False, True, False]
+    assert np.isnan(out[[3, 5]].astype(np.float64)).all()
+    _, decided = _loop(values, [2, 1, 12])       # ends out of order: none from there
+    assert decided.tolist() == [True, False, False]
 
 
 def test_integers_beyond_2_53_are_exact():

@@ -19,6 +19,7 @@ exact_cumsum_ufunc: np.ufunc
 exact_moving_ufunc: np.ufunc
 _norm_rows_ufunc: np.ufunc
 _moving_var_ufunc: np.ufunc
+_grouped_var_ufunc: np.ufunc
 exact_sum_state_ufunc: np.ufunc
 exact_masked_state_ufunc: np.ufunc
 exact_state_merge_ufunc: np.ufunc

@@ -69,6 +69,7 @@ cdef extern from "xs_moving.h":
 
 cdef extern from "xs_moving_var.h":
     void xs_moving_var(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
+    void xs_grouped_var(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
 
 cdef extern from "xs_norm.h":
     void xs_norm_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
@@ -645,6 +646,31 @@ cdef object _moving_var_gufunc():
 
 
 _moving_var_ufunc = _moving_var_gufunc()
+
+
+cdef object _grouped_var_gufunc():
+    """(values sorted by group, group ends, ddof, std) -> each group's
+    variance (or standard deviation) where decided, and whether it was."""
+    f64, i64, b = np.dtype(np.float64).num, INT64_NUM, np.dtype(bool).num
+    loops = [(<size_t>xs_grouped_var, _target_address(result),
+              [f64, i64, i64, b, np.dtype(result).num, b]) for result in _BUILTIN_RESULTS]
+    ufunc = _make_gufunc(
+        loops, 4, 2, "_grouped_var_ufunc",
+        "Variance (or standard deviation) of each group of sorted values, rounded\n"
+        "once, where two-double approximations decide it.\n\n"
+        "float64 values sorted by group, int64 group end offsets, int64 ddof, bool\n"
+        "std; signature (n),(g),(),()->(g),(g): the values and a flag per group,\n"
+        "False where xsumufunc._core.grouped must compute the group exactly.",
+        "(n),(g),(),()->(g),(g)")
+    _register_bf16(ufunc, <size_t>xs_grouped_var, _target_address("bfloat16"),
+                   [f64, i64, i64, b, BF16_NUM, b])
+    for code in _CODE_SLOTS:
+        _register_user(ufunc, code.num, <size_t>xs_grouped_var, _target_address(code),
+                       [f64, i64, i64, b, code.num, b])
+    return ufunc
+
+
+_grouped_var_ufunc = _grouped_var_gufunc()
 
 
 # The one-pass norms of rows (src/xs_norm.c): each row's norm and whether the

@@ -355,6 +355,11 @@ def results(case):
         spread = xs.exact_moving_std if case.moving_std else xs.exact_moving_var
         got["moving_var"] = spread(case.x_row, case.window, min_count=case.min_count,
                                    ddof=case.ddof)[case.moving_at]
+        grouped = xs.exact_grouped_std if case.moving_std else xs.exact_grouped_var
+        codes = np.repeat(np.arange(case.cuts.size + 1), np.diff(_group_bounds(case)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)       # groups with n <= ddof
+            got["grouped_var"] = grouped(case.x_row, codes, case.cuts.size + 1, ddof=case.ddof)
     return got
 
 
@@ -408,11 +413,39 @@ MOVING_VAR_TERMS = 1024
 
 
 def _moving_var_entry(case, x, make_square_sums):
-    """{"moving_var": expected} where the case checks it, else {}
-    (make_square_sums() gives _moving_var's square_sums)."""
+    """{"moving_var": expected, "grouped_var": expected} where the case
+    checks them, else {} (make_square_sums() gives their square_sums)."""
     if case.x.size > MOVING_VAR_TERMS:
         return {}
-    return {"moving_var": _moving_var(case, x, make_square_sums())}
+    square_sums = make_square_sums()
+    return {"moving_var": _moving_var(case, x, square_sums),
+            "grouped_var": _grouped_var(case, x, square_sums)}
+
+
+def _group_bounds(case):
+    """The groups of the grouped variance: the pieces of the merge check."""
+    return np.concatenate([[0], case.cuts, [case.x.size]])
+
+
+def _grouped_var(case, x, square_sums):
+    """Each group's variance (or root): NaN with a NaN or an Inf in it; with
+    n - ddof <= 0, Inf (NaN for zero spread); else as _moving_var."""
+    t = _moving_result_dtype(case)
+    bounds = _group_bounds(case)
+    out = []
+    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        n = hi - lo
+        if not np.isfinite(x[lo:hi]).all():
+            out.append(np.array(np.nan, np.float64).astype(t)[()])
+            continue
+        s1, s2 = square_sums(lo, hi)
+        spread = n * s2 - s1 * s1
+        if n - case.ddof <= 0:
+            out.append(np.array(np.inf if spread else np.nan, np.float64).astype(t)[()])
+            continue
+        var = spread / (n * (n - case.ddof))
+        out.append(rounded_sqrt(var, t) if case.moving_std else round_fraction(var, t))
+    return np.array(out, t)
 
 
 def _moving_var(case, x, square_sums):

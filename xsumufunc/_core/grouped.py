@@ -13,8 +13,10 @@ Inputs longer than a few chunks (_sorts_whole) go a chunk at a time, each
 chunk's group states merged into one running state per group, so that the
 scratch is those states and one chunk's, not an order of the whole input.
 
-Variances (grouped_variance) need each group's moments (count, exact S1,
-exact S2: ``_core/moments.py``): the groups are padded to the power of two
+Variances (grouped_variance) are decided group by group by the compiled
+loop (src/xs_moving_var.c: two-double sums with a proven bound, one pass
+over the sorted values).  The groups it leaves need their moments (count,
+exact S1, exact S2: ``_core/moments.py``): the groups are padded to the power of two
 at or above their size, the padding left out, so that each size class is
 the rows of a few Moments.of_rows calls (at most twice the values, a
 bounded batch at a time); each group's exact rational is then rounded once
@@ -22,9 +24,16 @@ by moments.finish (a Python step per group, not per value).  The Dask
 DataFrame groupby (``_backends/dask_groupby.py``) merges the same moments.
 """
 
+from fractions import Fraction
+
 import numpy as np
 
-from .._ufuncs import exact_state_merge_ufunc, exact_sum_state_ufunc, exact_sum_ufunc
+from .._ufuncs import (
+    _grouped_var_ufunc,
+    exact_state_merge_ufunc,
+    exact_sum_state_ufunc,
+    exact_sum_ufunc,
+)
 from . import dtypes, moments
 from . import stateformat as fmt
 from .rows import masked_states_rows
@@ -32,6 +41,7 @@ from .spec import as_input, skips_nan, warn_empty_mean
 from .states import round_states
 
 _INT64 = fmt.NATIVE
+_F64 = np.dtype(np.float64)
 # A batch holds at most this many values and groups (bounded temporaries).
 _BATCH_VALUES = 1 << 20
 _BATCH_GROUPS = 1 << 14
@@ -346,10 +356,49 @@ def grouped_moments(func_name, values, codes, ngroups, skip_nan):
     return moments.Moments(counts, s1, s2, special)
 
 
+#: ddof as the compiled loop's int64: beyond this it decides nothing anyway.
+_DDOF_LIMIT = 1 << 62
+
+
+def _compiled_groups(values, kind, order, counts, ddof, result, std, out):
+    """The variances (std: roots) of the groups that the compiled loop
+    (src/xs_moving_var.c: xs_grouped_var) decides, into out, batch by batch
+    of sorted values; returns the groups it leaves (every group where it
+    does not apply: complex values, a ddof that is not an integer, 64-bit
+    integers beyond 2**53, other result dtypes)."""
+    everything = np.arange(counts.size)
+    if (kind != "real" or result not in moments.LOOP_RESULTS or
+            Fraction(ddof).denominator != 1):
+        return everything
+    decided = np.zeros(counts.size, bool)
+    clipped = min(max(int(ddof), -_DDOF_LIMIT), _DDOF_LIMIT)
+    for g0, g1, e0, e1 in _batches(counts):
+        chunk = dtypes.float64_parts(values[order[e0:e1]], split=False)
+        if chunk is None:
+            continue                      # 64-bit integers beyond 2**53: exactly
+        ends = np.cumsum(counts[g0:g1])
+        _grouped_var_ufunc(chunk[0], ends, clipped, std, out=(out[g0:g1], decided[g0:g1]),
+                           signature=(_F64, _INT64, _INT64, np.dtype(bool), result,
+                                      np.dtype(bool)))
+    return np.flatnonzero(~decided)
+
+
+def _values_of(groups, order, counts):
+    """The part of `order` (kept values in group order) that holds these
+    groups' values, in the order of `groups`."""
+    starts = np.cumsum(counts) - counts
+    sizes = counts[groups]
+    offsets = np.cumsum(sizes) - sizes
+    return order[np.repeat(starts[groups] - offsets, sizes) + np.arange(int(sizes.sum()))]
+
+
 def grouped_variance(func_name, values, codes, ngroups, dtype, ddof, correction, skip_nan,
                      std):
     """Exact variances (std: their roots) of each group, each rounded once:
-    element g is exact_var (exact_std) of the values of group g."""
+    element g is exact_var (exact_std) of the values of group g.  The
+    compiled loop decides nearly every group from two-double sums; the rest
+    (ties, values beyond its range, groups of no more than ddof values,
+    complex values) from their exact moments."""
     values, kind, codes, ngroups = _checked(func_name, values, codes, ngroups)
     ddof = moments.check_ddof(ddof, correction, func_name)
     result = moments.result_dtype(values.dtype, dtype, None, func_name)
@@ -357,8 +406,13 @@ def grouped_variance(func_name, values, codes, ngroups, dtype, ddof, correction,
     if np.any(counts <= int(ddof)):
         moments.warn_no_dof(stacklevel=4)
     out = np.empty(ngroups, result)
+    todo = _compiled_groups(values, kind, order, counts, ddof, result, std, out)
+    if todo.size == 0:
+        return out
+    if todo.size < ngroups:
+        order, counts = _values_of(todo, order, counts), counts[todo]
     # Each batch is rounded as soon as its moments are known: the moments
     # of all groups at once would take about 2 KiB per group.
     for groups, m in _moment_batches(values, order, counts, func_name):
-        out[groups] = moments.finish(m, ddof, result, std, func_name, warn=False)
+        out[todo[groups]] = moments.finish(m, ddof, result, std, func_name, warn=False)
     return out

@@ -32,6 +32,12 @@ from .spec import NO_VALUE, ReductionSpec, as_input, check_out
 
 _F64 = np.dtype(np.float64)
 
+#: Result dtypes of the compiled variance loops (src/xs_moving_var.c: moving
+#: windows and groups): every float result (tests empty it to run the exact
+#: paths alone).
+LOOP_RESULTS = {np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16),
+                dtypes.BFLOAT16, *dtypes.CODES}
+
 
 def check_ddof(ddof, correction, func_name):
     """ddof (or NumPy 2's alias correction) as an exact Fraction: an integer,

@@ -82,11 +82,6 @@ def moving_of_halves(halves, window, min_count, mean):
     return res
 
 
-#: Result dtypes of the compiled moving-variance loop: every float result
-#: (a test empties it to run the exact path alone).
-_LOOP_RESULTS = {np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16),
-                 dtypes.BFLOAT16, *dtypes.CODES}
-
 #: Terms per block of the windows computed exactly (rows of window terms).
 _EXACT_BLOCK_TERMS = 1 << 20
 
@@ -108,7 +103,7 @@ def moving_variance(func_name, a, window, axis, min_count, ddof, std):
     rows = np.moveaxis(a, axis, -1)
     out = np.empty(rows.shape, result)
     values = dtypes.float64_parts(rows, split=False)
-    if values is not None and result in _LOOP_RESULTS:
+    if values is not None and result in moments.LOOP_RESULTS:
         decided = np.empty(rows.shape, bool)
         clipped = min(max(ddof, -_DDOF_LIMIT), _DDOF_LIMIT)
         _moving_var_ufunc(values[0], window, min_count, clipped, std, out=(out, decided),
