@@ -123,6 +123,18 @@ typedef uint64_t xs_v8u __attribute__((vector_size(64)));
 #define XS_RANGE_END(b) { \
         memcpy((b)->max_bits, &mx, sizeof mx); \
         memcpy((b)->min_bits_m1, &mn, sizeof mn); }
+/* v = the strip's eight values of the row at q as doubles (float32 widened
+ * exactly). */
+#define XS_LOAD_ROW(v, q, itemsize) do { \
+        if ((itemsize) == 8) { \
+            memcpy(&(v), (q), sizeof(v)); \
+        } \
+        else { \
+            xs_v8f f_; \
+            memcpy(&f_, (q), sizeof f_); \
+            (v) = __builtin_convertvector(f_, xs_v8d); \
+        } \
+    } while (0)
 #else
 #define XS_RANGE_INIT \
     uint64_t mx[XS_STRIP], mn[XS_STRIP]; \
@@ -156,14 +168,7 @@ XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride
         ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
         for (ptrdiff_t r = r0; r < r1; r++, q += row_stride) {
             xs_v8d v;
-            if (itemsize == 8) {
-                memcpy(&v, q, sizeof v);
-            }
-            else {
-                xs_v8f f;
-                memcpy(&f, q, sizeof f);
-                v = __builtin_convertvector(f, xs_v8d);     /* exact */
-            }
+            XS_LOAD_ROW(v, q, itemsize);
             /* The next chunk of columns is read next: bring its line of
              * this row in now (integer arithmetic: the address may lie past
              * the array, which a prefetch may touch but C may not form). */
@@ -192,14 +197,7 @@ XS_INLINE void strip_range(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, 
     XS_RANGE_INIT
     for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
         xs_v8d v;
-        if (itemsize == 8) {
-            memcpy(&v, q, sizeof v);
-        }
-        else {
-            xs_v8f f;
-            memcpy(&f, q, sizeof f);
-            v = __builtin_convertvector(f, xs_v8d);
-        }
+        XS_LOAD_ROW(v, q, itemsize);
         XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
         XS_RANGE_STEP(&v)
     }
