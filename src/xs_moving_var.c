@@ -182,11 +182,15 @@ static void rebuild(xs_running *r1, xs_running *r2, const char *in, npy_intp str
         double x = load(in + j * stride);
         xs_mv_parts t;
         parts_of(x, present(x, &ignored), anchor, &t);
-        for (int i = 0; i < 2; i++) {
-            xs_running_add(r1, t.s1[i]);
-        }
-        for (int i = 0; i < 5; i++) {
-            xs_running_add(r2, t.s2[i]);
+        xs_running_add(r1, t.s1[0]);
+        xs_running_add(r2, t.s2[0]);
+        xs_running_add(r2, t.s2[1]);
+        if (t.s1[1] != 0.0) {
+            /* The shift was inexact (dl != 0): its parts too (else zeros). */
+            xs_running_add(r1, t.s1[1]);
+            for (int i = 2; i < 5; i++) {
+                xs_running_add(r2, t.s2[i]);
+            }
         }
         r2->bound += t.err;
     }

@@ -6,9 +6,11 @@ import functools
 import math
 import warnings
 from fractions import Fraction
+from unittest import mock
 
 import numpy as np
 import pytest
+from helpers import assert_same
 from hypothesis import given
 from hypothesis import strategies as st
 from oracle import (
@@ -24,6 +26,7 @@ from oracle_moments import check, var_result_dtype
 from strategies import arrays_1d
 
 import xsumufunc as xs
+from xsumufunc._core import moments as _moments
 
 REAL = [FLOAT64, FLOAT32, FLOAT16, BFLOAT16]
 INPUTS = REAL + [np.dtype(np.int32), np.dtype(np.bool_), COMPLEX128, COMPLEX64]
@@ -79,6 +82,53 @@ def test_axes_keepdims_and_where(data):
     got = xs.exact_var(x, axis=0, correction=1)
     for j in range(3):
         check(got[j], x[:, j].tolist(), 1, FLOAT64, False)
+
+
+@pytest.mark.parametrize("std", [False, True], ids=["var", "std"])
+@given(data=st.data(), ddof=st.sampled_from(DDOFS), skip_nan=st.booleans(),
+       dtype=st.sampled_from([FLOAT64, FLOAT32, np.dtype(np.int64)]))
+def test_short_rows_in_the_compiled_loop_and_as_moments_agree(std, data, ddof, skip_nan, dtype):
+    """Rows of up to moments.ROW_LOOP_TERMS terms go to the compiled loop
+    first (src/xs_moving_var.c), the rows it leaves to the exact moments:
+    the same bits as the moments alone, and the oracle, with where masks and
+    NaNs left out."""
+    rows = data.draw(st.integers(1, 5))
+    x = data.draw(arrays_1d(dtype, min_size=rows))
+    x = x[: len(x) // rows * rows].reshape(rows, -1)
+    mask = np.array(data.draw(st.lists(st.booleans(), min_size=x.size, max_size=x.size)),
+                    bool).reshape(x.shape)
+    where = mask if data.draw(st.booleans()) else True
+    func = {(False, False): xs.exact_var, (False, True): xs.exact_nanvar,
+            (True, False): xs.exact_std, (True, True): xs.exact_nanstd}[std, skip_nan]
+    got = _quiet(func, x, axis=1, ddof=ddof, where=where)
+    with mock.patch.object(_moments, "LOOP_RESULTS", set()):
+        exact = _quiet(func, x, axis=1, ddof=ddof, where=where)
+    assert_same(got, exact)
+    keep = np.broadcast_to(where, x.shape)
+    for i in range(rows):
+        terms = [t for t, k in zip(terms_of(x[i]), keep[i]) if k and
+                 not (skip_nan and isinstance(t, float) and math.isnan(t))]
+        check(got[i], terms, ddof, var_result_dtype(dtype), std)
+
+
+def test_many_short_rows_and_the_longest_the_loop_takes():
+    """Rows decided by the compiled loop (normal data, a large offset mean,
+    constant rows) and rows it leaves (values beyond its range, ties of the
+    exact path), at and beyond moments.ROW_LOOP_TERMS, each against the
+    oracle."""
+    rng = np.random.default_rng(26)
+    n = _moments.ROW_LOOP_TERMS
+    x = rng.standard_normal((6, n + 1))
+    x[1] += 1e8
+    x[2] = 0.75
+    x[3, 5] = 1e300
+    x[4, :2] = [1.0, 2.0]
+    for cols in (n, n + 1, 3):
+        got = xs.exact_var(x[:, :cols], axis=1, ddof=1)
+        std = xs.exact_std(x[:, :cols], axis=1)
+        for i in range(len(x)):
+            check(got[i], x[i, :cols].tolist(), 1, FLOAT64, False)
+            check(std[i], x[i, :cols].tolist(), 0, FLOAT64, True)
 
 
 def test_huge_and_tiny_values_do_not_overflow_or_underflow():

@@ -24,16 +24,9 @@ by moments.finish (a Python step per group, not per value).  The Dask
 DataFrame groupby (``_backends/dask_groupby.py``) merges the same moments.
 """
 
-from fractions import Fraction
-
 import numpy as np
 
-from .._ufuncs import (
-    _grouped_var_ufunc,
-    exact_state_merge_ufunc,
-    exact_sum_state_ufunc,
-    exact_sum_ufunc,
-)
+from .._ufuncs import exact_state_merge_ufunc, exact_sum_state_ufunc, exact_sum_ufunc
 from . import dtypes, moments
 from . import stateformat as fmt
 from .rows import masked_states_rows
@@ -41,7 +34,6 @@ from .spec import as_input, skips_nan, warn_empty_mean
 from .states import round_states
 
 _INT64 = fmt.NATIVE
-_F64 = np.dtype(np.float64)
 # A batch holds at most this many values and groups (bounded temporaries).
 _BATCH_VALUES = 1 << 20
 _BATCH_GROUPS = 1 << 14
@@ -356,30 +348,19 @@ def grouped_moments(func_name, values, codes, ngroups, skip_nan):
     return moments.Moments(counts, s1, s2, special)
 
 
-#: ddof as the compiled loop's int64: beyond this it decides nothing anyway.
-_DDOF_LIMIT = 1 << 62
-
-
 def _compiled_groups(values, kind, order, counts, ddof, result, std, out):
     """The variances (std: roots) of the groups that the compiled loop
-    (src/xs_moving_var.c: xs_grouped_var) decides, into out, batch by batch
-    of sorted values; returns the groups it leaves (every group where it
-    does not apply: complex values, a ddof that is not an integer, 64-bit
-    integers beyond 2**53, other result dtypes)."""
-    everything = np.arange(counts.size)
-    if (kind != "real" or result not in moments.LOOP_RESULTS or
-            Fraction(ddof).denominator != 1):
-        return everything
+    (moments.grouped_loop) decides, into out, batch by batch of sorted
+    values; returns the groups it leaves (every group where it does not
+    apply: complex values, a ddof that is not an integer, 64-bit integers
+    beyond 2**53, other result dtypes)."""
     decided = np.zeros(counts.size, bool)
-    clipped = min(max(int(ddof), -_DDOF_LIMIT), _DDOF_LIMIT)
-    for g0, g1, e0, e1 in _batches(counts):
-        chunk = dtypes.float64_parts(values[order[e0:e1]], split=False)
-        if chunk is None:
-            continue                      # 64-bit integers beyond 2**53: exactly
-        ends = np.cumsum(counts[g0:g1])
-        _grouped_var_ufunc(chunk[0], ends, clipped, std, out=(out[g0:g1], decided[g0:g1]),
-                           signature=(_F64, _INT64, _INT64, np.dtype(bool), result,
-                                      np.dtype(bool)))
+    if kind == "real" and moments.loop_applies(values.dtype, result, ddof):
+        for g0, g1, e0, e1 in _batches(counts):
+            chunk = dtypes.float64_parts(values[order[e0:e1]], split=False)
+            if chunk is not None:             # else 64-bit integers beyond 2**53
+                decided[g0:g1] = moments.grouped_loop(chunk[0], np.cumsum(counts[g0:g1]), ddof,
+                                                      std, out[g0:g1])
     return np.flatnonzero(~decided)
 
 

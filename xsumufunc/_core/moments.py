@@ -23,7 +23,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._ufuncs import exact_dot_state_ufunc, exact_state_merge_ufunc, exact_sum_state_ufunc
+from .._ufuncs import (
+    _grouped_var_ufunc,
+    exact_dot_state_ufunc,
+    exact_state_merge_ufunc,
+    exact_sum_state_ufunc,
+)
 from . import dtypes, norm, states
 from . import rows as rows_module
 from . import stateformat as fmt
@@ -31,12 +36,69 @@ from .rational import round_rational, sqrt_rational
 from .spec import NO_VALUE, ReductionSpec, as_input, check_out
 
 _F64 = np.dtype(np.float64)
+_I64 = np.dtype(np.int64)
 
 #: Result dtypes of the compiled variance loops (src/xs_moving_var.c: moving
 #: windows and groups): every float result (tests empty it to run the exact
 #: paths alone).
 LOOP_RESULTS = {np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16),
                 dtypes.BFLOAT16, *dtypes.CODES}
+
+#: ddof as the compiled loops' int64: beyond this it decides nothing anyway.
+_DDOF_LIMIT = 1 << 62
+
+#: Rows of up to this many terms go to the compiled loop first (about 40 ns
+#: a term); longer rows cost less as exact moments (about 9 us a row plus a
+#: few ns a term).
+ROW_LOOP_TERMS = 256
+
+
+def loop_ddof(ddof):
+    """An integer ddof as the compiled loops take it (clipped to int64)."""
+    return min(max(int(ddof), -_DDOF_LIMIT), _DDOF_LIMIT)
+
+
+def loop_applies(dtype, result, ddof):
+    """Whether the compiled variance loops can take values of `dtype` into
+    `result` with this ddof (real values, an integer ddof)."""
+    return dtype.kind != "c" and result in LOOP_RESULTS and Fraction(ddof).denominator == 1
+
+
+def grouped_loop(values, ends, ddof, std, out):
+    """The compiled loop over runs of float64 `values` ending at `ends`
+    (src/xs_moving_var.c: xs_grouped_var): each run's variance (std: its
+    root) into out where decided; returns the decided flags."""
+    decided = np.empty(len(ends), bool)
+    _grouped_var_ufunc(values, np.asarray(ends, _I64), loop_ddof(ddof), std,
+                       out=(out, decided),
+                       signature=(_F64, _I64, _I64, np.dtype(bool), out.dtype, np.dtype(bool)))
+    return decided
+
+
+def _decided_rows(rows, keep, ddof, result, std, out):
+    """The variances (std: roots) of the short rows the compiled loop
+    decides, into out, in batches of about 2^20 terms; returns the rows it
+    leaves (every row where it does not apply)."""
+    count, n = rows.shape
+    every = np.arange(count)
+    if n > ROW_LOOP_TERMS or not loop_applies(rows.dtype, result, ddof):
+        return every
+    decided = np.zeros(count, bool)
+    step = max(1, (1 << 20) // max(n, 1))
+    for r0 in range(0, count, step):
+        part = dtypes.float64_parts(rows[r0:r0 + step], split=False)
+        if part is None:
+            continue                      # 64-bit integers beyond 2**53
+        values = part[0]
+        if keep is None:
+            flat = values.reshape(-1)
+            ends = n * np.arange(1, len(values) + 1, dtype=_I64)
+        else:
+            kept = keep[r0:r0 + step]
+            flat = values[kept]
+            ends = np.cumsum(np.count_nonzero(kept, axis=1), dtype=_I64)
+        decided[r0:r0 + step] = grouped_loop(flat, ends, ddof, std, out[r0:r0 + step])
+    return np.flatnonzero(~decided)
 
 
 def check_ddof(ddof, correction, func_name):
@@ -211,7 +273,14 @@ def variance(func_name, a, axis, dtype, out, ddof, keepdims, where, skip_nan, co
     shape = (int(np.prod(spec.outer_shape, dtype=np.int64)), spec.terms_per_result)
     rows = np.transpose(a, order).reshape(shape)
     keep_rows = None if keep is None else np.transpose(keep, order).reshape(shape)
-    res = finish(Moments.of_rows(rows, keep_rows, func_name), ddof, result, std, func_name)
+    res = np.empty(len(rows), result)
+    todo = _decided_rows(rows, keep_rows, ddof, result, std, res)
+    if todo.size == len(rows):
+        res = finish(Moments.of_rows(rows, keep_rows, func_name), ddof, result, std, func_name)
+    elif todo.size:
+        res[todo] = finish(Moments.of_rows(rows[todo], None if keep_rows is None
+                                           else keep_rows[todo], func_name),
+                           ddof, result, std, func_name)
     res = res.reshape(spec.out_shape)
     if out is not None:
         np.copyto(out, res, casting="same_kind")

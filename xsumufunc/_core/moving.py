@@ -85,9 +85,6 @@ def moving_of_halves(halves, window, min_count, mean):
 #: Terms per block of the windows computed exactly (rows of window terms).
 _EXACT_BLOCK_TERMS = 1 << 20
 
-#: ddof as the loop's int64: beyond this it decides nothing anyway.
-_DDOF_LIMIT = 1 << 62
-
 
 def moving_variance(func_name, a, window, axis, min_count, ddof, std):
     """Each trailing window's exact variance (std: its correctly rounded
@@ -105,8 +102,7 @@ def moving_variance(func_name, a, window, axis, min_count, ddof, std):
     values = dtypes.float64_parts(rows, split=False)
     if values is not None and result in moments.LOOP_RESULTS:
         decided = np.empty(rows.shape, bool)
-        clipped = min(max(ddof, -_DDOF_LIMIT), _DDOF_LIMIT)
-        _moving_var_ufunc(values[0], window, min_count, clipped, std, out=(out, decided),
+        _moving_var_ufunc(values[0], window, min_count, moments.loop_ddof(ddof), std, out=(out, decided),
                           signature=(_F64, _I64, _I64, _I64, np.dtype(bool), result,
                                      np.dtype(bool)))
         todo = np.argwhere(~decided)
