@@ -9,6 +9,7 @@
 
 #include "xs_dot.h"
 #include "xs_dot_cells.h"
+#include "xs_dot_squares.h"
 #include "xs_interrupt.h"
 #include "xs_large.h"
 #include "xs_codes.h"
@@ -516,6 +517,14 @@ static inline int xs_dot_short_add_float64(double *hi, double *lo, double *err, 
     ((large) != NULL && XS_DOT_TAKES_CELLS((n), (step_a), (step_b)) \
      ? xs_dot_cells_add((acc), (large), (a), (b), (n)) : 0)
 #define XS_DOT_NO_WINDOW(acc, large, a, b, n, step_a, step_b) 0
+/* A long contiguous float64 row dotted with itself (the same memory, the
+ * same stride): its sum of squares rounded from xs_dot_squares.c's
+ * two-double approximation when that decides it (1, *out), else 0. */
+#define XS_DOT_TAKES_SQUARES_FLOAT64(n, step_a, step_b) \
+    ((step_a) == 8 && (step_b) == 8 && (n) >= XS_DOT_SQUARES_MIN_TERMS)
+#define XS_DOT_SQUARES_FLOAT64(a, b, n, fmt, out) \
+    ((a) == (b) && xs_dot_squares_round((a), (n), (fmt), (out)))
+#define XS_DOT_NO_SQUARES(a, b, n, fmt, out) 0
 #define XS_DOT_TAKES_NONE(n, step_a, step_b) 0
 _Static_assert(XS_DOT_CELLS_MIN_TERMS >= XS_LARGE_MIN_TERMS,
                "rows that take the cells have a large accumulator");
@@ -528,7 +537,8 @@ typedef struct {
     xs_dot parts[XS_MAX_THREADS];
 } xs_dot_job;
 
-#define XS_DOT_LOOP(IN, ADD_PRODUCT, SHORT_ADD, WINDOW, TAKES_WINDOW, ATTRIBUTES) \
+#define XS_DOT_LOOP(IN, ADD_PRODUCT, SHORT_ADD, WINDOW, TAKES_WINDOW, TAKES_SQUARES, SQUARES, \
+                    ATTRIBUTES) \
 /* A short row's dot rounded into fmt, when the two-double approximation \
  * decides it (1, *out); 0: use the accumulators. */ \
 ATTRIBUTES static int xs_dot_short_##IN(const char *a, const char *b, npy_intp n, \
@@ -633,6 +643,8 @@ static void xs_dot_rows_##IN(char **args, const npy_intp *dimensions, const npy_
     /* Rows the cells take are faster there than in two doubles. */ \
     int short_rows = target != NULL && n <= XS_DOT_SHORT_MAX && \
                      !TAKES_WINDOW(n, steps[3], steps[4]); \
+    /* Long rows of squares (a row dotted with itself): rarely undecided. */ \
+    int square_rows = target != NULL && !short_rows && TAKES_SQUARES(n, steps[3], steps[4]); \
     ptrdiff_t work = 0; \
     for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, n); i++) { \
         double quick; \
@@ -640,6 +652,14 @@ static void xs_dot_rows_##IN(char **args, const npy_intp *dimensions, const npy_
                                             n, steps[3], steps[4], target->format, &quick)) { \
             XS_STORE(target, args[2] + i * steps[2], quick); \
             continue; \
+        } \
+        if (square_rows && SQUARES(args[0] + i * steps[0], args[1] + i * steps[1], n, \
+                                   target->format, &quick)) { \
+            XS_STORE(target, args[2] + i * steps[2], quick); \
+            continue; \
+        } \
+        if (xs_stopped()) { \
+            break;                 /* interrupted while trying the squares */ \
         } \
         xs_dot acc; \
         xs_dot_compute_##IN(&acc, &large, job, args[0] + i * steps[0], \
@@ -674,13 +694,17 @@ void xs_dot_state_##IN(char **args, const npy_intp *dimensions, const npy_intp *
 }
 
 XS_DOT_LOOP(float64, xs_dot_add_float64, xs_dot_short_add_float64, XS_DOT_WINDOW_FLOAT64,
-            XS_DOT_TAKES_CELLS, XS_FMA_CLONES)
-XS_DOT_LOOP(float32, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, )
-XS_DOT_LOOP(float16, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, )
-XS_DOT_LOOP(bfloat16, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, )
+            XS_DOT_TAKES_CELLS, XS_DOT_TAKES_SQUARES_FLOAT64, XS_DOT_SQUARES_FLOAT64, XS_FMA_CLONES)
+XS_DOT_LOOP(float32, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, \
+            XS_DOT_TAKES_NONE, XS_DOT_NO_SQUARES, )
+XS_DOT_LOOP(float16, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, \
+            XS_DOT_TAKES_NONE, XS_DOT_NO_SQUARES, )
+XS_DOT_LOOP(bfloat16, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, \
+            XS_DOT_TAKES_NONE, XS_DOT_NO_SQUARES, )
 /* Byte-coded formats: every value is a float32 value, products exact. */
 #define XS_CODE_DOT_LOOP(K) \
-    XS_DOT_LOOP(code##K, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, )
+    XS_DOT_LOOP(code##K, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, \
+            XS_DOT_TAKES_NONE, XS_DOT_NO_SQUARES, )
 XS_CODE_DOT_LOOP(0) XS_CODE_DOT_LOOP(1) XS_CODE_DOT_LOOP(2) XS_CODE_DOT_LOOP(3)
 XS_CODE_DOT_LOOP(4) XS_CODE_DOT_LOOP(5) XS_CODE_DOT_LOOP(6) XS_CODE_DOT_LOOP(7)
 XS_CODE_DOT_LOOP(8) XS_CODE_DOT_LOOP(9)

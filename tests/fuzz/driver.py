@@ -339,6 +339,7 @@ def results(case):
         got["sum"] = xs.exact_sum(case.x_view, dtype=t)
     got["mean"] = xs.exact_mean(case.x_view, dtype=t)
     got["dot"] = xs.exact_dot(case.x_row, case.y_row, dtype=t)
+    got["dot_square"] = xs.exact_dot(case.x_row, case.x_row, dtype=t)
     got["accumulate"] = xs.exact_add.accumulate(case.x_row[:case.prefix], dtype=t)
     masked = xs.exact_nansum if case.skip_nan else xs.exact_sum
     got["where"] = masked(case.x_row, where=case.mask, dtype=t)
@@ -376,6 +377,7 @@ def expected_fraction(case):
         "sum": exact_sum_oracle(terms, t),
         "mean": exact_mean_oracle(terms, t),
         "dot": exact_dot_oracle(terms, terms_of(case.y), t),
+        "dot_square": exact_dot_oracle(terms, terms, t),
         "accumulate": oracle_accumulate(case.x[:case.prefix], dtype=t),
         "where": exact_sum_oracle(selected, t, skip_nan=case.skip_nan),
         "merge": exact_sum_oracle(terms, t),
@@ -593,6 +595,7 @@ def expected_fast(case):
         "sum": total,
         "mean": _sum_fast(x, t, divisor=x.size),
         "dot": _dot_fast(x, case.y.astype(np.float64), t),
+        "dot_square": _dot_fast(x, x, t),
         "accumulate": _accumulate_fast(x[:case.prefix], t),
         "where": _sum_fast(selected, t),
         "merge": total,

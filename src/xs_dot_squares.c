@@ -1,0 +1,303 @@
+/*
+ * The sum of squares of a float64 row, correctly rounded, from a two-double
+ * approximation with a proven error bound: exact_dot(x, x) for long rows.
+ * Every term is non-negative, so there is no cancellation and the bound
+ * (relative, about 2^-80 of the sum for a million terms) decides the
+ * rounding except within that distance of a rounding boundary (every exact
+ * tie included); the caller then takes the exact path.
+ *
+ * Notation: u = 2^-53; L = XS_SQUARES_LANES lanes, B = XS_SQUARES_BLOCK;
+ * m = ceil(n / L), the terms of a lane.
+ *
+ * 1. Square.  p = fl(x*x) >= 0 and e = x*x - p, by fma (AVX2, AVX-512) or
+ *    Dekker's product (xs_root_square, generic).  Exact, with |e| <= u p,
+ *    when 2^-480 <= |x| and p <= 2^1021 (step 5; p a normal number, e on a grid of
+ *    at least 2^-1066).  Smaller x: |p + e - x^2| < 2^-1013 (xs_root.h; by
+ *    fma below 2^-1074).
+ * 2. Sum, per lane.  s is a running sum of the p by TwoSum (s + t = old s +
+ *    p exactly), c a plain floating-point sum of w = fl(t + e).  Every B
+ *    terms (and at the end of every call of the kernel) the lane is folded:
+ *    s, c = TwoSum(s, c), exact, which leaves |c| <= u s.
+ *    Let S* be the largest s the lane ever holds.  p <= s (fl is monotone
+ *    and s >= 0: adding p >= 0 never lowers s, and a fold moves it by
+ *    |c| < s; only the error of a tiny square, inside step 4's absolute
+ *    term, can make it a few units of 2^-1074 negative), so
+ *    |t| <= u s <= u S*, |e| <= u S*, |w| <= 2^-52 S* (1+u)
+ *    and fl(t + e) errs by at most 2^-105 S*.  After j terms of a block,
+ *    |c| <= (2^-53 + j 2^-52 (1+u)) S* up to the roundings, and its
+ *    rounding errs by at most 2^-53 of that.  Over a block of k <= B terms:
+ *        k 2^-105 + k 2^-106 + k(k+1)/2 2^-105 (1+u)  <=  k (B/2 + 3) 2^-105
+ *    (times S*), so over the lane at most m (B/2 + 3) 2^-105 S*.  Also
+ *    |c| <= B 2^-51 S* at any time (2^-41 S* for B = 1024), so s + c, which
+ *    follows the exact partial sum within these roundings, keeps s within
+ *    a relative 2^-39 of the exact partial sum, which only grows: S* is at
+ *    most (1 + 2^-37) times the lane's final s (n <= XS_SQUARES_MAX_TERMS
+ *    keeps m (B/2 + 3) 2^-105 below 2^-55).
+ * 3. Merge.  hi = lo = 0; per lane, hi, t = TwoSum(hi, s) (exact) and
+ *    lo = fl(lo + fl(t + c)).  With T the sum of the lanes' S*: |t| <= u T,
+ *    |lo| <= (L 2^-53 + B 2^-51) T (1 + 2^-37), and its 2L roundings err by
+ *    at most L (L + 4B) 2^-105 T (1 + 2^-37).  T <= (1 + 2^-36) hi (the
+ *    t's and c's are below 2^-40 of the sum of the s's, itself hi + sum t).
+ * 4. Bound.  |S - (hi + lo)| <= K hi (1 + 2^-30) + (n + 2L) XS_SQUARES_TINY_ERR,
+ *    K = (m (B/2 + 3) + L (L + 4B)) 2^-105.  The last term covers what the
+ *    relative bounds miss below the normal range: each tiny square (step
+ *    1) and each rounding of c and lo to the subnormal grid (2^-1075).
+ *    The roundings of the bound's own arithmetic are inside the factor
+ *    1 + 2^-30.
+ * 5. Safe range, checked once at the end.  Inf and NaN terms, and squares
+ *    that overflow, make hi or lo Inf or NaN (s then holds Inf or NaN and
+ *    stays so; c holds NaN from the TwoSum of an Inf, or from Dekker's
+ *    split of |x| > 2^996).  Every p is at most s <= S* <= T, so hi <=
+ *    2^1020 (XS_SQUARES_MAX, with the relative slack above) proves every p
+ *    and every sum the kernel and the merge form below 2^1021: finite, p
+ *    normal and e exact down to |x| = 2^-480 as in step 1, the TwoSums
+ *    exact.  Otherwise the row is not decided.
+ *    The exception flags the kernel raises (overflow, invalid, underflow)
+ *    are put back as they were.
+ * 6. Decide with xs_running_round (xs_running.h): the value hi + lo rounds
+ *    to in fmt is the answer when d + |c| + bound is below the half gap of
+ *    its rounding interval; results that are zero, below 2^-800, subnormal
+ *    in fmt or overflowing are not decided.
+ *
+ * Requires round-to-nearest and no contraction into fma (both pinned: see
+ * xs_fpenv.h and meson.build).
+ */
+#include "xs_interrupt.h"           /* first: NumPy's headers include Python.h */
+#include "xs_dot_squares.h"
+
+#include <fenv.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "xs_kernel.h"
+#include "xs_root.h"
+#include "xs_running.h"
+
+/* Lanes of every variant (AVX-512: 2 vectors of 8; AVX2: 4 of 4; generic:
+ * 16 scalars), so that the merge and the bound are the same for all. */
+#define XS_SQUARES_LANES 16
+/* Terms per lane between two folds of c into s (step 2). */
+#define XS_SQUARES_BLOCK 1024
+/* The largest hi and |lo| accepted (step 5: every sum stays below 2^1021,
+ * finite with room to spare), and the longest row (step 2: keeps
+ * m (B/2 + 3) 2^-105 below 2^-55). */
+#define XS_SQUARES_MAX 0x1p1020
+#define XS_SQUARES_MAX_TERMS ((ptrdiff_t)1 << 44)
+/* Per term and per merge step: the absolute error the relative bounds miss
+ * (a square of |x| < 2^-480 off by < 2^-1013, two roundings to the
+ * subnormal grid of 2^-1075 each). */
+#define XS_SQUARES_TINY_ERR 0x1p-1010
+/* Relative slack for the roundings of the bound's own arithmetic and the
+ * factors (1 + 2^-36) of steps 2 and 3. */
+#define XS_SQUARES_SLACK (1.0 + 0x1p-30)
+/* Lanes in groups of this many doubles between interrupt checks. */
+#define XS_SQUARES_CHUNK_GROUPS (XS_INTERRUPT_BLOCK / XS_SQUARES_LANES)
+
+_Static_assert(XS_INTERRUPT_BLOCK % XS_SQUARES_LANES == 0, "whole groups between checks");
+
+/* Sums the squares of `groups` groups of L contiguous doubles at x into
+ * the lanes (s, c), folding every B groups and at the end (step 2). */
+typedef void (*xs_squares_kernel)(const char *x, ptrdiff_t groups, double *s, double *c);
+
+/* ---- generic C ---------------------------------------------------------- */
+
+static void squares_generic(const char *x, ptrdiff_t groups, double *s, double *c)
+{
+    double ls[XS_SQUARES_LANES], lc[XS_SQUARES_LANES];
+    memcpy(ls, s, sizeof ls);
+    memcpy(lc, c, sizeof lc);
+    for (ptrdiff_t g = 0; g < groups;) {
+        ptrdiff_t end = groups - g < XS_SQUARES_BLOCK ? groups : g + XS_SQUARES_BLOCK;
+        for (; g < end; g++, x += 8 * XS_SQUARES_LANES) {
+            double v[XS_SQUARES_LANES];
+            memcpy(v, x, sizeof v);
+            for (int k = 0; k < XS_SQUARES_LANES; k++) {
+                double e, t;
+                double p = xs_root_square(v[k], &e);
+                ls[k] = xs_running_two_sum(ls[k], p, &t);
+                lc[k] += t + e;
+            }
+        }
+        for (int k = 0; k < XS_SQUARES_LANES; k++) {
+            ls[k] = xs_running_two_sum(ls[k], lc[k], &lc[k]);          /* exact */
+        }
+    }
+    memcpy(s, ls, sizeof ls);
+    memcpy(c, lc, sizeof lc);
+}
+
+/* ---- AVX2 with FMA, AVX-512 ---------------------------------------------- */
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define XS_SQUARES_X86 1
+#include <immintrin.h>
+
+/* One term vector X into the chain (S, C): TwoSum of p into S, then
+ * C += fl(t + e), as in the generic loop. */
+#define XS_SQ_TERM(V, ADD, SUB, MUL, FMSUB, S, C, X) \
+    do { \
+        V p_ = MUL((X), (X)); \
+        V e_ = FMSUB((X), (X), p_); \
+        V s_ = ADD((S), p_); \
+        V bb_ = SUB(s_, (S)); \
+        V t_ = ADD(SUB((S), SUB(s_, bb_)), SUB(p_, bb_)); \
+        (C) = ADD((C), ADD(t_, e_)); \
+        (S) = s_; \
+    } while (0)
+
+/* The fold S, C = TwoSum(S, C). */
+#define XS_SQ_FOLD(V, ADD, SUB, S, C) \
+    do { \
+        V s_ = ADD((S), (C)); \
+        V bb_ = SUB(s_, (S)); \
+        (C) = ADD(SUB((S), SUB(s_, bb_)), SUB((C), bb_)); \
+        (S) = s_; \
+    } while (0)
+
+/* AVX-512F: two chains of 8 lanes. */
+#define A5_ADD _mm512_add_pd
+#define A5_SUB _mm512_sub_pd
+#define A5_MUL _mm512_mul_pd
+#define A5_FMSUB _mm512_fmsub_pd
+#define A5_LOAD(p) _mm512_loadu_pd((const void *)(p))
+
+__attribute__((target("avx512f")))
+static void squares_avx512(const char *x, ptrdiff_t groups, double *s, double *c)
+{
+    __m512d s0 = A5_LOAD(s), s1 = A5_LOAD(s + 8);
+    __m512d c0 = A5_LOAD(c), c1 = A5_LOAD(c + 8);
+    for (ptrdiff_t g = 0; g < groups;) {
+        ptrdiff_t end = groups - g < XS_SQUARES_BLOCK ? groups : g + XS_SQUARES_BLOCK;
+        for (; g < end; g++, x += 8 * XS_SQUARES_LANES) {
+            __m512d v0 = A5_LOAD(x), v1 = A5_LOAD(x + 64);
+            XS_SQ_TERM(__m512d, A5_ADD, A5_SUB, A5_MUL, A5_FMSUB, s0, c0, v0);
+            XS_SQ_TERM(__m512d, A5_ADD, A5_SUB, A5_MUL, A5_FMSUB, s1, c1, v1);
+        }
+        XS_SQ_FOLD(__m512d, A5_ADD, A5_SUB, s0, c0);
+        XS_SQ_FOLD(__m512d, A5_ADD, A5_SUB, s1, c1);
+    }
+    _mm512_storeu_pd(s, s0);
+    _mm512_storeu_pd(s + 8, s1);
+    _mm512_storeu_pd(c, c0);
+    _mm512_storeu_pd(c + 8, c1);
+}
+
+/* AVX2 + FMA: four chains of 4 lanes. */
+#define A2_ADD _mm256_add_pd
+#define A2_SUB _mm256_sub_pd
+#define A2_MUL _mm256_mul_pd
+#define A2_FMSUB _mm256_fmsub_pd
+#define A2_LOAD(p) _mm256_loadu_pd((const double *)(const void *)(p))
+
+__attribute__((target("avx2,fma")))
+static void squares_avx2(const char *x, ptrdiff_t groups, double *s, double *c)
+{
+    __m256d s0 = A2_LOAD(s), s1 = A2_LOAD(s + 4), s2 = A2_LOAD(s + 8), s3 = A2_LOAD(s + 12);
+    __m256d c0 = A2_LOAD(c), c1 = A2_LOAD(c + 4), c2 = A2_LOAD(c + 8), c3 = A2_LOAD(c + 12);
+    for (ptrdiff_t g = 0; g < groups;) {
+        ptrdiff_t end = groups - g < XS_SQUARES_BLOCK ? groups : g + XS_SQUARES_BLOCK;
+        for (; g < end; g++, x += 8 * XS_SQUARES_LANES) {
+            __m256d v0 = A2_LOAD(x), v1 = A2_LOAD(x + 32);
+            __m256d v2 = A2_LOAD(x + 64), v3 = A2_LOAD(x + 96);
+            XS_SQ_TERM(__m256d, A2_ADD, A2_SUB, A2_MUL, A2_FMSUB, s0, c0, v0);
+            XS_SQ_TERM(__m256d, A2_ADD, A2_SUB, A2_MUL, A2_FMSUB, s1, c1, v1);
+            XS_SQ_TERM(__m256d, A2_ADD, A2_SUB, A2_MUL, A2_FMSUB, s2, c2, v2);
+            XS_SQ_TERM(__m256d, A2_ADD, A2_SUB, A2_MUL, A2_FMSUB, s3, c3, v3);
+        }
+        XS_SQ_FOLD(__m256d, A2_ADD, A2_SUB, s0, c0);
+        XS_SQ_FOLD(__m256d, A2_ADD, A2_SUB, s1, c1);
+        XS_SQ_FOLD(__m256d, A2_ADD, A2_SUB, s2, c2);
+        XS_SQ_FOLD(__m256d, A2_ADD, A2_SUB, s3, c3);
+    }
+    _mm256_storeu_pd(s, s0);
+    _mm256_storeu_pd(s + 4, s1);
+    _mm256_storeu_pd(s + 8, s2);
+    _mm256_storeu_pd(s + 12, s3);
+    _mm256_storeu_pd(c, c0);
+    _mm256_storeu_pd(c + 4, c1);
+    _mm256_storeu_pd(c + 8, c2);
+    _mm256_storeu_pd(c + 12, c3);
+}
+#endif
+
+/* The kernel for this CPU, chosen once; XSUMUFUNC_KERNEL caps it
+ * (src/xs_kernel.h: generic and sse2 take the generic C loop). */
+static xs_squares_kernel pick_kernel(void)
+{
+    static _Atomic int chosen = -1;         /* -1: not yet; else 0, 1, 2 */
+#ifdef XS_SQUARES_X86
+    static const xs_squares_kernel kernels[3] = {squares_generic, squares_avx2, squares_avx512};
+#else
+    static const xs_squares_kernel kernels[1] = {squares_generic};
+#endif
+    int k = atomic_load(&chosen);
+    if (k < 0) {
+        k = 0;
+#ifdef XS_SQUARES_X86
+        __builtin_cpu_init();
+        int has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        xs_kernel_cap cap = xs_kernel_forced();
+        k = __builtin_cpu_supports("avx512f") && cap >= XS_KERNEL_AVX512VBMI ? 2
+            : has_avx2 && cap >= XS_KERNEL_AVX2 ? 1 : 0;
+#endif
+        atomic_store(&chosen, k);
+    }
+    return kernels[k];
+}
+
+/* Steps 3 and 4: the lanes merged into hi + lo, and the bound. */
+static void merge_lanes(const double *s, const double *c, ptrdiff_t n, double *hi,
+                        double *lo, double *bound)
+{
+    double h = 0.0, l = 0.0;
+    for (int k = 0; k < XS_SQUARES_LANES; k++) {
+        double t;
+        h = xs_running_two_sum(h, s[k], &t);
+        l += t + c[k];
+    }
+    const double lanes = XS_SQUARES_LANES, block = XS_SQUARES_BLOCK;
+    double m = (double)((n + XS_SQUARES_LANES - 1) / XS_SQUARES_LANES);
+    double k_rel = (m * (block / 2 + 3) + lanes * (lanes + 4 * block)) * 0x1p-105;
+    *hi = h;
+    *lo = l;
+    *bound = k_rel * h * XS_SQUARES_SLACK +
+             ((double)n + 2 * lanes) * XS_SQUARES_TINY_ERR;
+}
+
+int xs_dot_squares_round(const char *x, ptrdiff_t n, const xs_format *fmt, double *out)
+{
+    if (n <= 0 || n > XS_SQUARES_MAX_TERMS) {
+        return 0;
+    }
+    xs_squares_kernel kernel = pick_kernel();
+    fexcept_t flags;
+    fegetexceptflag(&flags, FE_ALL_EXCEPT);
+    double s[XS_SQUARES_LANES] = {0.0}, c[XS_SQUARES_LANES] = {0.0};
+    ptrdiff_t groups = n / XS_SQUARES_LANES;
+    for (ptrdiff_t g = 0; g < groups; g += XS_SQUARES_CHUNK_GROUPS) {
+        if (xs_interrupted_at(g)) {
+            fesetexceptflag(&flags, FE_ALL_EXCEPT);
+            return 0;
+        }
+        ptrdiff_t k = groups - g < XS_SQUARES_CHUNK_GROUPS ? groups - g : XS_SQUARES_CHUNK_GROUPS;
+        kernel(x + 8 * XS_SQUARES_LANES * g, k, s, c);
+    }
+    ptrdiff_t rest = n - groups * XS_SQUARES_LANES;
+    if (rest > 0) {
+        /* The last, partial group, padded with zeros (they add nothing). */
+        double tail[XS_SQUARES_LANES] = {0.0};
+        memcpy(tail, x + 8 * XS_SQUARES_LANES * groups, (size_t)rest * sizeof tail[0]);
+        kernel((const char *)tail, 1, s, c);
+    }
+    double hi, lo, bound;
+    merge_lanes(s, c, n, &hi, &lo, &bound);
+    int decided = 0;
+    if (hi <= XS_SQUARES_MAX && xs_running_abs(lo) <= XS_SQUARES_MAX) {      /* step 5 */
+        xs_running run = xs_running_of(hi, lo, 0.0, bound);
+        decided = xs_running_round(&run, fmt, out);
+    }
+    fesetexceptflag(&flags, FE_ALL_EXCEPT);
+    return decided;
+}
