@@ -9,6 +9,11 @@
  * Notation: u = 2^-53; L = XS_SQUARES_LANES lanes, B = XS_SQUARES_BLOCK;
  * m = ceil(n / L), the terms of a lane.
  *
+ * 0. Scale.  Each term is first multiplied by the caller's power of two
+ *    (1 for exact_dot(x, x); the 2-norm's scale, xs_norm.c): exact, except
+ *    for products below the normal range, which lose less than 2^-1074
+ *    each, so that their squares move by less than 2^-2000: inside the
+ *    absolute term of step 4.  Below, x is the scaled term.
  * 1. Square.  p = fl(x*x) >= 0 and e = x*x - p, by fma (AVX2, AVX-512) or
  *    Dekker's product (xs_root_square, generic).  Exact, with |e| <= u p,
  *    when 2^-480 <= |x| and p <= 2^1021 (step 5; p a normal number, e on a grid of
@@ -44,6 +49,13 @@
  *    1) and each rounding of c and lo to the subnormal grid (2^-1075).
  *    The roundings of the bound's own arithmetic are inside the factor
  *    1 + 2^-30.
+ *    On x86-64 the lanes run with flush-to-zero and denormals-are-zero
+ *    (MXCSR, put back before the merge): subnormal operands and results
+ *    cost a microcode assist (100+ cycles) each, which made rows with
+ *    values below 2^-511 several times slower.  A value, square, e, TwoSum
+ *    error or rounding of c that is read or made 0 instead of a subnormal
+ *    moves the lane by less than 2^-1022 each: with the tiny squares'
+ *    2^-1013, less than 2^-1010 per term, XS_SQUARES_TINY_ERR.
  * 5. Safe range, checked once at the end.  Inf and NaN terms, and squares
  *    that overflow, make hi or lo Inf or NaN (s then holds Inf or NaN and
  *    stays so; c holds NaN from the TwoSum of an Inf, or from Dekker's
@@ -71,6 +83,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "xs_fpenv.h"
 #include "xs_kernel.h"
 #include "xs_root.h"
 #include "xs_running.h"
@@ -86,8 +99,9 @@
 #define XS_SQUARES_MAX 0x1p1020
 #define XS_SQUARES_MAX_TERMS ((ptrdiff_t)1 << 44)
 /* Per term and per merge step: the absolute error the relative bounds miss
- * (a square of |x| < 2^-480 off by < 2^-1013, two roundings to the
- * subnormal grid of 2^-1075 each). */
+ * (a square of |x| < 2^-480 off by < 2^-1013; values, squares, errors and
+ * roundings below 2^-1022 flushed to 0 or rounded to the subnormal grid:
+ * step 4). */
 #define XS_SQUARES_TINY_ERR 0x1p-1010
 /* Relative slack for the roundings of the bound's own arithmetic and the
  * factors (1 + 2^-36) of steps 2 and 3. */
@@ -97,13 +111,16 @@
 
 _Static_assert(XS_INTERRUPT_BLOCK % XS_SQUARES_LANES == 0, "whole groups between checks");
 
-/* Sums the squares of `groups` groups of L contiguous doubles at x into
- * the lanes (s, c), folding every B groups and at the end (step 2). */
-typedef void (*xs_squares_kernel)(const char *x, ptrdiff_t groups, double *s, double *c);
+/* Sums the squares of `groups` groups of L contiguous doubles at x, each
+ * first multiplied by `scale` (a power of two), into the lanes (s, c),
+ * folding every B groups and at the end (step 2). */
+typedef void (*xs_squares_kernel)(const char *x, ptrdiff_t groups, double scale, double *s,
+                                  double *c);
 
 /* ---- generic C ---------------------------------------------------------- */
 
-static void squares_generic(const char *x, ptrdiff_t groups, double *s, double *c)
+static void squares_generic(const char *x, ptrdiff_t groups, double scale, double *s,
+                            double *c)
 {
     double ls[XS_SQUARES_LANES], lc[XS_SQUARES_LANES];
     memcpy(ls, s, sizeof ls);
@@ -115,7 +132,7 @@ static void squares_generic(const char *x, ptrdiff_t groups, double *s, double *
             memcpy(v, x, sizeof v);
             for (int k = 0; k < XS_SQUARES_LANES; k++) {
                 double e, t;
-                double p = xs_root_square(v[k], &e);
+                double p = xs_root_square(v[k] * scale, &e);
                 ls[k] = xs_running_two_sum(ls[k], p, &t);
                 lc[k] += t + e;
             }
@@ -164,14 +181,16 @@ static void squares_generic(const char *x, ptrdiff_t groups, double *s, double *
 #define A5_LOAD(p) _mm512_loadu_pd((const void *)(p))
 
 __attribute__((target("avx512f")))
-static void squares_avx512(const char *x, ptrdiff_t groups, double *s, double *c)
+static void squares_avx512(const char *x, ptrdiff_t groups, double scale, double *s,
+                           double *c)
 {
+    const __m512d k = _mm512_set1_pd(scale);
     __m512d s0 = A5_LOAD(s), s1 = A5_LOAD(s + 8);
     __m512d c0 = A5_LOAD(c), c1 = A5_LOAD(c + 8);
     for (ptrdiff_t g = 0; g < groups;) {
         ptrdiff_t end = groups - g < XS_SQUARES_BLOCK ? groups : g + XS_SQUARES_BLOCK;
         for (; g < end; g++, x += 8 * XS_SQUARES_LANES) {
-            __m512d v0 = A5_LOAD(x), v1 = A5_LOAD(x + 64);
+            __m512d v0 = A5_MUL(A5_LOAD(x), k), v1 = A5_MUL(A5_LOAD(x + 64), k);
             XS_SQ_TERM(__m512d, A5_ADD, A5_SUB, A5_MUL, A5_FMSUB, s0, c0, v0);
             XS_SQ_TERM(__m512d, A5_ADD, A5_SUB, A5_MUL, A5_FMSUB, s1, c1, v1);
         }
@@ -192,15 +211,16 @@ static void squares_avx512(const char *x, ptrdiff_t groups, double *s, double *c
 #define A2_LOAD(p) _mm256_loadu_pd((const double *)(const void *)(p))
 
 __attribute__((target("avx2,fma")))
-static void squares_avx2(const char *x, ptrdiff_t groups, double *s, double *c)
+static void squares_avx2(const char *x, ptrdiff_t groups, double scale, double *s, double *c)
 {
+    const __m256d k = _mm256_set1_pd(scale);
     __m256d s0 = A2_LOAD(s), s1 = A2_LOAD(s + 4), s2 = A2_LOAD(s + 8), s3 = A2_LOAD(s + 12);
     __m256d c0 = A2_LOAD(c), c1 = A2_LOAD(c + 4), c2 = A2_LOAD(c + 8), c3 = A2_LOAD(c + 12);
     for (ptrdiff_t g = 0; g < groups;) {
         ptrdiff_t end = groups - g < XS_SQUARES_BLOCK ? groups : g + XS_SQUARES_BLOCK;
         for (; g < end; g++, x += 8 * XS_SQUARES_LANES) {
-            __m256d v0 = A2_LOAD(x), v1 = A2_LOAD(x + 32);
-            __m256d v2 = A2_LOAD(x + 64), v3 = A2_LOAD(x + 96);
+            __m256d v0 = A2_MUL(A2_LOAD(x), k), v1 = A2_MUL(A2_LOAD(x + 32), k);
+            __m256d v2 = A2_MUL(A2_LOAD(x + 64), k), v3 = A2_MUL(A2_LOAD(x + 96), k);
             XS_SQ_TERM(__m256d, A2_ADD, A2_SUB, A2_MUL, A2_FMSUB, s0, c0, v0);
             XS_SQ_TERM(__m256d, A2_ADD, A2_SUB, A2_MUL, A2_FMSUB, s1, c1, v1);
             XS_SQ_TERM(__m256d, A2_ADD, A2_SUB, A2_MUL, A2_FMSUB, s2, c2, v2);
@@ -266,7 +286,8 @@ static void merge_lanes(const double *s, const double *c, ptrdiff_t n, double *h
              ((double)n + 2 * lanes) * XS_SQUARES_TINY_ERR;
 }
 
-int xs_dot_squares_round(const char *x, ptrdiff_t n, const xs_format *fmt, double *out)
+int xs_dot_squares_sum(const char *x, ptrdiff_t n, double scale, double *hi, double *lo,
+                       double *bound)
 {
     if (n <= 0 || n > XS_SQUARES_MAX_TERMS) {
         return 0;
@@ -274,30 +295,52 @@ int xs_dot_squares_round(const char *x, ptrdiff_t n, const xs_format *fmt, doubl
     xs_squares_kernel kernel = pick_kernel();
     fexcept_t flags;
     fegetexceptflag(&flags, FE_ALL_EXCEPT);
+#ifdef XS_HAVE_MXCSR
+    /* Step 4: flush-to-zero and denormals-are-zero while the lanes run. */
+    unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | XS_MXCSR_FTZ | XS_MXCSR_DAZ);
+#define XS_SQUARES_MODE_BACK() _mm_setcsr(csr)
+#else
+#define XS_SQUARES_MODE_BACK() ((void)0)
+#endif
     double s[XS_SQUARES_LANES] = {0.0}, c[XS_SQUARES_LANES] = {0.0};
     ptrdiff_t groups = n / XS_SQUARES_LANES;
     for (ptrdiff_t g = 0; g < groups; g += XS_SQUARES_CHUNK_GROUPS) {
         if (xs_interrupted_at(g)) {
+            XS_SQUARES_MODE_BACK();
             fesetexceptflag(&flags, FE_ALL_EXCEPT);
             return 0;
         }
         ptrdiff_t k = groups - g < XS_SQUARES_CHUNK_GROUPS ? groups - g : XS_SQUARES_CHUNK_GROUPS;
-        kernel(x + 8 * XS_SQUARES_LANES * g, k, s, c);
+        kernel(x + 8 * XS_SQUARES_LANES * g, k, scale, s, c);
     }
     ptrdiff_t rest = n - groups * XS_SQUARES_LANES;
     if (rest > 0) {
         /* The last, partial group, padded with zeros (they add nothing). */
         double tail[XS_SQUARES_LANES] = {0.0};
         memcpy(tail, x + 8 * XS_SQUARES_LANES * groups, (size_t)rest * sizeof tail[0]);
-        kernel((const char *)tail, 1, s, c);
+        kernel((const char *)tail, 1, scale, s, c);
     }
+    XS_SQUARES_MODE_BACK();
+#undef XS_SQUARES_MODE_BACK
+    merge_lanes(s, c, n, hi, lo, bound);
+    /* Step 5 (an ordered comparison with NaN raises "invalid": before the
+     * flags are put back). */
+    int in_range = *hi <= XS_SQUARES_MAX && xs_running_abs(*lo) <= XS_SQUARES_MAX;
+    fesetexceptflag(&flags, FE_ALL_EXCEPT);
+    return in_range;
+}
+
+int xs_dot_squares_round(const char *x, ptrdiff_t n, const xs_format *fmt, double *out)
+{
     double hi, lo, bound;
-    merge_lanes(s, c, n, &hi, &lo, &bound);
-    int decided = 0;
-    if (hi <= XS_SQUARES_MAX && xs_running_abs(lo) <= XS_SQUARES_MAX) {      /* step 5 */
-        xs_running run = xs_running_of(hi, lo, 0.0, bound);
-        decided = xs_running_round(&run, fmt, out);
+    if (!xs_dot_squares_sum(x, n, 1.0, &hi, &lo, &bound)) {
+        return 0;
     }
+    fexcept_t flags;
+    fegetexceptflag(&flags, FE_ALL_EXCEPT);
+    xs_running run = xs_running_of(hi, lo, 0.0, bound);
+    int decided = xs_running_round(&run, fmt, out);
     fesetexceptflag(&flags, FE_ALL_EXCEPT);
     return decided;
 }

@@ -23,4 +23,13 @@
  * the floating-point exception flags as they were. */
 int xs_dot_squares_round(const char *x, ptrdiff_t n, const xs_format *fmt, double *out);
 
+/* The approximation itself, of the squares of x[i] * scale (scale a power
+ * of two): 1, and |sum of (x[i] scale)^2 - (*hi + *lo)| <= *bound, when
+ * every square and sum stayed in the safe range (hi <= 2^1020; then *bound
+ * is also what xs_running_of takes); 0 otherwise (Inf, NaN, overflow, an
+ * interrupt).  The 2-norm of long rows (xs_norm.c) takes its root from it.
+ * Leaves the exception flags as they were. */
+int xs_dot_squares_sum(const char *x, ptrdiff_t n, double scale, double *hi, double *lo,
+                       double *bound);
+
 #endif

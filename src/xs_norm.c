@@ -35,6 +35,15 @@
  * 5. Scale back.  The norm is r times the inverse power of two, exact
  *    when its exponent stays in the normal range; subnormal and overflowing
  *    norms are left to the caller.
+ *
+ * Contiguous float64 rows of XS_NORM_SQUARES_MIN_TERMS terms or more, of
+ * any length, take the SIMD two-double sum of squares of exact_dot(x, x)
+ * (xs_dot_squares.c: a bound of about 2^-80 of the sum at 10^6 terms,
+ * blocks folded so that it grows as n, not n^2) for step 3: first
+ * unscaled (one pass; most data), then, if the sum left the root's range,
+ * scaled by 2^-k with 2^(2k) near that sum (a finite one: no scan) or by
+ * step 1's scale (Inf, NaN or an overflow: after the scan).  Other rows take the scalar chains,
+ * up to XS_NORM_MAX_TERMS terms.
  */
 #include "xs_norm.h"
 
@@ -44,6 +53,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "xs_dot_squares.h"
 #include "xs_interrupt.h"
 #include "xs_root.h"
 #include "xs_small.h"
@@ -140,26 +150,58 @@ static inline int scan_row(const char *p, npy_intp stride, npy_intp n, int is32,
 
 static int norm_row_float64(const char *p, npy_intp stride, npy_intp n, double *out)
 {
-    double largest;
-    if (scan_row(p, stride, n, 0, &largest)) {
-        *out = largest;                                /* NaN, Inf, or an exact 0 */
+    /* Long contiguous rows: the SIMD sum of squares (xs_dot_squares.c),
+     * unscaled first (one pass, most data), then scaled (step 1) if the sum
+     * left its range. */
+    int squares = stride == (npy_intp)sizeof(double) && n >= XS_NORM_SQUARES_MIN_TERMS;
+    double hi = 0.0, lo, bound;
+    int summed = squares && xs_dot_squares_sum(p, n, 1.0, &hi, &lo, &bound);
+    if (summed && xs_root_decide(hi, lo, bound, &xs_format_float64, out)) {
         return 1;
     }
-    if (largest < DBL_MIN) {
-        return 0;                       /* 2^-k would not be a double (k < -1021) */
+    if (!squares && n > XS_NORM_MAX_TERMS) {
+        return 0;
     }
-    /* largest in [2^(E-1023), 2^(E-1022)) for its biased exponent E: the
-     * scale 2^(1022-E) brings it into [1/2, 1), or for E >= 2045 (no normal
-     * scale) 2^-1022 into [1, 4), which the bounds allow as well. */
-    int biased = (int)(xs_double_bits(largest) >> XS_NORM_F64_FRACTION);
-    int scale_biased = 2 * XS_NORM_F64_BIAS - 1 - biased;
-    if (scale_biased < 1) {
-        scale_biased = 1;
+    int scale_biased;
+    if (summed && hi > 0.0) {
+        /* A finite sum outside the root's range: the scale 2^-k with
+         * 2^(2k) near it, so that the scaled terms stay below about 2 and
+         * their sum of squares near [1, 4), no scan needed (hi in (0,
+         * 2^1020]: a normal scale). */
+        int exponent = (int)(xs_double_bits(hi) >> XS_NORM_F64_FRACTION) - XS_NORM_F64_BIAS;
+        int half = exponent >= 0 ? exponent / 2 : -((1 - exponent) / 2);     /* floor */
+        scale_biased = XS_NORM_F64_BIAS - half;
     }
-    double scale = xs_bits_double((uint64_t)scale_biased << XS_NORM_F64_FRACTION), hi, lo;
-    sum_squares(p, stride, n, 0, scale, &hi, &lo);
+    else {
+        double largest;
+        if (scan_row(p, stride, n, 0, &largest)) {
+            *out = largest;                            /* NaN, Inf, or an exact 0 */
+            return 1;
+        }
+        if (largest < DBL_MIN) {
+            return 0;                   /* 2^-k would not be a double (k < -1021) */
+        }
+        /* largest in [2^(E-1023), 2^(E-1022)) for its biased exponent E: the
+         * scale 2^(1022-E) brings it into [1/2, 1), or for E >= 2045 (no
+         * normal scale) 2^-1022 into [1, 4), which the bounds allow as well. */
+        int biased = (int)(xs_double_bits(largest) >> XS_NORM_F64_FRACTION);
+        scale_biased = 2 * XS_NORM_F64_BIAS - 1 - biased;
+        if (scale_biased < 1) {
+            scale_biased = 1;
+        }
+    }
+    double scale = xs_bits_double((uint64_t)scale_biased << XS_NORM_F64_FRACTION);
+    if (squares) {
+        if (!xs_dot_squares_sum(p, n, scale, &hi, &lo, &bound)) {
+            return 0;
+        }
+    }
+    else {
+        sum_squares(p, stride, n, 0, scale, &hi, &lo);
+        bound = error_bound(n, hi);
+    }
     double r;
-    if (!xs_root_decide(hi, lo, error_bound(n, hi), &xs_format_float64, &r)) {
+    if (!xs_root_decide(hi, lo, bound, &xs_format_float64, &r)) {
         return 0;
     }
     /* The norm is r * 2^(1023 - scale_biased): exact when its biased
@@ -176,6 +218,9 @@ static int norm_row_float64(const char *p, npy_intp stride, npy_intp n, double *
 
 static int norm_row_float32(const char *p, npy_intp stride, npy_intp n, float *out)
 {
+    if (n > XS_NORM_MAX_TERMS) {
+        return 0;
+    }
     double special;
     if (scan_row(p, stride, n, 1, &special)) {
         *out = (float)special;                         /* NaN, Inf, or an exact 0 */
@@ -209,8 +254,8 @@ static int norm_row_float32(const char *p, npy_intp stride, npy_intp n, float *o
                 break;                                                           \
             }                                                                    \
             OUT_TYPE result = 0;                                                 \
-            npy_bool decided = (npy_bool)(n <= XS_NORM_MAX_TERMS &&              \
-                ROW(args[0] + i * steps[0], steps[3], n, &result));              \
+            npy_bool decided = (npy_bool)ROW(args[0] + i * steps[0], steps[3], n,  \
+                                             &result);                           \
             memcpy(args[1] + i * steps[1], &result, sizeof result);              \
             memcpy(args[2] + i * steps[2], &decided, sizeof decided);            \
         }                                                                        \

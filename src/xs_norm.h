@@ -7,7 +7,7 @@
  * / Inf for rows holding them), 0 where the caller must take the exact path
  * (xsumufunc/_core/norm.py): a rounding too close to call, a result that
  * is subnormal or overflows, a row of only subnormal values, or a row longer
- * than XS_NORM_MAX_TERMS.
+ * than XS_NORM_MAX_TERMS that the SIMD sum of squares does not decide.
  *   float64 rows -> float64 norms;
  *   float32 rows -> float32 norms.
  */
@@ -16,10 +16,13 @@
 
 #include <numpy/npy_common.h>
 
-/* Longest row the loops decide: the error bound of the sum of squares grows
- * as n^2 (xs_norm.c); at 2^20 terms it is below 2^-61 of the sum, still far
- * inside the 2^-52 that the decision needs. */
-#define XS_NORM_MAX_TERMS ((npy_intp)1 << 20)
+/* Longest row the scalar loop sums (the error bound of its sum of squares
+ * grows as n^2: at 2^15 terms it is below 2^-71 of the sum, far inside the
+ * 2^-52 that the decision needs); longer rows are faster on the exact
+ * paths.  Contiguous float64 rows from XS_NORM_SQUARES_MIN_TERMS terms on,
+ * of any length, take the SIMD sum of squares (xs_dot_squares.h) first. */
+#define XS_NORM_MAX_TERMS ((npy_intp)1 << 15)
+#define XS_NORM_SQUARES_MIN_TERMS ((npy_intp)1 << 10)
 
 void xs_norm_float64(char **args, const npy_intp *dimensions, const npy_intp *steps,
                      void *data);

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import assert_same
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from oracle import FLOAT32, FLOAT64, FORMATS
@@ -17,8 +18,11 @@ from xsumufunc import array_api as xp
 from xsumufunc._core import norm as norm_module
 from xsumufunc._ufuncs import _norm_rows_ufunc
 
-#: Longest row the loop decides (XS_NORM_MAX_TERMS in src/xs_norm.h).
-MAX_TERMS = 1 << 20
+#: Longest row the loop sums term by term (XS_NORM_MAX_TERMS in
+#: src/xs_norm.h); contiguous float64 rows from SQUARES_MIN_TERMS on, of any
+#: length, take the SIMD sum of squares first (XS_NORM_SQUARES_MIN_TERMS).
+MAX_TERMS = 1 << 15
+SQUARES_MIN_TERMS = 1 << 10
 
 
 def _check_rows(x, norms, decided):
@@ -150,14 +154,67 @@ def test_flags_of_the_loop_do_not_leak():
     _check_rows(x, norms, decided)
 
 
-def test_rows_beyond_the_longest_are_left():
-    x = np.zeros((1, MAX_TERMS + 1))
+@pytest.mark.parametrize("dtype", [FLOAT64, FLOAT32])
+def test_rows_beyond_the_longest_are_left_unless_contiguous_float64(dtype):
+    x = np.zeros((1, 2 * (MAX_TERMS + 1)), dtype)
     x[0, -1] = 3.0
-    norms, decided = _norm_rows_ufunc(x)
+    x[0, -2] = 0.5
+    strided = x[:, ::2]                                  # MAX_TERMS + 1 terms
+    norms, decided = _norm_rows_ufunc(strided)
     assert not decided[0]
-    norms, decided = _norm_rows_ufunc(x[:, 1:])
+    norms, decided = _norm_rows_ufunc(strided[:, 1:])    # the longest summed term by term
     assert decided[0]
-    assert_rounded_sqrt(norms[0], exact_square_sum(x[0, 1:]), FLOAT64)
+    assert_rounded_sqrt(norms[0], exact_square_sum(strided[0, 1:]), dtype)
+    norms, decided = _norm_rows_ufunc(x)                 # contiguous
+    assert decided[0] == (dtype == FLOAT64)
+    if decided[0]:
+        assert_rounded_sqrt(norms[0], exact_square_sum(x[0]), dtype)
+
+
+@pytest.mark.parametrize("kind", ["normal", "lognormal", "wide", "tiny", "huge", "exact",
+                                  "subnormal", "nan", "inf"])
+@pytest.mark.parametrize("n", [SQUARES_MIN_TERMS - 1, SQUARES_MIN_TERMS, 5000, MAX_TERMS + 7,
+                               100_003])
+def test_long_contiguous_rows_through_the_sum_of_squares(kind, n):
+    """Long contiguous float64 rows: the SIMD two-double sum of squares and
+    the root decision, or left to the exact path (values beyond its range,
+    a root on a midpoint), each decided norm the correctly rounded root of
+    the exact sum of squares; vector_norm gives the same bits either way."""
+    rng = np.random.default_rng(n)
+    if kind == "normal":
+        x = rng.standard_normal(n)
+    elif kind == "lognormal":
+        x = rng.lognormal(0.0, 3.0, n) * rng.choice([-1.0, 1.0], n)
+    elif kind == "wide":
+        x = rng.standard_normal(n) * np.ldexp(1.0, rng.integers(-400, 400, n))
+    elif kind == "tiny":
+        x = rng.standard_normal(n) * 2.0**-600          # squares below its range
+    elif kind == "huge":
+        x = rng.standard_normal(n) * 2.0**600           # squares overflow
+    elif kind == "subnormal":
+        x = rng.standard_normal(n) * 2.0**-1060          # subnormal values, norm too
+        x[7] = 2.0**-1000
+    elif kind in ("nan", "inf"):
+        x = rng.standard_normal(n) * 2.0**300
+        x[n // 2] = np.nan if kind == "nan" else -np.inf
+    else:
+        x = np.zeros(n)                                  # 3^2 + 4^2 + (2^-1074)^2: a
+        x[:2] = [3.0, 4.0]                               # hair above 25, whose root 5
+        x[-1] = 5e-324                                   # is the norm
+    with np.errstate(all="ignore"):
+        norms, decided = _norm_rows_ufunc(x[np.newaxis])
+        got = xp.linalg.vector_norm(x)
+    if kind in ("normal", "lognormal", "wide", "huge", "nan", "inf") and n >= SQUARES_MIN_TERMS:
+        assert decided[0]
+    if kind in ("nan", "inf"):
+        expected = np.float64(np.nan if kind == "nan" else np.inf)
+        assert_same(got, expected)
+        if decided[0]:
+            assert_same(norms[0], expected)
+        return
+    if decided[0]:
+        assert_rounded_sqrt(norms[0], exact_square_sum(x), FLOAT64)
+    assert_rounded_sqrt(got, exact_square_sum(x), FLOAT64)
 
 
 @pytest.mark.parametrize("dtype", [FLOAT64, FLOAT32])

@@ -54,9 +54,11 @@ from .rational import sqrt_rational
 
 _F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
 
-#: Rows longer than this go straight to the exact integer root (one dot
-#: state each, no copy of the row); shorter rows are extended by three
-#: terms (a copy) for the vectorized proof.
+#: Rows longer than this that the compiled loop leaves (it decides long
+#: contiguous float64 rows from a SIMD sum of squares, and sums no longer
+#: rows one term at a time: src/xs_norm.h) go to the exact integer root
+#: (one dot state each, no copy of the row); shorter rows are extended by
+#: three terms (a copy) for the vectorized proof.
 LONG_ROW_TERMS = 1 << 15
 
 #: Rows of this many terms or more are read once, into exact dot states
@@ -407,7 +409,7 @@ def norm2_rows(rows, result_dtype):
         if part.dtype.kind == "c":
             part = np.concatenate([part.real, part.imag], axis=-1)
         out = flat_result[start:start + block]
-        rest = _native_rows(part, result_dtype, out) if not long_rows else None
+        rest = _native_rows(part, result_dtype, out)
         if rest is None:
             _block(part, result_dtype, fmt_of_result, long_rows, out)
         elif rest.size:
