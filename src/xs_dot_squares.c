@@ -1,5 +1,5 @@
 /*
- * The sum of squares of a float64 row, correctly rounded, from a two-double
+ * The sum of squares of a float64 (or float32) row, correctly rounded, from a two-double
  * approximation with a proven error bound: exact_dot(x, x) for long rows.
  * Every term is non-negative, so there is no cancellation and the bound
  * (relative, about 2^-80 of the sum for a million terms) decides the
@@ -14,6 +14,9 @@
  *    for products below the normal range, which lose less than 2^-1074
  *    each, so that their squares move by less than 2^-2000: inside the
  *    absolute term of step 4.  Below, x is the scaled term.
+ *    float32 terms are widened to doubles on loading (exactly); their
+ *    squares (48 significant bits at most, between 2^-298 and 2^256) are
+ *    then exact doubles, e = 0, and everything below holds as for float64.
  * 1. Square.  p = fl(x*x) >= 0 and e = x*x - p, by fma (AVX2, AVX-512) or
  *    Dekker's product (xs_root_square, generic).  Exact, with |e| <= u p,
  *    when 2^-480 <= |x| and p <= 2^1021 (step 5; p a normal number, e on a grid of
@@ -49,8 +52,11 @@
  *    1) and each rounding of c and lo to the subnormal grid (2^-1075).
  *    The roundings of the bound's own arithmetic are inside the factor
  *    1 + 2^-30.
- *    On x86-64 the lanes run with flush-to-zero and denormals-are-zero
- *    (MXCSR, put back before the merge): subnormal operands and results
+ *    On x86-64 the lanes of float64 terms run with flush-to-zero and, when
+ *    the scale is at most 1, denormals-are-zero (MXCSR, put back before the
+ *    merge; float32 terms and their squares are never subnormal doubles,
+ *    and DAZ would read a subnormal float32 as 0; a larger scale would
+ *    make a subnormal term read as 0 large): subnormal operands and results
  *    cost a microcode assist (100+ cycles) each, which made rows with
  *    values below 2^-511 several times slower.  A value, square, e, TwoSum
  *    error or rounding of c that is read or made 0 instead of a subnormal
@@ -119,20 +125,31 @@ typedef void (*xs_squares_kernel)(const char *x, ptrdiff_t groups, double scale,
 
 /* ---- generic C ---------------------------------------------------------- */
 
-static void squares_generic(const char *x, ptrdiff_t groups, double scale, double *s,
-                            double *c)
+/* Element k of a group at x: a float64, or a float32 widened (exactly). */
+static inline double load_term(const char *x, int k, int itemsize)
+{
+    if (itemsize == 8) {
+        double v;
+        memcpy(&v, x + 8 * k, sizeof v);
+        return v;
+    }
+    float f;
+    memcpy(&f, x + 4 * k, sizeof f);
+    return (double)f;
+}
+
+static inline void squares_generic(const char *x, ptrdiff_t groups, int itemsize, double scale,
+                                   double *s, double *c)
 {
     double ls[XS_SQUARES_LANES], lc[XS_SQUARES_LANES];
     memcpy(ls, s, sizeof ls);
     memcpy(lc, c, sizeof lc);
     for (ptrdiff_t g = 0; g < groups;) {
         ptrdiff_t end = groups - g < XS_SQUARES_BLOCK ? groups : g + XS_SQUARES_BLOCK;
-        for (; g < end; g++, x += 8 * XS_SQUARES_LANES) {
-            double v[XS_SQUARES_LANES];
-            memcpy(v, x, sizeof v);
+        for (; g < end; g++, x += itemsize * XS_SQUARES_LANES) {
             for (int k = 0; k < XS_SQUARES_LANES; k++) {
                 double e, t;
-                double p = xs_root_square(v[k] * scale, &e);
+                double p = xs_root_square(load_term(x, k, itemsize) * scale, &e);
                 ls[k] = xs_running_two_sum(ls[k], p, &t);
                 lc[k] += t + e;
             }
@@ -143,6 +160,18 @@ static void squares_generic(const char *x, ptrdiff_t groups, double scale, doubl
     }
     memcpy(s, ls, sizeof ls);
     memcpy(c, lc, sizeof lc);
+}
+
+static void squares_generic_f64(const char *x, ptrdiff_t groups, double scale, double *s,
+                                double *c)
+{
+    squares_generic(x, groups, 8, scale, s, c);
+}
+
+static void squares_generic_f32(const char *x, ptrdiff_t groups, double scale, double *s,
+                                double *c)
+{
+    squares_generic(x, groups, 4, scale, s, c);
 }
 
 /* ---- AVX2 with FMA, AVX-512 ---------------------------------------------- */
@@ -173,35 +202,38 @@ static void squares_generic(const char *x, ptrdiff_t groups, double scale, doubl
         (S) = s_; \
     } while (0)
 
-/* AVX-512F: two chains of 8 lanes. */
+/* AVX-512F: two chains of 8 lanes; float32 terms widened on loading. */
 #define A5_ADD _mm512_add_pd
 #define A5_SUB _mm512_sub_pd
 #define A5_MUL _mm512_mul_pd
 #define A5_FMSUB _mm512_fmsub_pd
 #define A5_LOAD(p) _mm512_loadu_pd((const void *)(p))
+#define A5_LOAD_F32(p) _mm512_cvtps_pd(_mm256_loadu_ps((const float *)(const void *)(p)))
 
-__attribute__((target("avx512f")))
-static void squares_avx512(const char *x, ptrdiff_t groups, double scale, double *s,
-                           double *c)
-{
-    const __m512d k = _mm512_set1_pd(scale);
-    __m512d s0 = A5_LOAD(s), s1 = A5_LOAD(s + 8);
-    __m512d c0 = A5_LOAD(c), c1 = A5_LOAD(c + 8);
-    for (ptrdiff_t g = 0; g < groups;) {
-        ptrdiff_t end = groups - g < XS_SQUARES_BLOCK ? groups : g + XS_SQUARES_BLOCK;
-        for (; g < end; g++, x += 8 * XS_SQUARES_LANES) {
-            __m512d v0 = A5_MUL(A5_LOAD(x), k), v1 = A5_MUL(A5_LOAD(x + 64), k);
-            XS_SQ_TERM(__m512d, A5_ADD, A5_SUB, A5_MUL, A5_FMSUB, s0, c0, v0);
-            XS_SQ_TERM(__m512d, A5_ADD, A5_SUB, A5_MUL, A5_FMSUB, s1, c1, v1);
-        }
-        XS_SQ_FOLD(__m512d, A5_ADD, A5_SUB, s0, c0);
-        XS_SQ_FOLD(__m512d, A5_ADD, A5_SUB, s1, c1);
-    }
-    _mm512_storeu_pd(s, s0);
-    _mm512_storeu_pd(s + 8, s1);
-    _mm512_storeu_pd(c, c0);
-    _mm512_storeu_pd(c + 8, c1);
+#define XS_SQUARES_AVX512(NAME, ITEMSIZE, LOAD) \
+__attribute__((target("avx512f"))) \
+static void NAME(const char *x, ptrdiff_t groups, double scale, double *s, double *c) \
+{ \
+    const __m512d k = _mm512_set1_pd(scale); \
+    __m512d s0 = A5_LOAD(s), s1 = A5_LOAD(s + 8); \
+    __m512d c0 = A5_LOAD(c), c1 = A5_LOAD(c + 8); \
+    for (ptrdiff_t g = 0; g < groups;) { \
+        ptrdiff_t end = groups - g < XS_SQUARES_BLOCK ? groups : g + XS_SQUARES_BLOCK; \
+        for (; g < end; g++, x += (ITEMSIZE) * XS_SQUARES_LANES) { \
+            __m512d v0 = A5_MUL(LOAD(x), k), v1 = A5_MUL(LOAD(x + 8 * (ITEMSIZE)), k); \
+            XS_SQ_TERM(__m512d, A5_ADD, A5_SUB, A5_MUL, A5_FMSUB, s0, c0, v0); \
+            XS_SQ_TERM(__m512d, A5_ADD, A5_SUB, A5_MUL, A5_FMSUB, s1, c1, v1); \
+        } \
+        XS_SQ_FOLD(__m512d, A5_ADD, A5_SUB, s0, c0); \
+        XS_SQ_FOLD(__m512d, A5_ADD, A5_SUB, s1, c1); \
+    } \
+    _mm512_storeu_pd(s, s0); \
+    _mm512_storeu_pd(s + 8, s1); \
+    _mm512_storeu_pd(c, c0); \
+    _mm512_storeu_pd(c + 8, c1); \
 }
+XS_SQUARES_AVX512(squares_avx512_f64, 8, A5_LOAD)
+XS_SQUARES_AVX512(squares_avx512_f32, 4, A5_LOAD_F32)
 
 /* AVX2 + FMA: four chains of 4 lanes. */
 #define A2_ADD _mm256_add_pd
@@ -209,62 +241,77 @@ static void squares_avx512(const char *x, ptrdiff_t groups, double scale, double
 #define A2_MUL _mm256_mul_pd
 #define A2_FMSUB _mm256_fmsub_pd
 #define A2_LOAD(p) _mm256_loadu_pd((const double *)(const void *)(p))
+#define A2_LOAD_F32(p) _mm256_cvtps_pd(_mm_loadu_ps((const float *)(const void *)(p)))
 
-__attribute__((target("avx2,fma")))
-static void squares_avx2(const char *x, ptrdiff_t groups, double scale, double *s, double *c)
-{
-    const __m256d k = _mm256_set1_pd(scale);
-    __m256d s0 = A2_LOAD(s), s1 = A2_LOAD(s + 4), s2 = A2_LOAD(s + 8), s3 = A2_LOAD(s + 12);
-    __m256d c0 = A2_LOAD(c), c1 = A2_LOAD(c + 4), c2 = A2_LOAD(c + 8), c3 = A2_LOAD(c + 12);
-    for (ptrdiff_t g = 0; g < groups;) {
-        ptrdiff_t end = groups - g < XS_SQUARES_BLOCK ? groups : g + XS_SQUARES_BLOCK;
-        for (; g < end; g++, x += 8 * XS_SQUARES_LANES) {
-            __m256d v0 = A2_MUL(A2_LOAD(x), k), v1 = A2_MUL(A2_LOAD(x + 32), k);
-            __m256d v2 = A2_MUL(A2_LOAD(x + 64), k), v3 = A2_MUL(A2_LOAD(x + 96), k);
-            XS_SQ_TERM(__m256d, A2_ADD, A2_SUB, A2_MUL, A2_FMSUB, s0, c0, v0);
-            XS_SQ_TERM(__m256d, A2_ADD, A2_SUB, A2_MUL, A2_FMSUB, s1, c1, v1);
-            XS_SQ_TERM(__m256d, A2_ADD, A2_SUB, A2_MUL, A2_FMSUB, s2, c2, v2);
-            XS_SQ_TERM(__m256d, A2_ADD, A2_SUB, A2_MUL, A2_FMSUB, s3, c3, v3);
-        }
-        XS_SQ_FOLD(__m256d, A2_ADD, A2_SUB, s0, c0);
-        XS_SQ_FOLD(__m256d, A2_ADD, A2_SUB, s1, c1);
-        XS_SQ_FOLD(__m256d, A2_ADD, A2_SUB, s2, c2);
-        XS_SQ_FOLD(__m256d, A2_ADD, A2_SUB, s3, c3);
-    }
-    _mm256_storeu_pd(s, s0);
-    _mm256_storeu_pd(s + 4, s1);
-    _mm256_storeu_pd(s + 8, s2);
-    _mm256_storeu_pd(s + 12, s3);
-    _mm256_storeu_pd(c, c0);
-    _mm256_storeu_pd(c + 4, c1);
-    _mm256_storeu_pd(c + 8, c2);
-    _mm256_storeu_pd(c + 12, c3);
+#define XS_SQUARES_AVX2(NAME, ITEMSIZE, LOAD) \
+__attribute__((target("avx2,fma"))) \
+static void NAME(const char *x, ptrdiff_t groups, double scale, double *s, double *c) \
+{ \
+    const __m256d k = _mm256_set1_pd(scale); \
+    __m256d s0 = A2_LOAD(s), s1 = A2_LOAD(s + 4), s2 = A2_LOAD(s + 8), s3 = A2_LOAD(s + 12); \
+    __m256d c0 = A2_LOAD(c), c1 = A2_LOAD(c + 4), c2 = A2_LOAD(c + 8), c3 = A2_LOAD(c + 12); \
+    for (ptrdiff_t g = 0; g < groups;) { \
+        ptrdiff_t end = groups - g < XS_SQUARES_BLOCK ? groups : g + XS_SQUARES_BLOCK; \
+        for (; g < end; g++, x += (ITEMSIZE) * XS_SQUARES_LANES) { \
+            __m256d v0 = A2_MUL(LOAD(x), k), v1 = A2_MUL(LOAD(x + 4 * (ITEMSIZE)), k); \
+            __m256d v2 = A2_MUL(LOAD(x + 8 * (ITEMSIZE)), k); \
+            __m256d v3 = A2_MUL(LOAD(x + 12 * (ITEMSIZE)), k); \
+            XS_SQ_TERM(__m256d, A2_ADD, A2_SUB, A2_MUL, A2_FMSUB, s0, c0, v0); \
+            XS_SQ_TERM(__m256d, A2_ADD, A2_SUB, A2_MUL, A2_FMSUB, s1, c1, v1); \
+            XS_SQ_TERM(__m256d, A2_ADD, A2_SUB, A2_MUL, A2_FMSUB, s2, c2, v2); \
+            XS_SQ_TERM(__m256d, A2_ADD, A2_SUB, A2_MUL, A2_FMSUB, s3, c3, v3); \
+        } \
+        XS_SQ_FOLD(__m256d, A2_ADD, A2_SUB, s0, c0); \
+        XS_SQ_FOLD(__m256d, A2_ADD, A2_SUB, s1, c1); \
+        XS_SQ_FOLD(__m256d, A2_ADD, A2_SUB, s2, c2); \
+        XS_SQ_FOLD(__m256d, A2_ADD, A2_SUB, s3, c3); \
+    } \
+    _mm256_storeu_pd(s, s0); \
+    _mm256_storeu_pd(s + 4, s1); \
+    _mm256_storeu_pd(s + 8, s2); \
+    _mm256_storeu_pd(s + 12, s3); \
+    _mm256_storeu_pd(c, c0); \
+    _mm256_storeu_pd(c + 4, c1); \
+    _mm256_storeu_pd(c + 8, c2); \
+    _mm256_storeu_pd(c + 12, c3); \
 }
+XS_SQUARES_AVX2(squares_avx2_f64, 8, A2_LOAD)
+XS_SQUARES_AVX2(squares_avx2_f32, 4, A2_LOAD_F32)
 #endif
 
-/* The kernel for this CPU, chosen once; XSUMUFUNC_KERNEL caps it
+/* The kernels of one instruction set, for float64 and float32 terms. */
+typedef struct {
+    xs_squares_kernel f64, f32;
+} xs_squares_kernels;
+
+/* The kernels for this CPU, chosen once; XSUMUFUNC_KERNEL caps them
  * (src/xs_kernel.h: generic and sse2 take the generic C loop). */
-static xs_squares_kernel pick_kernel(void)
+static const xs_squares_kernels *pick_kernels(void)
 {
-    static _Atomic int chosen = -1;         /* -1: not yet; else 0, 1, 2 */
+    static const xs_squares_kernels generic = {squares_generic_f64, squares_generic_f32};
 #ifdef XS_SQUARES_X86
-    static const xs_squares_kernel kernels[3] = {squares_generic, squares_avx2, squares_avx512};
-#else
-    static const xs_squares_kernel kernels[1] = {squares_generic};
+    static const xs_squares_kernels avx2 = {squares_avx2_f64, squares_avx2_f32};
+    static const xs_squares_kernels avx512 = {squares_avx512_f64, squares_avx512_f32};
 #endif
-    int k = atomic_load(&chosen);
-    if (k < 0) {
-        k = 0;
-#ifdef XS_SQUARES_X86
-        __builtin_cpu_init();
-        int has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-        xs_kernel_cap cap = xs_kernel_forced();
-        k = __builtin_cpu_supports("avx512f") && cap >= XS_KERNEL_AVX512VBMI ? 2
-            : has_avx2 && cap >= XS_KERNEL_AVX2 ? 1 : 0;
-#endif
-        atomic_store(&chosen, k);
+    static const xs_squares_kernels *_Atomic chosen = NULL;
+    const xs_squares_kernels *k = atomic_load(&chosen);
+    if (k != NULL) {
+        return k;
     }
-    return kernels[k];
+    k = &generic;
+#ifdef XS_SQUARES_X86
+    __builtin_cpu_init();
+    xs_kernel_cap cap = xs_kernel_forced();
+    if (__builtin_cpu_supports("avx512f") && cap >= XS_KERNEL_AVX512VBMI) {
+        k = &avx512;
+    }
+    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+             cap >= XS_KERNEL_AVX2) {
+        k = &avx2;
+    }
+#endif
+    atomic_store(&chosen, k);
+    return k;
 }
 
 /* Steps 3 and 4: the lanes merged into hi + lo, and the bound. */
@@ -286,19 +333,26 @@ static void merge_lanes(const double *s, const double *c, ptrdiff_t n, double *h
              ((double)n + 2 * lanes) * XS_SQUARES_TINY_ERR;
 }
 
-int xs_dot_squares_sum(const char *x, ptrdiff_t n, double scale, double *hi, double *lo,
-                       double *bound)
+int xs_dot_squares_sum(const char *x, ptrdiff_t n, int itemsize, double scale, double *hi,
+                       double *lo, double *bound)
 {
-    if (n <= 0 || n > XS_SQUARES_MAX_TERMS) {
+    if (n <= 0 || n > XS_SQUARES_MAX_TERMS || (itemsize != 8 && itemsize != 4)) {
         return 0;
     }
-    xs_squares_kernel kernel = pick_kernel();
+    const xs_squares_kernels *kernels = pick_kernels();
+    xs_squares_kernel kernel = itemsize == 8 ? kernels->f64 : kernels->f32;
     fexcept_t flags;
     fegetexceptflag(&flags, FE_ALL_EXCEPT);
 #ifdef XS_HAVE_MXCSR
-    /* Step 4: flush-to-zero and denormals-are-zero while the lanes run. */
+    /* Step 4: flush-to-zero and denormals-are-zero while the lanes run
+     * (float64 terms only: float32 squares are never subnormal doubles, and
+     * DAZ would read a subnormal float32 as 0); denormals-are-zero only
+     * when the scale does not enlarge the terms (it reads a subnormal
+     * term as 0 before the scaling). */
     unsigned csr = _mm_getcsr();
-    _mm_setcsr(csr | XS_MXCSR_FTZ | XS_MXCSR_DAZ);
+    if (itemsize == 8) {
+        _mm_setcsr(csr | XS_MXCSR_FTZ | (scale <= 1.0 ? XS_MXCSR_DAZ : 0u));
+    }
 #define XS_SQUARES_MODE_BACK() _mm_setcsr(csr)
 #else
 #define XS_SQUARES_MODE_BACK() ((void)0)
@@ -312,13 +366,13 @@ int xs_dot_squares_sum(const char *x, ptrdiff_t n, double scale, double *hi, dou
             return 0;
         }
         ptrdiff_t k = groups - g < XS_SQUARES_CHUNK_GROUPS ? groups - g : XS_SQUARES_CHUNK_GROUPS;
-        kernel(x + 8 * XS_SQUARES_LANES * g, k, scale, s, c);
+        kernel(x + itemsize * XS_SQUARES_LANES * g, k, scale, s, c);
     }
     ptrdiff_t rest = n - groups * XS_SQUARES_LANES;
     if (rest > 0) {
         /* The last, partial group, padded with zeros (they add nothing). */
-        double tail[XS_SQUARES_LANES] = {0.0};
-        memcpy(tail, x + 8 * XS_SQUARES_LANES * groups, (size_t)rest * sizeof tail[0]);
+        double tail[XS_SQUARES_LANES] = {0.0};       /* room for 16 of either */
+        memcpy(tail, x + itemsize * XS_SQUARES_LANES * groups, (size_t)(rest * itemsize));
         kernel((const char *)tail, 1, scale, s, c);
     }
     XS_SQUARES_MODE_BACK();
@@ -331,10 +385,11 @@ int xs_dot_squares_sum(const char *x, ptrdiff_t n, double scale, double *hi, dou
     return in_range;
 }
 
-int xs_dot_squares_round(const char *x, ptrdiff_t n, const xs_format *fmt, double *out)
+int xs_dot_squares_round(const char *x, ptrdiff_t n, int itemsize, const xs_format *fmt,
+                         double *out)
 {
     double hi, lo, bound;
-    if (!xs_dot_squares_sum(x, n, 1.0, &hi, &lo, &bound)) {
+    if (!xs_dot_squares_sum(x, n, itemsize, 1.0, &hi, &lo, &bound)) {
         return 0;
     }
     fexcept_t flags;

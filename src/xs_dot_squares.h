@@ -15,13 +15,15 @@
  * two-double path of xs_loops.c already handle them quickly). */
 #define XS_DOT_SQUARES_MIN_TERMS 256
 
-/* 1, and the sum of x[i]^2 for i < n (x: n contiguous float64 values, any
- * alignment) correctly rounded into fmt in *out, when the approximation
+/* 1, and the sum of x[i]^2 for i < n (x: n contiguous float64 values,
+ * itemsize 8, or float32 values, itemsize 4, any alignment) correctly
+ * rounded into fmt in *out, when the approximation
  * decides it; 0 otherwise (a result near a rounding boundary or a tie, a
  * zero, tiny, subnormal or overflowing result, Inf or NaN terms, values out
  * of the safe range, an interrupt: the caller checks xs_stopped()).  Leaves
  * the floating-point exception flags as they were. */
-int xs_dot_squares_round(const char *x, ptrdiff_t n, const xs_format *fmt, double *out);
+int xs_dot_squares_round(const char *x, ptrdiff_t n, int itemsize, const xs_format *fmt,
+                         double *out);
 
 /* The approximation itself, of the squares of x[i] * scale (scale a power
  * of two): 1, and |sum of (x[i] scale)^2 - (*hi + *lo)| <= *bound, when
@@ -29,7 +31,7 @@ int xs_dot_squares_round(const char *x, ptrdiff_t n, const xs_format *fmt, doubl
  * is also what xs_running_of takes); 0 otherwise (Inf, NaN, overflow, an
  * interrupt).  The 2-norm of long rows (xs_norm.c) takes its root from it.
  * Leaves the exception flags as they were. */
-int xs_dot_squares_sum(const char *x, ptrdiff_t n, double scale, double *hi, double *lo,
-                       double *bound);
+int xs_dot_squares_sum(const char *x, ptrdiff_t n, int itemsize, double scale, double *hi,
+                       double *lo, double *bound);
 
 #endif

@@ -523,7 +523,11 @@ static inline int xs_dot_short_add_float64(double *hi, double *lo, double *err, 
 #define XS_DOT_TAKES_SQUARES_FLOAT64(n, step_a, step_b) \
     ((step_a) == 8 && (step_b) == 8 && (n) >= XS_DOT_SQUARES_MIN_TERMS)
 #define XS_DOT_SQUARES_FLOAT64(a, b, n, fmt, out) \
-    ((a) == (b) && xs_dot_squares_round((a), (n), (fmt), (out)))
+    ((a) == (b) && xs_dot_squares_round((a), (n), 8, (fmt), (out)))
+#define XS_DOT_TAKES_SQUARES_FLOAT32(n, step_a, step_b) \
+    ((step_a) == 4 && (step_b) == 4 && (n) >= XS_DOT_SQUARES_MIN_TERMS)
+#define XS_DOT_SQUARES_FLOAT32(a, b, n, fmt, out) \
+    ((a) == (b) && xs_dot_squares_round((a), (n), 4, (fmt), (out)))
 #define XS_DOT_NO_SQUARES(a, b, n, fmt, out) 0
 #define XS_DOT_TAKES_NONE(n, step_a, step_b) 0
 _Static_assert(XS_DOT_CELLS_MIN_TERMS >= XS_LARGE_MIN_TERMS,
@@ -643,16 +647,12 @@ static void xs_dot_rows_##IN(char **args, const npy_intp *dimensions, const npy_
     /* Rows the cells take are faster there than in two doubles. */ \
     int short_rows = target != NULL && n <= XS_DOT_SHORT_MAX && \
                      !TAKES_WINDOW(n, steps[3], steps[4]); \
-    /* Long rows of squares (a row dotted with itself): rarely undecided. */ \
-    int square_rows = target != NULL && !short_rows && TAKES_SQUARES(n, steps[3], steps[4]); \
+    /* Rows of squares (a row dotted with itself): rarely undecided; tried \
+     * first. */ \
+    int square_rows = target != NULL && TAKES_SQUARES(n, steps[3], steps[4]); \
     ptrdiff_t work = 0; \
     for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, n); i++) { \
         double quick; \
-        if (short_rows && xs_dot_short_##IN(args[0] + i * steps[0], args[1] + i * steps[1], \
-                                            n, steps[3], steps[4], target->format, &quick)) { \
-            XS_STORE(target, args[2] + i * steps[2], quick); \
-            continue; \
-        } \
         if (square_rows && SQUARES(args[0] + i * steps[0], args[1] + i * steps[1], n, \
                                    target->format, &quick)) { \
             XS_STORE(target, args[2] + i * steps[2], quick); \
@@ -660,6 +660,11 @@ static void xs_dot_rows_##IN(char **args, const npy_intp *dimensions, const npy_
         } \
         if (xs_stopped()) { \
             break;                 /* interrupted while trying the squares */ \
+        } \
+        if (short_rows && xs_dot_short_##IN(args[0] + i * steps[0], args[1] + i * steps[1], \
+                                            n, steps[3], steps[4], target->format, &quick)) { \
+            XS_STORE(target, args[2] + i * steps[2], quick); \
+            continue; \
         } \
         xs_dot acc; \
         xs_dot_compute_##IN(&acc, &large, job, args[0] + i * steps[0], \
@@ -696,7 +701,7 @@ void xs_dot_state_##IN(char **args, const npy_intp *dimensions, const npy_intp *
 XS_DOT_LOOP(float64, xs_dot_add_float64, xs_dot_short_add_float64, XS_DOT_WINDOW_FLOAT64,
             XS_DOT_TAKES_CELLS, XS_DOT_TAKES_SQUARES_FLOAT64, XS_DOT_SQUARES_FLOAT64, XS_FMA_CLONES)
 XS_DOT_LOOP(float32, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, \
-            XS_DOT_TAKES_NONE, XS_DOT_NO_SQUARES, )
+            XS_DOT_TAKES_SQUARES_FLOAT32, XS_DOT_SQUARES_FLOAT32, )
 XS_DOT_LOOP(float16, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, \
             XS_DOT_TAKES_NONE, XS_DOT_NO_SQUARES, )
 XS_DOT_LOOP(bfloat16, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, \

@@ -36,7 +36,7 @@
  *    when its exponent stays in the normal range; subnormal and overflowing
  *    norms are left to the caller.
  *
- * Contiguous float64 rows of XS_NORM_SQUARES_MIN_TERMS terms or more, of
+ * Contiguous float64 and float32 rows of XS_NORM_SQUARES_MIN_TERMS terms or more, of
  * any length, take the SIMD two-double sum of squares of exact_dot(x, x)
  * (xs_dot_squares.c: a bound of about 2^-80 of the sum at 10^6 terms,
  * blocks folded so that it grows as n, not n^2) for step 3: first
@@ -155,7 +155,7 @@ static int norm_row_float64(const char *p, npy_intp stride, npy_intp n, double *
      * left its range. */
     int squares = stride == (npy_intp)sizeof(double) && n >= XS_NORM_SQUARES_MIN_TERMS;
     double hi = 0.0, lo, bound;
-    int summed = squares && xs_dot_squares_sum(p, n, 1.0, &hi, &lo, &bound);
+    int summed = squares && xs_dot_squares_sum(p, n, 8, 1.0, &hi, &lo, &bound);
     if (summed && xs_root_decide(hi, lo, bound, &xs_format_float64, out)) {
         return 1;
     }
@@ -192,7 +192,7 @@ static int norm_row_float64(const char *p, npy_intp stride, npy_intp n, double *
     }
     double scale = xs_bits_double((uint64_t)scale_biased << XS_NORM_F64_FRACTION);
     if (squares) {
-        if (!xs_dot_squares_sum(p, n, scale, &hi, &lo, &bound)) {
+        if (!xs_dot_squares_sum(p, n, 8, scale, &hi, &lo, &bound)) {
             return 0;
         }
     }
@@ -218,6 +218,15 @@ static int norm_row_float64(const char *p, npy_intp stride, npy_intp n, double *
 
 static int norm_row_float32(const char *p, npy_intp stride, npy_intp n, float *out)
 {
+    if (stride == (npy_intp)sizeof(float) && n >= XS_NORM_SQUARES_MIN_TERMS) {
+        /* Long contiguous rows: the SIMD sum of squares, no scale needed. */
+        double hi, lo, bound, root;
+        if (xs_dot_squares_sum(p, n, 4, 1.0, &hi, &lo, &bound) &&
+                xs_root_decide(hi, lo, bound, &xs_format_float32, &root)) {
+            *out = (float)root;                        /* exact: a float32 value */
+            return 1;
+        }
+    }
     if (n > XS_NORM_MAX_TERMS) {
         return 0;
     }

@@ -16,13 +16,15 @@
 
 #include <numpy/npy_common.h>
 
+#include "xs_dot_squares.h"
+
 /* Longest row the scalar loop sums (the error bound of its sum of squares
  * grows as n^2: at 2^15 terms it is below 2^-71 of the sum, far inside the
  * 2^-52 that the decision needs); longer rows are faster on the exact
- * paths.  Contiguous float64 rows from XS_NORM_SQUARES_MIN_TERMS terms on,
+ * paths.  Contiguous float64 and float32 rows from XS_NORM_SQUARES_MIN_TERMS terms on,
  * of any length, take the SIMD sum of squares (xs_dot_squares.h) first. */
 #define XS_NORM_MAX_TERMS ((npy_intp)1 << 15)
-#define XS_NORM_SQUARES_MIN_TERMS ((npy_intp)1 << 10)
+#define XS_NORM_SQUARES_MIN_TERMS XS_DOT_SQUARES_MIN_TERMS
 
 void xs_norm_float64(char **args, const npy_intp *dimensions, const npy_intp *steps,
                      void *data);

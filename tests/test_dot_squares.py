@@ -1,6 +1,6 @@
 """Sums of squares, exact_dot(x, x), against the oracle (src/xs_dot_squares.c).
 
-A contiguous float64 row of XS_DOT_SQUARES_MIN_TERMS (256) terms or more,
+A contiguous float64 or float32 row of XS_DOT_SQUARES_MIN_TERMS (256) terms or more,
 dotted with itself (the same memory and stride), is first summed as a
 two-double approximation with a proven error bound, in 16 lanes folded every
 1024 terms per lane (16384 terms), in chunks of 2^18 terms between interrupt
@@ -102,6 +102,31 @@ def _row(name, length):
 def _expected(name, length, target=FLOAT64):
     x = _row(name, length)
     return exact_dot_oracle(x, x, target)
+
+
+def _row32(name, length):
+    with np.errstate(all="ignore"):
+        return _row(name, length).astype(np.float32)
+
+
+@functools.cache
+def _expected32(name, length):
+    x = _row32(name, length)
+    return exact_dot_oracle(x, x, np.dtype(np.float32))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_float32_rows(name):
+    # float32 rows take the same lanes (widened exactly: their squares are
+    # exact doubles): every length around the thresholds, rounded into
+    # float32 (the default) and float64.
+    with np.errstate(all="ignore"):
+        for n in [255, 256, 1023, 1024, 1025, 16384 + 1, 2 * 16384 + 7]:
+            x = _row32(name, n)
+            assert_same(xs.exact_dot(x, x), _expected32(name, n), f"{name}[:{n}]")
+        x = _row32(name, 3000)
+        assert_same(xs.exact_dot(x, x, dtype=np.float64), exact_dot_oracle(x, x, FLOAT64),
+                    f"{name} -> float64")
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -220,8 +245,10 @@ def test_every_kernel_in_a_child_process(kernel, tmp_path):
             for name in {sorted(CASES)!r}:
                 x = cases[name]
                 rows = [np.resize(x, n) for n in {lengths!r}]       # repeated when longer
+                r32 = np.resize(x, 5000).astype(np.float32)
                 print(name, *[float(xs.exact_dot(r, r)).hex() for r in rows],
-                      float(xs.exact_dot(x[:3000], x[:3000], dtype=np.float32)).hex())
+                      float(xs.exact_dot(x[:3000], x[:3000], dtype=np.float32)).hex(),
+                      float(xs.exact_dot(r32, r32)).hex())
             x = np.resize(cases["lognormal"], {LENGTHS[-1]})
             print(float(xs.exact_dot(x, x)).hex())
     """)
@@ -229,6 +256,7 @@ def test_every_kernel_in_a_child_process(kernel, tmp_path):
     for line, name in zip(lines, sorted(CASES)):
         expected = [float(_expected(name, n)).hex() for n in lengths]
         expected.append(float(_expected(name, 3000, np.dtype(np.float32))).hex())
+        expected.append(float(_expected32(name, 5000)).hex())
         assert line.split() == [name] + expected, (kernel, name)
     assert lines[len(CASES)] == float(_expected("lognormal", LENGTHS[-1])).hex(), kernel
 

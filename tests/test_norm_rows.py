@@ -22,7 +22,7 @@ from xsumufunc._ufuncs import _norm_rows_ufunc
 #: src/xs_norm.h); contiguous float64 rows from SQUARES_MIN_TERMS on, of any
 #: length, take the SIMD sum of squares first (XS_NORM_SQUARES_MIN_TERMS).
 MAX_TERMS = 1 << 15
-SQUARES_MIN_TERMS = 1 << 10
+SQUARES_MIN_TERMS = 256
 
 
 def _check_rows(x, norms, decided):
@@ -155,7 +155,7 @@ def test_flags_of_the_loop_do_not_leak():
 
 
 @pytest.mark.parametrize("dtype", [FLOAT64, FLOAT32])
-def test_rows_beyond_the_longest_are_left_unless_contiguous_float64(dtype):
+def test_rows_beyond_the_longest_are_left_unless_contiguous(dtype):
     x = np.zeros((1, 2 * (MAX_TERMS + 1)), dtype)
     x[0, -1] = 3.0
     x[0, -2] = 0.5
@@ -165,14 +165,14 @@ def test_rows_beyond_the_longest_are_left_unless_contiguous_float64(dtype):
     norms, decided = _norm_rows_ufunc(strided[:, 1:])    # the longest summed term by term
     assert decided[0]
     assert_rounded_sqrt(norms[0], exact_square_sum(strided[0, 1:]), dtype)
-    norms, decided = _norm_rows_ufunc(x)                 # contiguous
-    assert decided[0] == (dtype == FLOAT64)
-    if decided[0]:
-        assert_rounded_sqrt(norms[0], exact_square_sum(x[0]), dtype)
+    norms, decided = _norm_rows_ufunc(x)                 # contiguous: any length
+    assert decided[0]
+    assert_rounded_sqrt(norms[0], exact_square_sum(x[0]), dtype)
 
 
 @pytest.mark.parametrize("kind", ["normal", "lognormal", "wide", "tiny", "huge", "exact",
-                                  "subnormal", "nan", "inf"])
+                                  "subnormal", "nan", "inf", "f32_normal", "f32_lognormal",
+                                  "f32_subnormal", "f32_tie", "subnormal_most"])
 @pytest.mark.parametrize("n", [SQUARES_MIN_TERMS - 1, SQUARES_MIN_TERMS, 5000, MAX_TERMS + 7,
                                100_003])
 def test_long_contiguous_rows_through_the_sum_of_squares(kind, n):
@@ -181,7 +181,17 @@ def test_long_contiguous_rows_through_the_sum_of_squares(kind, n):
     a root on a midpoint), each decided norm the correctly rounded root of
     the exact sum of squares; vector_norm gives the same bits either way."""
     rng = np.random.default_rng(n)
-    if kind == "normal":
+    dtype = FLOAT32 if kind.startswith("f32_") else FLOAT64
+    if kind == "f32_normal":
+        x = rng.standard_normal(n).astype(np.float32)
+    elif kind == "f32_lognormal":
+        x = (rng.lognormal(0.0, 3.0, n) * rng.choice([-1.0, 1.0], n)).astype(np.float32)
+    elif kind == "f32_subnormal":
+        x = (rng.standard_normal(n) * 2.0**-135).astype(np.float32)     # subnormal float32s
+    elif kind == "f32_tie":
+        x = np.zeros(n, np.float32)                      # squares 2^24 + 1: the root a
+        x[0], x[1] = 2.0**12, 1.0                        # quarter ulp above 2^12
+    elif kind == "normal":
         x = rng.standard_normal(n)
     elif kind == "lognormal":
         x = rng.lognormal(0.0, 3.0, n) * rng.choice([-1.0, 1.0], n)
@@ -194,6 +204,11 @@ def test_long_contiguous_rows_through_the_sum_of_squares(kind, n):
     elif kind == "subnormal":
         x = rng.standard_normal(n) * 2.0**-1060          # subnormal values, norm too
         x[7] = 2.0**-1000
+    elif kind == "subnormal_most":
+        # Subnormal values beside one normal one: scaled up to be summed (a
+        # scale that must not read them as 0 first: the fuzz found it).
+        x = rng.integers(1, 2**40, n) * 5e-324
+        x[n // 3] = 2.0**-1022
     elif kind in ("nan", "inf"):
         x = rng.standard_normal(n) * 2.0**300
         x[n // 2] = np.nan if kind == "nan" else -np.inf
@@ -204,7 +219,8 @@ def test_long_contiguous_rows_through_the_sum_of_squares(kind, n):
     with np.errstate(all="ignore"):
         norms, decided = _norm_rows_ufunc(x[np.newaxis])
         got = xp.linalg.vector_norm(x)
-    if kind in ("normal", "lognormal", "wide", "huge", "nan", "inf") and n >= SQUARES_MIN_TERMS:
+    if kind in ("normal", "lognormal", "wide", "huge", "nan", "inf", "f32_normal",
+                "f32_lognormal") and n >= SQUARES_MIN_TERMS:
         assert decided[0]
     if kind in ("nan", "inf"):
         expected = np.float64(np.nan if kind == "nan" else np.inf)
@@ -213,8 +229,8 @@ def test_long_contiguous_rows_through_the_sum_of_squares(kind, n):
             assert_same(norms[0], expected)
         return
     if decided[0]:
-        assert_rounded_sqrt(norms[0], exact_square_sum(x), FLOAT64)
-    assert_rounded_sqrt(got, exact_square_sum(x), FLOAT64)
+        assert_rounded_sqrt(norms[0], exact_square_sum(x), dtype)
+    assert_rounded_sqrt(got, exact_square_sum(x), dtype)
 
 
 @pytest.mark.parametrize("dtype", [FLOAT64, FLOAT32])
