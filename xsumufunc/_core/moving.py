@@ -102,7 +102,8 @@ def moving_variance(func_name, a, window, axis, min_count, ddof, std):
     values = dtypes.float64_parts(rows, split=False)
     if values is not None and result in moments.LOOP_RESULTS:
         decided = np.empty(rows.shape, bool)
-        _moving_var_ufunc(values[0], window, min_count, moments.loop_ddof(ddof), std, out=(out, decided),
+        _moving_var_ufunc(values[0], window, min_count, moments.loop_ddof(ddof), std,
+                          out=(out, decided),
                           signature=(_F64, _I64, _I64, _I64, np.dtype(bool), result,
                                      np.dtype(bool)))
         todo = np.argwhere(~decided)

@@ -55,8 +55,8 @@ from .rational import sqrt_rational
 _F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
 
 #: Rows longer than this that the compiled loop leaves (it decides long
-#: contiguous float64 rows from a SIMD sum of squares, and sums no longer
-#: rows one term at a time: src/xs_norm.h) go to the exact integer root
+#: contiguous float64 and float32 rows from a SIMD sum of squares, and sums
+#: no longer rows one term at a time: src/xs_norm.h) go to the exact integer root
 #: (one dot state each, no copy of the row); shorter rows are extended by
 #: three terms (a copy) for the vectorized proof.
 LONG_ROW_TERMS = 1 << 15
