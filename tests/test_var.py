@@ -113,16 +113,16 @@ def test_short_rows_in_the_compiled_loop_and_as_moments_agree(std, data, ddof, s
 
 def test_many_short_rows_and_the_longest_the_loop_takes():
     """Rows decided by the compiled loop (normal data, a large offset mean,
-    constant rows) and rows it leaves (values beyond its range, ties of the
-    exact path), at and beyond moments.ROW_LOOP_TERMS, each against the
-    oracle."""
+    constant rows) and rows it leaves to the exact moments (a value above
+    its range, one below it), at and beyond moments.ROW_LOOP_TERMS, each
+    against the oracle."""
     rng = np.random.default_rng(26)
     n = _moments.ROW_LOOP_TERMS
     x = rng.standard_normal((6, n + 1))
     x[1] += 1e8
     x[2] = 0.75
     x[3, 5] = 1e300
-    x[4, :2] = [1.0, 2.0]
+    x[4, 1] = 2.0**-500
     for cols in (n, n + 1, 3):
         got = xs.exact_var(x[:, :cols], axis=1, ddof=1)
         std = xs.exact_std(x[:, :cols], axis=1)
