@@ -1,11 +1,10 @@
 /* Fixed-grid cells for contiguous float64 runs (see xs_cells.h). */
 #include "xs_cells.h"
-#include "xs_kernel.h"
+#include "xs_cpu.h"
 #include "xs_running.h"
 
 #include <fenv.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -66,7 +65,7 @@ static inline float bf16_to_float(uint16_t b)
 #include "xs_cells_instances.h"
 #include "xs_cells_isa_end.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef XS_CPU_X86
 #define XS_CELLS_X86 1
 #include <immintrin.h>
 
@@ -131,7 +130,7 @@ static inline __m128d bf16x2_sse2(const uint16_t *x)
 #include "xs_cells_isa_end.h"
 
 /* AVX2: 4-double vectors, 2 chains. */
-#define XS_CK_TARGET __attribute__((target("avx2")))
+#define XS_CK_TARGET XS_TARGET_AVX2
 #define XS_CK_V __m256d
 #define XS_CK_VW 4
 #define XS_CK_CHAINS 2
@@ -176,7 +175,7 @@ static inline __m128d bf16x2_sse2(const uint16_t *x)
 
 /* AVX-512F: 8-double vectors, 2 chains; the range in integer registers
  * (unsigned 64-bit min/max), beside the floating-point adds. */
-#define XS_CK_TARGET __attribute__((target("avx512f")))
+#define XS_CK_TARGET XS_TARGET_AVX512
 #define XS_CK_V __m512d
 #define XS_CK_VW 8
 #define XS_CK_CHAINS 2
@@ -222,8 +221,8 @@ typedef struct {
     {NULL, cells_f32_##ISA##_1, cells_f32_##ISA##_2, cells_f32_##ISA##_3, cells_f32_##ISA##_4}, \
     {NULL, cells_bf16_##ISA##_1, cells_bf16_##ISA##_2, cells_bf16_##ISA##_3, cells_bf16_##ISA##_4}}
 
-/* The kernels for this CPU, chosen once.  XSUMUFUNC_KERNEL caps the set
- * (src/xs_kernel.h; the tests force each). */
+/* The kernels of each level (src/xs_cpu.h picks; XSUMUFUNC_KERNEL caps it
+ * and the tests force each). */
 static const xs_cells_set *pick_kernels(void)
 {
     static const xs_cells_set generic = XS_CELLS_SET(generic);
@@ -232,25 +231,13 @@ static const xs_cells_set *pick_kernels(void)
     static const xs_cells_set avx2 = XS_CELLS_SET(avx2);
     static const xs_cells_set avx512 = XS_CELLS_SET(avx512);
 #endif
-    /* Atomic: threads may pick at the same time (they pick the same set). */
-    static const xs_cells_set *_Atomic chosen = NULL;
-    const xs_cells_set *known = atomic_load(&chosen);
-    if (known) {
-        return known;
-    }
-    xs_kernel_cap cap = xs_kernel_forced();
-    const xs_cells_set *k = &generic;
+    static const void *const variants[XS_ISA_COUNT] = {
+        [XS_ISA_GENERIC] = &generic,
 #ifdef XS_CELLS_X86
-    __builtin_cpu_init();
-    int has_avx2 = __builtin_cpu_supports("avx2"), has_avx512 = __builtin_cpu_supports("avx512f");
-    k = has_avx512 && cap >= XS_KERNEL_AVX512VBMI ? &avx512
-        : has_avx2 && cap >= XS_KERNEL_AVX2 ? &avx2 : &sse2;
+        [XS_ISA_SSE2] = &sse2, [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
 #endif
-    if (cap == XS_KERNEL_GENERIC) {
-        k = &generic;
-    }
-    atomic_store(&chosen, k);
-    return k;
+    };
+    return xs_cpu_pick(variants);
 }
 
 

@@ -29,16 +29,15 @@
  * adds four at a time into 32-bit lanes: two instructions per plane and 64
  * codes, against five for the biased form (e5m2: 4 planes instead of 5).
  *
- * XSUMUFUNC_KERNEL=generic, sse2 or avx2 turns this path off, avx512vbmi
+ * XSUMUFUNC_KERNEL=generic, sse2, avx2 or avx512 turns this path off, avx512vbmi
  * keeps the biased form only (the tests run the codes every way); it also
  * needs a CPU with AVX-512 VBMI (and VNNI for the signed form).
  */
 #include "xs_codes.h"
-#include "xs_kernel.h"
+#include "xs_cpu.h"
 
 #include <limits.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,14 +157,14 @@ void xs_code_fixed_init(xs_code_format *f)
     signed_init(f);
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef XS_CPU_X86
 #define XS_CODES_FIXED_X86 1
 #include <immintrin.h>
 
 /* The sum k of m codes (m a multiple of 64) through the biased planes into
  * *sum_k; returns non-zero when a flagged code (NaN or Inf) was seen.  P is
  * a constant in each instance below, so the loops over planes unroll. */
-__attribute__((target("avx512f,avx512bw,avx512vbmi"), always_inline))
+XS_TARGET_AVX512VBMI __attribute__((always_inline))
 static inline int planes_vbmi(const xs_code_format *f, const unsigned char *p, ptrdiff_t m,
                               int64_t *sum_k, const int P)
 {
@@ -205,7 +204,7 @@ static inline int planes_vbmi(const xs_code_format *f, const unsigned char *p, p
  * byte by the code's sign (+1 or -1) and adds groups of four into 32-bit
  * lanes (a block adds at most 2^20 / 16 * 255 to a lane).  ZERO80: code 128
  * is NaN, not -0 (the fnuz formats), and is looked for apart. */
-__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"), always_inline))
+XS_TARGET_AVX512VNNI __attribute__((always_inline))
 static inline int signed_vnni(const xs_code_format *f, const unsigned char *p, ptrdiff_t m,
                               int64_t *sum_k, const int P, const int ZERO80)
 {
@@ -245,7 +244,7 @@ static inline int signed_vnni(const xs_code_format *f, const unsigned char *p, p
 }
 
 #define XS_PLANES_INSTANCE(P) \
-    __attribute__((target("avx512f,avx512bw,avx512vbmi"))) \
+    XS_TARGET_AVX512VBMI \
     static int planes_vbmi_##P(const xs_code_format *f, const unsigned char *p, ptrdiff_t m, \
                                int64_t *sum_k) \
     { return planes_vbmi(f, p, m, sum_k, P); }
@@ -258,7 +257,7 @@ XS_PLANES_INSTANCE(6)
 #undef XS_PLANES_INSTANCE
 
 #define XS_SIGNED_INSTANCE(P, ZERO80) \
-    __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni"))) \
+    XS_TARGET_AVX512VNNI \
     static int signed_vnni_##P##_##ZERO80(const xs_code_format *f, const unsigned char *p, \
                                           ptrdiff_t m, int64_t *sum_k) \
     { return signed_vnni(f, p, m, sum_k, P, ZERO80); }
@@ -278,31 +277,6 @@ XS_SIGNED_INSTANCE(5, 1)
 typedef int (*xs_codes_kernel)(const xs_code_format *f, const unsigned char *p, ptrdiff_t m,
                                int64_t *sum_k);
 
-/* What this CPU runs (chosen once): 2, the signed planes where a format
- * has them (AVX-512 VBMI and VNNI), else the biased ones; 1, the biased
- * planes only (AVX-512 VBMI; XSUMUFUNC_KERNEL=avx512vbmi forces it); 0,
- * neither (XSUMUFUNC_KERNEL=generic, sse2 or avx2: the histogram). */
-static int pick_level(void)
-{
-#ifdef XS_CODES_FIXED_X86
-    static _Atomic int chosen = -1;
-    int level = atomic_load(&chosen);
-    if (level < 0) {
-        __builtin_cpu_init();
-        int vbmi = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                   __builtin_cpu_supports("avx512vbmi");
-        int vnni = __builtin_cpu_supports("avx512vnni");
-        xs_kernel_cap cap = xs_kernel_forced();
-        level = !vbmi || cap < XS_KERNEL_AVX512VBMI ? 0
-                : vnni && cap >= XS_KERNEL_BEST ? 2 : 1;
-        atomic_store(&chosen, level);
-    }
-    return level;
-#else
-    return 0;
-#endif
-}
-
 /* The kernel for format f on this CPU, or NULL. */
 static xs_codes_kernel pick_kernel(const xs_code_format *f)
 {
@@ -315,11 +289,13 @@ static xs_codes_kernel pick_kernel(const xs_code_format *f)
          signed_vnni_5_0},
         {NULL, signed_vnni_1_1, signed_vnni_2_1, signed_vnni_3_1, signed_vnni_4_1,
          signed_vnni_5_1}};
-    int level = pick_level();
-    if (level == 2 && f->signed_planes > 0) {
+    /* The signed planes where a format has them (AVX-512 VBMI and VNNI),
+     * else the biased ones (AVX-512 VBMI; XSUMUFUNC_KERNEL=avx512vbmi
+     * forces them); below that the histogram (src/xs_cpu.h). */
+    if (xs_cpu_allows(XS_ISA_AVX512VNNI) && f->signed_planes > 0) {
         return signed_planes[f->signed_nan128 ? 1 : 0][f->signed_planes];
     }
-    if (level >= 1 && f->fixed_planes > 0) {
+    if (xs_cpu_allows(XS_ISA_AVX512VBMI) && f->fixed_planes > 0) {
         return planes[f->fixed_planes];
     }
 #else

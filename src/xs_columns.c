@@ -25,9 +25,8 @@
  */
 #include "xs_columns.h"
 #include "xs_cells.h"
-#include "xs_kernel.h"
+#include "xs_cpu.h"
 
-#include <stdatomic.h>
 #include <fenv.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,8 +263,8 @@ XS_INLINE void strip_range(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, 
 #endif
 
 /* The same, K a constant in each instance, compiled for the baseline and,
- * on x86-64 with GCC or Clang, for AVX2 and AVX-512 too (picked once, under
- * XSUMUFUNC_KERNEL's cap: src/xs_kernel.h). */
+ * on x86-64 with GCC or Clang, for AVX2 and AVX-512 too (picked by
+ * src/xs_cpu.h, under XSUMUFUNC_KERNEL's cap). */
 #define XS_STRIP_BLOCK_TYPE(NAME, TARGET, ITEMSIZE) \
 TARGET static void NAME(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K, \
                         const double (*sigma)[XS_STRIP], xs_strip_block *b) \
@@ -285,10 +284,10 @@ TARGET static void NAME##_range(const char *q, ptrdiff_t rows, ptrdiff_t row_str
     XS_STRIP_BLOCK_TYPE(NAME##_f64, TARGET, 8) \
     XS_STRIP_BLOCK_TYPE(NAME##_f32, TARGET, 4)
 XS_STRIP_BLOCK(strip_block_generic, )
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef XS_CPU_X86
 #define XS_COLUMNS_X86 1
-XS_STRIP_BLOCK(strip_block_avx2, __attribute__((target("avx2"))))
-XS_STRIP_BLOCK(strip_block_avx512, __attribute__((target("avx512f"))))
+XS_STRIP_BLOCK(strip_block_avx2, XS_TARGET_AVX2)
+XS_STRIP_BLOCK(strip_block_avx512, XS_TARGET_AVX512)
 #endif
 
 typedef void (*xs_strip_kernel)(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K,
@@ -310,24 +309,13 @@ static const xs_strip_kernels *pick_strip_kernels(void)
     static const xs_strip_kernels avx512 = {strip_block_avx512_f64, strip_block_avx512_f32,
                                                    strip_block_avx512_f64_range, strip_block_avx512_f32_range};
 #endif
-    static const xs_strip_kernels *_Atomic chosen = NULL;
-    const xs_strip_kernels *k = atomic_load(&chosen);
-    if (k != NULL) {
-        return k;
-    }
-    k = &generic;
+    static const void *const variants[XS_ISA_COUNT] = {
+        [XS_ISA_GENERIC] = &generic,
 #ifdef XS_COLUMNS_X86
-    xs_kernel_cap cap = xs_kernel_forced();
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && cap >= XS_KERNEL_AVX512VBMI) {
-        k = &avx512;
-    }
-    else if (__builtin_cpu_supports("avx2") && cap >= XS_KERNEL_AVX2) {
-        k = &avx2;
-    }
+        [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
 #endif
-    atomic_store(&chosen, k);
-    return k;
+    };
+    return xs_cpu_pick(variants);
 }
 
 /* Column k of strip s (column j of the group) takes window w's top with the

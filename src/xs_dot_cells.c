@@ -1,10 +1,9 @@
 /* Exact float64 dot products on the fixed grid of cells (see xs_dot_cells.h). */
 #include "xs_dot_cells.h"
 #include "xs_cells.h"
-#include "xs_kernel.h"
+#include "xs_cpu.h"
 
 #include <fenv.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -35,13 +34,13 @@ static inline int xs_dot_cells_fits(const xs_cells_window *w, const xs_dot_cells
 typedef int (*xs_dot_cells_kernel)(const char *a, const char *b, int terms, double *lanes,
                                    const xs_cells_window *w, xs_dot_cells_range *range);
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef XS_CPU_X86
 #define XS_DOT_CELLS_X86 1
 #include <immintrin.h>
 
 /* AVX2 with FMA: 4-double vectors, 2 chains; the range in floating point
  * (no unsigned 64-bit min/max), turned into bit patterns at the end. */
-#define XS_DK_TARGET __attribute__((target("avx2,fma")))
+#define XS_DK_TARGET XS_TARGET_AVX2
 #define XS_DK_V __m256d
 #define XS_DK_VW 4
 #define XS_DK_CHAINS 2
@@ -96,7 +95,7 @@ typedef int (*xs_dot_cells_kernel)(const char *a, const char *b, int terms, doub
 
 /* AVX-512F: 8-double vectors, 2 chains; the range on bit patterns in
  * integer registers (|x| - 1 turns 0 into the largest unsigned value). */
-#define XS_DK_TARGET __attribute__((target("avx512f")))
+#define XS_DK_TARGET XS_TARGET_AVX512
 #define XS_DK_V __m512d
 #define XS_DK_VW 8
 #define XS_DK_CHAINS 2
@@ -141,32 +140,20 @@ typedef struct {
     xs_dot_cells_kernel by_cells[XS_CELLS_GRID_MAX + 1];
 } xs_dot_cells_set;
 
-/* The kernels for this CPU (NULL: none), chosen once; XSUMUFUNC_KERNEL caps
- * them (src/xs_kernel.h; generic and sse2 have none: FMA is needed). */
+/* The kernels of each level (NULL: none; src/xs_cpu.h picks, under
+ * XSUMUFUNC_KERNEL's cap; generic and sse2 have none: FMA is needed). */
 static const xs_dot_cells_set *pick_kernels(void)
 {
-    static _Atomic int chosen = -1;         /* -1: not yet; else 0, 1, 2 */
 #ifdef XS_DOT_CELLS_X86
-    static const xs_dot_cells_set sets[3] = {
-        {{NULL}},
-        {{NULL, NULL, dot2_avx2, dot3_avx2, dot4_avx2, dot5_avx2}},
-        {{NULL, NULL, dot2_avx512, dot3_avx512, dot4_avx512, dot5_avx512}}};
+    static const xs_dot_cells_set avx2 = {{NULL, NULL, dot2_avx2, dot3_avx2, dot4_avx2, dot5_avx2}};
+    static const xs_dot_cells_set avx512 = {
+        {NULL, NULL, dot2_avx512, dot3_avx512, dot4_avx512, dot5_avx512}};
+    static const void *const variants[XS_ISA_COUNT] = {[XS_ISA_AVX2] = &avx2,
+                                                       [XS_ISA_AVX512] = &avx512};
 #else
-    static const xs_dot_cells_set sets[1] = {{{NULL}}};
+    static const void *const variants[XS_ISA_COUNT] = {NULL};
 #endif
-    int k = atomic_load(&chosen);
-    if (k < 0) {
-        k = 0;
-#ifdef XS_DOT_CELLS_X86
-        __builtin_cpu_init();
-        int has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-        xs_kernel_cap cap = xs_kernel_forced();
-        k = __builtin_cpu_supports("avx512f") && cap >= XS_KERNEL_AVX512VBMI ? 2
-            : has_avx2 && cap >= XS_KERNEL_AVX2 ? 1 : 0;
-#endif
-        atomic_store(&chosen, k);
-    }
-    return sets[k].by_cells[XS_DOT_CELLS_MIN] ? &sets[k] : NULL;
+    return xs_cpu_pick(variants);
 }
 
 int xs_dot_cells_available(void)

@@ -85,12 +85,11 @@
 
 #include <fenv.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "xs_fpenv.h"
-#include "xs_kernel.h"
+#include "xs_cpu.h"
 #include "xs_root.h"
 #include "xs_running.h"
 
@@ -176,7 +175,7 @@ static void squares_generic_f32(const char *x, ptrdiff_t groups, double scale, d
 
 /* ---- AVX2 with FMA, AVX-512 ---------------------------------------------- */
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef XS_CPU_X86
 #define XS_SQUARES_X86 1
 #include <immintrin.h>
 
@@ -211,7 +210,7 @@ static void squares_generic_f32(const char *x, ptrdiff_t groups, double scale, d
 #define A5_LOAD_F32(p) _mm512_cvtps_pd(_mm256_loadu_ps((const float *)(const void *)(p)))
 
 #define XS_SQUARES_AVX512(NAME, ITEMSIZE, LOAD) \
-__attribute__((target("avx512f"))) \
+XS_TARGET_AVX512 \
 static void NAME(const char *x, ptrdiff_t groups, double scale, double *s, double *c) \
 { \
     const __m512d k = _mm512_set1_pd(scale); \
@@ -244,7 +243,7 @@ XS_SQUARES_AVX512(squares_avx512_f32, 4, A5_LOAD_F32)
 #define A2_LOAD_F32(p) _mm256_cvtps_pd(_mm_loadu_ps((const float *)(const void *)(p)))
 
 #define XS_SQUARES_AVX2(NAME, ITEMSIZE, LOAD) \
-__attribute__((target("avx2,fma"))) \
+XS_TARGET_AVX2 \
 static void NAME(const char *x, ptrdiff_t groups, double scale, double *s, double *c) \
 { \
     const __m256d k = _mm256_set1_pd(scale); \
@@ -284,8 +283,8 @@ typedef struct {
     xs_squares_kernel f64, f32;
 } xs_squares_kernels;
 
-/* The kernels for this CPU, chosen once; XSUMUFUNC_KERNEL caps them
- * (src/xs_kernel.h: generic and sse2 take the generic C loop). */
+/* The kernels of each level (src/xs_cpu.h picks, under XSUMUFUNC_KERNEL's
+ * cap: generic and sse2 take the generic C loop). */
 static const xs_squares_kernels *pick_kernels(void)
 {
     static const xs_squares_kernels generic = {squares_generic_f64, squares_generic_f32};
@@ -293,25 +292,13 @@ static const xs_squares_kernels *pick_kernels(void)
     static const xs_squares_kernels avx2 = {squares_avx2_f64, squares_avx2_f32};
     static const xs_squares_kernels avx512 = {squares_avx512_f64, squares_avx512_f32};
 #endif
-    static const xs_squares_kernels *_Atomic chosen = NULL;
-    const xs_squares_kernels *k = atomic_load(&chosen);
-    if (k != NULL) {
-        return k;
-    }
-    k = &generic;
+    static const void *const variants[XS_ISA_COUNT] = {
+        [XS_ISA_GENERIC] = &generic,
 #ifdef XS_SQUARES_X86
-    __builtin_cpu_init();
-    xs_kernel_cap cap = xs_kernel_forced();
-    if (__builtin_cpu_supports("avx512f") && cap >= XS_KERNEL_AVX512VBMI) {
-        k = &avx512;
-    }
-    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-             cap >= XS_KERNEL_AVX2) {
-        k = &avx2;
-    }
+        [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
 #endif
-    atomic_store(&chosen, k);
-    return k;
+    };
+    return xs_cpu_pick(variants);
 }
 
 /* Steps 3 and 4: the lanes merged into hi + lo, and the bound. */

@@ -19,6 +19,7 @@
 #include "xs_short_row.h"
 #include "xs_threads.h"
 #include "xs_cells.h"
+#include "xs_cpu.h"
 
 /* Below this many terms a row uses the small accumulator only: the large
  * one has a fixed cost per row (its final sweep and merge).  Measured on
@@ -448,12 +449,58 @@ static inline void xs_dot_add_narrow(xs_dot *acc, xs_large *large, double a, dou
 }
 
 /* fma() is a library call unless the compiler may assume FMA hardware: on
- * x86-64 (GCC/Clang, ifunc) the float64 loop is also built for FMA CPUs and
- * the right copy is chosen when the library loads. */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
-#define XS_FMA_CLONES __attribute__((target_clones("fma", "default")))
+ * x86-64 the float64 row kernels are also compiled for AVX2 with FMA, and
+ * each row takes the copy the level in force allows (src/xs_cpu.h, so that
+ * XSUMUFUNC_KERNEL caps it too).  Both copies perform the same operations:
+ * the same bits.  Elsewhere (aarch64 has FMA in its base ISA) one copy. */
+#if defined(__GNUC__) || defined(__clang__)
+#define XS_DOT_BODY static inline __attribute__((always_inline))
 #else
-#define XS_FMA_CLONES
+#define XS_DOT_BODY static inline
+#endif
+#define XS_DOT_SHORT_PARAMS const char *a, const char *b, npy_intp n, npy_intp step_a, \
+    npy_intp step_b, const xs_format *fmt, double *out
+#define XS_DOT_SHORT_ARGS a, b, n, step_a, step_b, fmt, out
+#define XS_DOT_ROW_PARAMS xs_dot *acc, xs_large **large, const char *a, const char *b, \
+    npy_intp n, npy_intp step_a, npy_intp step_b
+#define XS_DOT_ROW_ARGS acc, large, a, b, n, step_a, step_b
+/* One copy of the row kernels of IN. */
+#define XS_DOT_ONE_COPY(IN) \
+static int xs_dot_short_##IN(XS_DOT_SHORT_PARAMS) \
+{ \
+    return xs_dot_short_body_##IN(XS_DOT_SHORT_ARGS); \
+} \
+static void xs_dot_row_##IN(XS_DOT_ROW_PARAMS) \
+{ \
+    xs_dot_row_body_##IN(XS_DOT_ROW_ARGS); \
+}
+#ifdef XS_CPU_X86
+/* Two copies, FMA and baseline, and the choice between them. */
+#define XS_DOT_FMA_COPIES(IN) \
+XS_TARGET_AVX2 static int xs_dot_short_fma_##IN(XS_DOT_SHORT_PARAMS) \
+{ \
+    return xs_dot_short_body_##IN(XS_DOT_SHORT_ARGS); \
+} \
+XS_TARGET_AVX2 static void xs_dot_row_fma_##IN(XS_DOT_ROW_PARAMS) \
+{ \
+    xs_dot_row_body_##IN(XS_DOT_ROW_ARGS); \
+} \
+static int xs_dot_short_##IN(XS_DOT_SHORT_PARAMS) \
+{ \
+    return xs_cpu_allows(XS_ISA_AVX2) ? xs_dot_short_fma_##IN(XS_DOT_SHORT_ARGS) \
+                                      : xs_dot_short_body_##IN(XS_DOT_SHORT_ARGS); \
+} \
+static void xs_dot_row_##IN(XS_DOT_ROW_PARAMS) \
+{ \
+    if (xs_cpu_allows(XS_ISA_AVX2)) { \
+        xs_dot_row_fma_##IN(XS_DOT_ROW_ARGS); \
+    } \
+    else { \
+        xs_dot_row_body_##IN(XS_DOT_ROW_ARGS); \
+    } \
+}
+#else
+#define XS_DOT_FMA_COPIES XS_DOT_ONE_COPY
 #endif
 
 /*
@@ -542,12 +589,10 @@ typedef struct {
 } xs_dot_job;
 
 #define XS_DOT_LOOP(IN, ADD_PRODUCT, SHORT_ADD, WINDOW, TAKES_WINDOW, TAKES_SQUARES, SQUARES, \
-                    ATTRIBUTES) \
+                    COPIES) \
 /* A short row's dot rounded into fmt, when the two-double approximation \
  * decides it (1, *out); 0: use the accumulators. */ \
-ATTRIBUTES static int xs_dot_short_##IN(const char *a, const char *b, npy_intp n, \
-                                        npy_intp step_a, npy_intp step_b, \
-                                        const xs_format *fmt, double *out) \
+XS_DOT_BODY int xs_dot_short_body_##IN(XS_DOT_SHORT_PARAMS) \
 { \
     double hi = 0.0, lo = 0.0, err = 0.0, bound = 0.0;     /* see xs_running_short_add */ \
     for (npy_intp k = 0; k < n; k++, a += step_a, b += step_b) { \
@@ -565,9 +610,7 @@ ATTRIBUTES static int xs_dot_short_##IN(const char *a, const char *b, npy_intp n
 \
 /* Adds the n products of one row exactly into acc (a large accumulator for \
  * long rows is made on first use and kept in *large). */ \
-ATTRIBUTES static void xs_dot_row_##IN(xs_dot *acc, xs_large **large, const char *a, \
-                                       const char *b, npy_intp n, npy_intp step_a, \
-                                       npy_intp step_b) \
+XS_DOT_BODY void xs_dot_row_body_##IN(XS_DOT_ROW_PARAMS) \
 { \
     /* a*b may overflow or underflow on the way (the exact product is \
      * kept all the same): such flags are not the result's, drop them. */ \
@@ -604,6 +647,7 @@ ATTRIBUTES static void xs_dot_row_##IN(xs_dot *acc, xs_large **large, const char
         xs_small_merge(&acc->main, &row_large->small); \
     } \
 } \
+COPIES(IN) \
 \
 static void xs_dot_part_##IN(void *job_ptr, int part, ptrdiff_t begin, ptrdiff_t end) \
 { \
@@ -699,17 +743,17 @@ void xs_dot_state_##IN(char **args, const npy_intp *dimensions, const npy_intp *
 }
 
 XS_DOT_LOOP(float64, xs_dot_add_float64, xs_dot_short_add_float64, XS_DOT_WINDOW_FLOAT64,
-            XS_DOT_TAKES_CELLS, XS_DOT_TAKES_SQUARES_FLOAT64, XS_DOT_SQUARES_FLOAT64, XS_FMA_CLONES)
+            XS_DOT_TAKES_CELLS, XS_DOT_TAKES_SQUARES_FLOAT64, XS_DOT_SQUARES_FLOAT64, XS_DOT_FMA_COPIES)
 XS_DOT_LOOP(float32, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, \
-            XS_DOT_TAKES_SQUARES_FLOAT32, XS_DOT_SQUARES_FLOAT32, )
+            XS_DOT_TAKES_SQUARES_FLOAT32, XS_DOT_SQUARES_FLOAT32, XS_DOT_ONE_COPY)
 XS_DOT_LOOP(float16, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, \
-            XS_DOT_TAKES_NONE, XS_DOT_NO_SQUARES, )
+            XS_DOT_TAKES_NONE, XS_DOT_NO_SQUARES, XS_DOT_ONE_COPY)
 XS_DOT_LOOP(bfloat16, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, \
-            XS_DOT_TAKES_NONE, XS_DOT_NO_SQUARES, )
+            XS_DOT_TAKES_NONE, XS_DOT_NO_SQUARES, XS_DOT_ONE_COPY)
 /* Byte-coded formats: every value is a float32 value, products exact. */
 #define XS_CODE_DOT_LOOP(K) \
     XS_DOT_LOOP(code##K, xs_dot_add_narrow, xs_dot_short_add_narrow, XS_DOT_NO_WINDOW, XS_DOT_TAKES_NONE, \
-            XS_DOT_TAKES_NONE, XS_DOT_NO_SQUARES, )
+            XS_DOT_TAKES_NONE, XS_DOT_NO_SQUARES, XS_DOT_ONE_COPY)
 XS_CODE_DOT_LOOP(0) XS_CODE_DOT_LOOP(1) XS_CODE_DOT_LOOP(2) XS_CODE_DOT_LOOP(3)
 XS_CODE_DOT_LOOP(4) XS_CODE_DOT_LOOP(5) XS_CODE_DOT_LOOP(6) XS_CODE_DOT_LOOP(7)
 XS_CODE_DOT_LOOP(8) XS_CODE_DOT_LOOP(9)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "xs_cpu.h"
 #include "xs_lowprec.h"
 #include "xs_types.h"
 
@@ -573,26 +574,46 @@ static inline void xs_lp_store_bfloat16(char *p, double x)
     memcpy(p, &b, sizeof b);
 }
 
-/* x86-64 with glibc: kahan_add's loops are also compiled for AVX2 and the
- * loader picks the variant the processor runs (an ifunc), so that the phase
- * loops vectorise (4 doubles at a time; about 3x faster).  The variants
- * perform the same IEEE operations in the same order (no contraction into
- * fma: -ffp-contract=off, and fma is not enabled), so they give the same
- * bits.  Elsewhere the attribute is empty. */
-#if !defined(XS_LP_CLONES) && defined(__x86_64__) && defined(__GLIBC__) && \
-    defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define XS_LP_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-/* The shared loop bodies must be compiled inside each variant. */
+/* The shared loop bodies must be compiled inside each copy. */
 #if defined(__GNUC__) || defined(__clang__)
 #define XS_LP_BODY static inline __attribute__((always_inline))
 #else
 #define XS_LP_BODY static inline
 #endif
-#ifndef XS_LP_CLONES                    /* (-DXS_LP_CLONES= builds one variant) */
-#define XS_LP_CLONES
+
+/* x86-64: kahan_add's loops and the stochastic ones are also compiled for
+ * AVX2, so that the phase loops vectorise (4 doubles at a time; about 3x
+ * faster), and each call runs the copy the level in force allows
+ * (src/xs_cpu.h: XSUMUFUNC_KERNEL caps it too).  The copies perform the
+ * same IEEE operations in the same order (no contraction into fma:
+ * -ffp-contract=off), so they give the same bits.  XS_LP_COPIES(name)
+ * defines the registered loop `name` from its body `name_body`. */
+#define XS_LP_LOOP_PARAMS char **args, const npy_intp *dimensions, const npy_intp *steps, \
+    void *data
+#define XS_LP_LOOP_ARGS args, dimensions, steps, data
+#define XS_LP_PASTE_(a, b) a##_##b
+#define XS_LP_PASTE(a, b) XS_LP_PASTE_(a, b)
+#ifdef XS_CPU_X86
+#define XS_LP_COPIES(name) \
+    XS_TARGET_AVX2 static void XS_LP_PASTE(name, avx2)(XS_LP_LOOP_PARAMS) \
+    { \
+        XS_LP_PASTE(name, body)(XS_LP_LOOP_ARGS); \
+    } \
+    void name(XS_LP_LOOP_PARAMS) \
+    { \
+        if (xs_cpu_allows(XS_ISA_AVX2)) { \
+            XS_LP_PASTE(name, avx2)(XS_LP_LOOP_ARGS); \
+        } \
+        else { \
+            XS_LP_PASTE(name, body)(XS_LP_LOOP_ARGS); \
+        } \
+    }
+#else
+#define XS_LP_COPIES(name) \
+    void name(XS_LP_LOOP_PARAMS) \
+    { \
+        XS_LP_PASTE(name, body)(XS_LP_LOOP_ARGS); \
+    }
 #endif
 
 /* ---- the template, once per (storage, update) pair ---------------------- */

@@ -17,27 +17,25 @@
 /* The registered loops of a stochastic operation: one for uint16 random
  * bits, one for uint32 (k = 16 or 32 in the documented rule). */
 #define XS_LP_BITS_LOOPS(op) \
-    XS_LP_CLONES void XS_LP_CAT(XS_LP_FN(xs_lp_##op), u16)( \
-        char **args, const npy_intp *dimensions, const npy_intp *steps, void *data) \
+    XS_LP_BODY void XS_LP_CAT(XS_LP_CAT(XS_LP_FN(xs_lp_##op), u16), body)(XS_LP_LOOP_PARAMS) \
     { \
         (void)data; \
         XS_LP_FN(op##_)(args, dimensions, steps, 16); \
     } \
-    XS_LP_CLONES void XS_LP_CAT(XS_LP_FN(xs_lp_##op), u32)( \
-        char **args, const npy_intp *dimensions, const npy_intp *steps, void *data) \
+    XS_LP_COPIES(XS_LP_CAT(XS_LP_FN(xs_lp_##op), u16)) \
+    XS_LP_BODY void XS_LP_CAT(XS_LP_CAT(XS_LP_FN(xs_lp_##op), u32), body)(XS_LP_LOOP_PARAMS) \
     { \
         (void)data; \
         XS_LP_FN(op##_)(args, dimensions, steps, 32); \
-    }
+    } \
+    XS_LP_COPIES(XS_LP_CAT(XS_LP_FN(xs_lp_##op), u32))
 
 #if XS_LP_EMIT_PAIR
 /* w, c, u -> w + (u - c), the new compensation: Algorithm 1 of Zamirai et
  * al., every operation rounded to nearest in S (see XS_LP_BLOCK for the
  * blocks).  All inputs of a block are read before its outputs are written,
  * so out= may alias the inputs. */
-XS_LP_CLONES
-void XS_LP_FN(xs_lp_kahan_add)(char **args, const npy_intp *dimensions,
-                                const npy_intp *steps, void *data)
+XS_LP_BODY void XS_LP_CAT(XS_LP_FN(xs_lp_kahan_add), body)(XS_LP_LOOP_PARAMS)
 {
     (void)data;
     const xs_lp_format *f = XS_LP_FMT;
@@ -84,6 +82,7 @@ void XS_LP_FN(xs_lp_kahan_add)(char **args, const npy_intp *dimensions,
     xs_lp_restore_gil(gil);
     xs_lp_end_flags(&saved_flags, flags);
 }
+XS_LP_COPIES(XS_LP_FN(xs_lp_kahan_add))
 
 /* v[i] = w[i] + u[i] (exact, by two-sum; u NULL: w[i] alone) rounded
  * stochastically into S with the bits r[i]: the fast path for the block,

@@ -27,10 +27,9 @@
 #include <Python.h>
 
 #include "xs_moving.h"
-#include "xs_kernel.h"
+#include "xs_cpu.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,13 +195,13 @@ static inline void xs_lane_step(xs_running *run, xs_window_exact *exact, npy_int
     XS_STORE(target, out + k * out_step, value);
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef XS_CPU_X86
 #define XS_MOVING_X86 1
 #include <immintrin.h>
 
 #define XS_ML_NAME xs_lanes_avx2
 #define XS_ML_W 4
-#define XS_ML_TARGET "avx2,fma"
+#define XS_ML_TARGET XS_TARGET_AVX2
 #define XS_ML_FNMSUB(a, b, c) \
     ((V)_mm256_fnmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
 #define XS_ML_ALL(m) (_mm256_movemask_pd((__m256d)(m)) == 0xf)
@@ -229,7 +228,7 @@ static inline void xs_lane_step(xs_running *run, xs_window_exact *exact, npy_int
  * xs_running.h, |x| <= XS_RUNNING_MAX (ordered comparisons: NaN and Inf
  * fail them); 0 otherwise.  Two registers of four terms per iteration
  * (independent chains), the rest one by one. */
-__attribute__((target("avx2")))
+XS_TARGET_AVX2
 static int xs_row_in_range_avx2(const char *in, npy_intp n)
 {
     const __m256d limit = _mm256_set1_pd(XS_RUNNING_MAX);
@@ -254,21 +253,13 @@ static int xs_row_in_range_avx2(const char *in, npy_intp n)
 }
 #endif
 
-/* How many vector lanes this CPU runs (4: AVX2 and FMA; 0: none), chosen
- * once; XSUMUFUNC_KERNEL=generic or sse2 turns them off, as for the sum
- * kernels. */
+/* How many vector lanes the level in force runs (4: AVX2 and FMA; 0:
+ * none); XSUMUFUNC_KERNEL=generic or sse2 turns them off, as for the sum
+ * kernels (src/xs_cpu.h). */
 static int xs_vector_lanes(void)
 {
 #ifdef XS_MOVING_X86
-    static _Atomic int chosen = -1;
-    int lanes = atomic_load(&chosen);
-    if (lanes < 0) {
-        __builtin_cpu_init();
-        lanes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                xs_kernel_forced() >= XS_KERNEL_AVX2 ? 4 : 0;
-        atomic_store(&chosen, lanes);
-    }
-    return lanes;
+    return xs_cpu_allows(XS_ISA_AVX2) ? 4 : 0;
 #else
     return 0;
 #endif

@@ -3,7 +3,7 @@
  * once per vector width with these macros defined:
  *   XS_ML_NAME     the function's name
  *   XS_ML_W        lanes: doubles per register (4: AVX2)
- *   XS_ML_TARGET   the target attribute ("avx2,fma")
+ *   XS_ML_TARGET   the ISA's target attribute (XS_TARGET_AVX2 of xs_cpu.h)
  *   XS_ML_FNMSUB(a, b, c)  c - a b with one rounding (an fma intrinsic)
  *   XS_ML_ALL(m)   1 when every lane of the mask m is set
  *   XS_ML_TRANSPOSE(r)  (optional) transpose the W x W matrix of the W
@@ -40,7 +40,7 @@ typedef int64_t XS_ML_VI __attribute__((vector_size(8 * XS_ML_W)));
 /* xs_running_round for a float64 target, lane by lane: the lanes of
  * `usable` whose approximation a_hi + a_lo (error at most a_bound) decides
  * the correctly rounded value fl(a_hi + a_lo), stored in *approx. */
-__attribute__((target(XS_ML_TARGET), always_inline))
+XS_ML_TARGET __attribute__((always_inline))
 static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_V a_hi, XS_ML_V a_lo,
                                                      XS_ML_V a_bound, XS_ML_VI usable,
                                                      XS_ML_V *approx_out)
@@ -96,7 +96,7 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_V a_hi, XS_ML_V a_lo,
         (d_lo) = ((x_in) - ((d) - xs_bb)) + (xs_minus_out - xs_bb);                 \
     } while (0)
 
-__attribute__((target(XS_ML_TARGET), always_inline))
+XS_ML_TARGET __attribute__((always_inline))
 static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_ML_VI ok,
                                                     XS_ML_V *hi_io, XS_ML_V *lo_io,
                                                     XS_ML_V *bound_io, XS_ML_VI *valid_io,
@@ -256,7 +256,7 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
  * buffers stay in L1 (3 x 16 registers). */
 #define XS_ML_BLOCK 16
 
-__attribute__((target(XS_ML_TARGET), always_inline))
+XS_ML_TARGET __attribute__((always_inline))
 static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *start,
                                                npy_intp *t_io, npy_intp len, const char *in,
                                                npy_intp stride, int64_t window, const int mean,
@@ -406,7 +406,7 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *
 }
 
 /* checked: 0 when the row holds no term beyond the safe range. */
-__attribute__((target(XS_ML_TARGET)))
+XS_ML_TARGET
 static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, npy_intp len,
                       const char *in, npy_intp stride, int64_t window, int mean, int checked,
                       char *out, npy_intp out_step)

@@ -6,10 +6,10 @@ that holds a NaN or Inf code, or whose sum is exactly 0, is counted by the
 histogram instead.  These tests aim at those seams: lengths around the
 64-byte step and the block, specials and zero sums in one block among
 others, unaligned starts; and every forced kernel (XSUMUFUNC_KERNEL), each in
-a subprocess, against the same oracle: avx512 (the signed planes with VNNI
-for the symmetric float8 formats, the biased planes for the others),
-avx512vbmi (the biased planes for every format), and generic/sse2/avx2 (the
-histogram), as are CPUs without these instructions.
+a subprocess, against the same oracle: avx512vnni (the signed planes with
+VNNI for the symmetric float8 formats, the biased planes for the others),
+avx512vbmi (the biased planes for every format), and generic/sse2/avx2/avx512
+(the histogram), as are CPUs without these instructions.
 """
 
 import textwrap
@@ -105,7 +105,8 @@ def test_random_rows(data):
     _check(x.view(dtype), f"start {start}, {codes}")
 
 
-@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512vbmi", "avx512"])
+@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512", "avx512vbmi",
+                                    "avx512vnni"])
 def test_every_forced_kernel(kernel, tmp_path):
     """The same sums under each XSUMUFUNC_KERNEL, in a fresh process (the
     kernel is chosen once per process)."""

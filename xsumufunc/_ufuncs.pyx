@@ -89,6 +89,37 @@ cdef extern from "xs_round.h":
     unsigned XS_NAN
     unsigned XS_FLAG_BITS
 
+cdef extern from "xs_cpu.h":
+    ctypedef int xs_isa
+    xs_isa xs_cpu_level() nogil
+    xs_isa xs_cpu_best() nogil
+    const char *xs_cpu_level_name(xs_isa level) nogil
+    int xs_cpu_cap_unknown() nogil
+
+
+def _simd_levels():
+    """The SIMD level in force and the CPU's best (src/xs_cpu.h names).
+
+    ``XSUMUFUNC_KERNEL`` caps the first; results never depend on either.
+
+    >>> from xsumufunc import _ufuncs
+    >>> level, best = _ufuncs._simd_levels()
+    >>> level in ("generic", "sse2", "avx2", "avx512", "avx512vbmi", "avx512vnni", "neon")
+    True
+    """
+    return (xs_cpu_level_name(xs_cpu_level()).decode(),
+            xs_cpu_level_name(xs_cpu_best()).decode())
+
+
+if xs_cpu_cap_unknown():
+    import os as _os
+    import warnings as _warnings
+    _warnings.warn(
+        f"XSUMUFUNC_KERNEL={_os.environ.get('XSUMUFUNC_KERNEL')!r} names no SIMD level "
+        "(generic, sse2, avx2, avx512, avx512vbmi, avx512vnni, neon, best): "
+        "using the best this CPU has", RuntimeWarning, stacklevel=2)
+
+
 cdef extern from "xs_threads.h":
     int xs_get_num_threads() nogil
     void xs_set_num_threads(int n) nogil
