@@ -1,5 +1,5 @@
 """Speed of exact sums of squares, exact_dot(x, x), against np.dot(x, x):
-the two-double path of src/xs_dot_squares.c against the exact path it skips.
+the two-double path of src/kernels/dot/xs_dot_squares.c against the exact path it skips.
 
     python benchmarks/bench_squares.py              # one thread, one run
     python benchmarks/bench_squares.py --runs 3     # the median of three runs

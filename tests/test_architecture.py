@@ -5,6 +5,7 @@ give arrays of their own namespace."""
 
 import ast
 import pathlib
+import re
 import warnings
 
 import ml_dtypes
@@ -210,3 +211,39 @@ def test_an_array_api_input_gives_an_array_of_its_namespace(name):
                     expected if isinstance(expected, tuple) else (expected,)):
         assert type(g).__module__.startswith("array_api_strict")
         _same_bits(np.asarray(g), e)
+
+
+# ---- the C side: src/ folders by layer -------------------------------------
+
+#: Each folder of src/ and the folders its #includes may name (its own and
+#: the layers below it; docs/architecture.md draws them).
+C_LAYERS = {
+    "exact": {"exact"},
+    "cpu": {"cpu"},
+    "runtime": {"runtime", "exact"},
+    "kernels": {"kernels", "exact", "cpu", "runtime"},
+    "lowprec": {"lowprec", "exact", "cpu", "runtime"},
+    "loops": {"loops", "kernels", "exact", "cpu", "runtime"},
+}
+
+
+def _c_includes():
+    """(file's layer, included path) for every quoted #include in src/."""
+    src = pathlib.Path(__file__).resolve().parents[1] / "src"
+    if not src.is_dir():
+        pytest.skip("no source tree beside the tests")
+    found = []
+    for path in sorted(src.rglob("*.[ch]")):
+        layer = path.relative_to(src).parts[0]
+        for included in re.findall(r'#include "([^"]+)"', path.read_text()):
+            found.append((path.relative_to(src).as_posix(), layer, included))
+    return src, found
+
+
+def test_c_includes_point_one_way():
+    src, found = _c_includes()
+    assert found
+    wrong = [(f, inc) for f, layer, inc in found
+             if inc.split("/")[0] not in C_LAYERS.get(layer, set())
+             or not (src / inc).is_file()]
+    assert wrong == []

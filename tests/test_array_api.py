@@ -477,7 +477,7 @@ def test_vector_norm_of_many_rows(dtype, span, norm_rows_path):
 @pytest.fixture(params=["native", "short", "medium"])
 def norm_rows_path(request, monkeypatch):
     """The three paths of the 2-norm of many rows: the one-pass C loop
-    (src/xs_norm.c, float64 and float32 rows), and without it short rows
+    (src/kernels/dot/xs_norm.c, float64 and float32 rows), and without it short rows
     (copied with three more terms, proven by exact dots) and medium rows
     (read once into exact dot states, proven from those), the latter forced
     on short test rows."""

@@ -1,4 +1,4 @@
-"""The fixed-grid cells (src/xs_cells.c) against the oracle.
+"""The fixed-grid cells (src/kernels/cells/xs_cells.c) against the oracle.
 
 Contiguous float64, float32 and bfloat16 rows of XS_CELLS_MIN_TERMS (192)
 terms or more are summed block by block (256 terms) in double lanes, each
@@ -52,7 +52,7 @@ def _cases():
     outliers = normal.copy()
     outliers[::97] *= 2.0**-30                          # below the window
     ones_then_tiny = np.concatenate([np.ones(N // 2), np.full(N // 2, 2.0**-40)])
-    # float64 rows are cut into 2-4 cells of 47 bits under a top T (src/xs_cells.h):
+    # float64 rows are cut into 2-4 cells of 47 bits under a top T (src/kernels/cells/xs_cells.h):
     # data over 60 and 120 binades (3 and 4 cells), over 150 (no window: the
     # large path), and the exact edges of each cell count.
     spread60 = rng.choice([-1.0, 1.0], N) * (1 + rng.random(N)) * np.ldexp(1.0, rng.integers(-30, 30, N))
@@ -227,7 +227,7 @@ def test_random_block_structures_narrow(seed, n, spread, center, dtype):
             assert_same(xs.exact_sum(x, dtype=target), exact_sum_oracle(x, target))
 
 
-# ---- reductions over a slow axis (src/xs_columns.c) ------------------------
+# ---- reductions over a slow axis (src/kernels/cells/xs_columns.c) ------------------------
 
 def test_columns_with_values_below_their_window():
     # Blocks whose largest value fits the column's window while a few values
@@ -301,7 +301,7 @@ SPREAD_COLUMN_CASES = [(kind, shape) for kind in ("lognormal", "paper", "mixed")
 @pytest.mark.parametrize("kind,shape", SPREAD_COLUMN_CASES)
 def test_columns_of_spread_data(kind, shape, dtype):
     # Every column on its own window of fixed-grid cells, strips of eight
-    # sharing a cell count (src/xs_columns.c); leftover columns alone.
+    # sharing a cell count (src/kernels/cells/xs_columns.c); leftover columns alone.
     # float32 values (beyond its range: +-Inf, 0) are widened exactly.
     with np.errstate(all="ignore"):
         x = _spread_columns(kind, shape, shape[0] + shape[1]).astype(dtype)

@@ -1,4 +1,4 @@
-"""The fixed-point path of float8/float6/float4 sums (src/xs_codes_fixed.c).
+"""The fixed-point path of float8/float6/float4 sums (src/kernels/codes/xs_codes_fixed.c).
 
 Contiguous rows of byte-coded values are summed 64 codes at a time as
 integers (byte permutes over per-code tables, blocks of 2**20), and a block

@@ -1,4 +1,4 @@
-"""The one CPU dispatch (src/xs_cpu.c): XSUMUFUNC_KERNEL caps the SIMD level
+"""The one CPU dispatch (src/cpu/xs_cpu.c): XSUMUFUNC_KERNEL caps the SIMD level
 of every kernel family, never beyond what the CPU has, so that the tests
 reach each variant on one machine.  Each case runs in a child process: the
 level is read once per process."""

@@ -1,4 +1,4 @@
-"""The cells front end of float64 dot products (src/xs_dot_cells.c) against
+"""The cells front end of float64 dot products (src/kernels/dot/xs_dot_cells.c) against
 the oracle.
 
 Contiguous float64 vectors of XS_DOT_CELLS_MIN_TERMS (256) products or more

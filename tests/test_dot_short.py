@@ -1,5 +1,5 @@
 """The short-row path of the dot loops (rows of at most 1023 products, in
-blocks of 256 products, rounded into a target: src/xs_loops.c,
+blocks of 256 products, rounded into a target: src/loops/xs_loops.c,
 xs_dot_short_*).
 
 A row goes in as a two-double approximation with a proven error bound and

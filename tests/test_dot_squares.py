@@ -1,4 +1,4 @@
-"""Sums of squares, exact_dot(x, x), against the oracle (src/xs_dot_squares.c).
+"""Sums of squares, exact_dot(x, x), against the oracle (src/kernels/dot/xs_dot_squares.c).
 
 A contiguous float64 or float32 row of XS_DOT_SQUARES_MIN_TERMS (256) terms or more,
 dotted with itself (the same memory and stride), is first summed as a

@@ -101,7 +101,7 @@ def test_rounds_once_into_the_requested_dtype(target, data):
 @pytest.mark.parametrize("dtype", [FLOAT64, FLOAT32, INT64], ids=str)
 @given(data=st.data(), ddof=st.sampled_from([0, 1, 3]), std=st.booleans())
 def test_the_compiled_loop_and_the_exact_path_agree(dtype, data, ddof, std):
-    """Every group the compiled loop (src/xs_moving_var.c) decides equals
+    """Every group the compiled loop (src/kernels/moving/xs_moving_var.c) decides equals
     what the exact moments alone give."""
     values = data.draw(arrays_1d(dtype))
     ngroups = data.draw(st.integers(1, 5))

@@ -529,7 +529,7 @@ def test_state_edges():
 def test_merging_huge_states_saturates_to_inf():
     """Regression: exact_state_merge_ufunc added top chunks without bound,
     so 2**23 merges of a state at the limit overflowed int64 (undefined
-    behaviour; UBSan: src/xs_small.c signed integer overflow) and the
+    behaviour; UBSan: src/exact/xs_small.c signed integer overflow) and the
     merged state wrapped around or came back NaN.  Past the state range the
     exact value rounds to +-Inf in every format; the merge now says so."""
     top = 2**40 - 1

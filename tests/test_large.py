@@ -1,4 +1,4 @@
-"""The large accumulator (src/xs_large.{h,c}): float64 data that fits no
+"""The large accumulator (src/exact/xs_large.{h,c}): float64 data that fits no
 window of cells (contiguous rows: blocks of 256 terms over the whole
 exponent range) and strided float64 rows go through its block loop (no test
 per term; bins emptied between blocks of 1024 terms); masked rows, other

@@ -1,6 +1,6 @@
 """Differential tests of the fast paths of the low-precision loops.
 
-src/xs_lowprec.c rounds with integer operations on a double's bit pattern
+src/lowprec/xs_lowprec.c rounds with integer operations on a double's bit pattern
 when the case is simple (results in the normal or subnormal range of the
 storage dtype, no overflow, no undecided tie) and falls back to the general
 routines otherwise.  These tests drive both sides of every guard with large

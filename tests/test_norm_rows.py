@@ -1,4 +1,4 @@
-"""The one-pass norm loop of src/xs_norm.c (``_norm_rows_ufunc``): every row
+"""The one-pass norm loop of src/kernels/dot/xs_norm.c (``_norm_rows_ufunc``): every row
 it says it decided is the correctly rounded norm (against the Fraction
 oracle), the rows it leaves reach the exact paths of xsumufunc._core.norm,
 and vector_norm gives the same bits with and without it."""
@@ -19,7 +19,7 @@ from xsumufunc._core import norm as norm_module
 from xsumufunc._ufuncs import _norm_rows_ufunc
 
 #: Longest row the loop sums term by term (XS_NORM_MAX_TERMS in
-#: src/xs_norm.h); contiguous float64 rows from SQUARES_MIN_TERMS on, of any
+#: src/kernels/dot/xs_norm.h); contiguous float64 rows from SQUARES_MIN_TERMS on, of any
 #: length, take the SIMD sum of squares first (XS_NORM_SQUARES_MIN_TERMS).
 MAX_TERMS = 1 << 15
 SQUARES_MIN_TERMS = 256

@@ -1,4 +1,4 @@
-"""Prefix sums on the fast path (src/xs_running.h): most prefixes are rounded
+"""Prefix sums on the fast path (src/exact/xs_running.h): most prefixes are rounded
 from a two-double approximation that provably decides them, the others
 from the exact accumulator.  Every prefix is checked against the exact
 oracle, on long rows and on data built to sit on the decision's edges:
@@ -196,7 +196,7 @@ def test_moving_means_on_and_next_to_ties(window, target):
     assert_same(got, moving_oracle_sums(x.astype(np.float64), window, target, mean=True))
 
 
-# ---- long rows in lanes (src/xs_moving.c: rows of 4096 terms or more
+# ---- long rows in lanes (src/kernels/moving/xs_moving.c: rows of 4096 terms or more
 # without NaN or Inf run as four stretches side by side, in AVX2 registers
 # where the CPU has them) ----------------------------------------------------
 

@@ -89,7 +89,7 @@ def test_axes_keepdims_and_where(data):
        dtype=st.sampled_from([FLOAT64, FLOAT32, np.dtype(np.int64)]))
 def test_short_rows_in_the_compiled_loop_and_as_moments_agree(std, data, ddof, skip_nan, dtype):
     """Rows of up to moments.ROW_LOOP_TERMS terms go to the compiled loop
-    first (src/xs_moving_var.c), the rows it leaves to the exact moments:
+    first (src/kernels/moving/xs_moving_var.c), the rows it leaves to the exact moments:
     the same bits as the moments alone, and the oracle, with where masks and
     NaNs left out."""
     rows = data.draw(st.integers(1, 5))

@@ -1,6 +1,6 @@
 # cython: language_level=3
 """The raw low-precision ufuncs, built at import from the C loops in
-src/xs_lowprec.c.  Public wrappers with argument checks: xsumufunc.lowprec.
+src/lowprec/xs_lowprec.c.  Public wrappers with argument checks: xsumufunc.lowprec.
 
 * ``kahan_add_ufunc(w, c, u) -> (w, c)``: element-wise, storage bfloat16,
   float16 or float32 (``w`` and ``c`` of that dtype), update ``u`` of the
@@ -40,7 +40,7 @@ cnp.import_ufunc()
 
 ctypedef void (*xs_lp_loop)(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
 
-cdef extern from "xs_lowprec.h":
+cdef extern from "lowprec/xs_lowprec.h":
     void xs_lp_kahan_add_bfloat16_bfloat16(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     void xs_lp_kahan_add_bfloat16_float32(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     void xs_lp_kahan_add_bfloat16_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
@@ -96,14 +96,14 @@ cdef int U32 = np.dtype(np.uint32).num
 _keep_alive = []
 
 
-cdef extern from "xs_fpenv.h":
+cdef extern from "runtime/xs_fpenv.h":
     void *xs_pinned_new(cnp.PyUFuncGenericFunction fn, void *data)
     void xs_pinned_loop(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
 
 
 cdef void *_pinned(size_t fn_address, void *data) except NULL:
     """The loop at fn_address registered to run in the pinned floating-point
-    mode (src/xs_fpenv.h)."""
+    mode (src/runtime/xs_fpenv.h)."""
     cdef void *p = xs_pinned_new(<cnp.PyUFuncGenericFunction>fn_address, data)
     if p == NULL:
         raise MemoryError()

@@ -22,7 +22,7 @@ import numpy as np
 cnp.import_array()
 cnp.import_ufunc()
 
-cdef extern from "xs_loops.h":
+cdef extern from "loops/xs_loops.h":
     ctypedef void (*xs_loop_fn)(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     ctypedef struct xs_target:
         pass
@@ -54,34 +54,34 @@ cdef extern from "xs_loops.h":
     int XS_STATE_LEN
     void *xs_keep_registration_array(void *p)
 
-cdef extern from "xs_dot.h":
+cdef extern from "exact/xs_dot.h":
     int XS_DOT_SCALE
 
-cdef extern from "xs_codes.h":
+cdef extern from "kernels/codes/xs_codes.h":
     int XS_CODE_SLOTS
     int xs_code_format_init(int slot, const double *values, const unsigned char *encodable,
                             const unsigned char *special_codes, int precision, int emin,
                             int emax)
     const xs_target *xs_code_target(int slot)
 
-cdef extern from "xs_moving.h":
+cdef extern from "kernels/moving/xs_moving.h":
     void xs_moving_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
 
-cdef extern from "xs_moving_var.h":
+cdef extern from "kernels/moving/xs_moving_var.h":
     void xs_moving_var(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     void xs_grouped_var(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
 
-cdef extern from "xs_norm.h":
+cdef extern from "kernels/dot/xs_norm.h":
     void xs_norm_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     void xs_norm_float32(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
 
-cdef extern from "xs_small.h":
+cdef extern from "exact/xs_small.h":
     int XS_NCHUNKS
     int XS_CHUNK_BITS
     int XS_UNIT_SHIFT
     long long XS_STATE_TOP_LIMIT
 
-cdef extern from "xs_round.h":
+cdef extern from "exact/xs_round.h":
     unsigned XS_HAS_TERM
     unsigned XS_NOT_NEG_ZERO
     unsigned XS_POS_INF
@@ -89,7 +89,7 @@ cdef extern from "xs_round.h":
     unsigned XS_NAN
     unsigned XS_FLAG_BITS
 
-cdef extern from "xs_cpu.h":
+cdef extern from "cpu/xs_cpu.h":
     ctypedef int xs_isa
     xs_isa xs_cpu_level() nogil
     xs_isa xs_cpu_best() nogil
@@ -98,7 +98,7 @@ cdef extern from "xs_cpu.h":
 
 
 def _simd_levels():
-    """The SIMD level in force and the CPU's best (src/xs_cpu.h names).
+    """The SIMD level in force and the CPU's best (src/cpu/xs_cpu.h names).
 
     ``XSUMUFUNC_KERNEL`` caps the first; results never depend on either.
 
@@ -120,7 +120,7 @@ if xs_cpu_cap_unknown():
         "using the best this CPU has", RuntimeWarning, stacklevel=2)
 
 
-cdef extern from "xs_threads.h":
+cdef extern from "runtime/xs_threads.h":
     int xs_get_num_threads() nogil
     void xs_set_num_threads(int n) nogil
 
@@ -160,7 +160,7 @@ STATE_LENGTH = XS_STATE_LEN
 #: products finer than 2**-1074 scaled up, overflowing ones scaled down).
 DOT_STATE_LENGTH = 3 * XS_STATE_LEN
 
-#: The state format, as the C side defines it (src/xs_small.h, src/xs_round.h);
+#: The state format, as the C side defines it (src/exact/xs_small.h, src/exact/xs_round.h);
 #: xsumufunc._core.stateformat reads it from here and nowhere else.
 STATE_FORMAT = {
     "digits": XS_NCHUNKS,               # fixed-point digits; the last is the signed top
@@ -246,10 +246,10 @@ cdef void *_kept(void *p) except NULL:
     return xs_keep_registration_array(p)
 
 
-cdef extern from "xs_fpenv.h":
+cdef extern from "runtime/xs_fpenv.h":
     void *xs_pinned_new(cnp.PyUFuncGenericFunction fn, void *data)
 
-cdef extern from "xs_interrupt.h":
+cdef extern from "runtime/xs_interrupt.h":
     # What every loop is registered as: the pinned loop (xs_fpenv.h) run in
     # an interrupt context, so that long calls answer Ctrl-C.
     void xs_checked_loop(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
@@ -257,7 +257,7 @@ cdef extern from "xs_interrupt.h":
 
 cdef void *_pinned(size_t fn_address, void *data) except NULL:
     """The loop at fn_address registered to run in the pinned floating-point
-    mode (src/xs_fpenv.h)."""
+    mode (src/runtime/xs_fpenv.h)."""
     cdef void *p = xs_pinned_new(<cnp.PyUFuncGenericFunction>fn_address, data)
     if p == NULL:
         raise MemoryError()
@@ -309,7 +309,7 @@ cdef int _register_bf16(object ufunc, size_t fn_address, size_t data_address,
 
 # ---- byte-coded formats: ml_dtypes' float8, float6 and float4 -----------
 #
-# Each gets a slot in src/xs_codes.c, filled here from ml_dtypes itself (the
+# Each gets a slot in src/kernels/codes/xs_codes.c, filled here from ml_dtypes itself (the
 # value of every code, the codes its conversion gives 0, -0, Inf, -Inf and
 # NaN, its grid from ml_dtypes.finfo): the only place their layouts are read.
 # float8_e8m0fnu is left out on purpose: it encodes scales 2**k (no zero, no
@@ -704,7 +704,7 @@ cdef object _grouped_var_gufunc():
 _grouped_var_ufunc = _grouped_var_gufunc()
 
 
-# The one-pass norms of rows (src/xs_norm.c): each row's norm and whether the
+# The one-pass norms of rows (src/kernels/dot/xs_norm.c): each row's norm and whether the
 # two-double sum of squares decided it; xsumufunc._core.norm takes the rest.
 _norm_rows_ufunc = _make_gufunc(
     [(<size_t>xs_norm_float64, 0, [np.dtype(np.float64).num] * 2 + [np.dtype(bool).num]),

@@ -1,5 +1,5 @@
 """exact_moving_sum and exact_moving_mean: sums and means of trailing
-windows that never drift (the algorithm: ``src/xs_moving.c``)."""
+windows that never drift (the algorithm: ``src/kernels/moving/xs_moving.c``)."""
 
 from typing import Any
 
@@ -100,7 +100,7 @@ def exact_moving_var(a: ArrayLike, window: int, axis: int = -1,
     -----
     Nearly every window is decided in O(1) from two-double running sums of
     the values and of their squares with proven error bounds
-    (``src/xs_moving_var.c``); the few it cannot decide (values beyond
+    (``src/kernels/moving/xs_moving_var.c``); the few it cannot decide (values beyond
     2**470 or below 2**-480 in magnitude, variances within the bound of a
     rounding boundary) are computed exactly from their terms.
 

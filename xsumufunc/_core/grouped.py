@@ -14,7 +14,7 @@ chunk's group states merged into one running state per group, so that the
 scratch is those states and one chunk's, not an order of the whole input.
 
 Variances (grouped_variance) are decided group by group by the compiled
-loop (src/xs_moving_var.c: two-double sums with a proven bound, one pass
+loop (src/kernels/moving/xs_moving_var.c: two-double sums with a proven bound, one pass
 over the sorted values).  The groups it leaves need their moments (count,
 exact S1, exact S2: ``_core/moments.py``): the groups are padded to the power of two
 at or above their size, the padding left out, so that each size class is

@@ -38,7 +38,7 @@ from .spec import NO_VALUE, ReductionSpec, as_input, check_out
 _F64 = np.dtype(np.float64)
 _I64 = np.dtype(np.int64)
 
-#: Result dtypes of the compiled variance loops (src/xs_moving_var.c: moving
+#: Result dtypes of the compiled variance loops (src/kernels/moving/xs_moving_var.c: moving
 #: windows and groups): every float result (tests empty it to run the exact
 #: paths alone).
 LOOP_RESULTS = {np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16),
@@ -66,7 +66,7 @@ def loop_applies(dtype, result, ddof):
 
 def grouped_loop(values, ends, ddof, std, out):
     """The compiled loop over runs of float64 `values` ending at `ends`
-    (src/xs_moving_var.c: xs_grouped_var): each run's variance (std: its
+    (src/kernels/moving/xs_moving_var.c: xs_grouped_var): each run's variance (std: its
     root) into out where decided; returns the decided flags."""
     decided = np.empty(len(ends), bool)
     _grouped_var_ufunc(values, np.asarray(ends, _I64), loop_ddof(ddof), std,

@@ -1,7 +1,7 @@
 """Exact moving-window sums, means, variances and standard deviations (the
 NumPy bodies of exact_moving_sum, exact_moving_mean, exact_moving_var and
-exact_moving_std; the algorithms: ``src/xs_moving.c``,
-``src/xs_moving_var.c``)."""
+exact_moving_std; the algorithms: ``src/kernels/moving/xs_moving.c``,
+``src/kernels/moving/xs_moving_var.c``)."""
 
 import operator
 
@@ -90,7 +90,7 @@ def moving_variance(func_name, a, window, axis, min_count, ddof, std):
     """Each trailing window's exact variance (std: its correctly rounded
     root) along `axis`, rounded once into the result dtype.  NaN terms are
     left out; NaN where the window holds fewer than min_count terms or no
-    more than ddof, or an Inf.  The compiled loop (src/xs_moving_var.c)
+    more than ddof, or an Inf.  The compiled loop (src/kernels/moving/xs_moving_var.c)
     decides nearly every window in O(1); the windows it leaves are computed
     exactly from their terms (_exact_windows)."""
     a, _ = as_input(a, func_name)

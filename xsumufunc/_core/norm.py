@@ -8,7 +8,7 @@ of 1e-300 included), so each step is an exact dot product:
 
 0. Rows of float64 (or integers a float64 holds) into float64 norms and of
    float32 into float32 norms, up to LONG_ROW_TERMS terms: one pass each in
-   C (``src/xs_norm.c``: a two-double sum of squares with a proven bound
+   C (``src/kernels/dot/xs_norm.c``: a two-double sum of squares with a proven bound
    decides the root).  Only the rows it leaves (ties, a hair from a
    midpoint, subnormal or overflowing norms) and other dtypes take the
    steps below.
@@ -56,7 +56,7 @@ _F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
 
 #: Rows longer than this that the compiled loop leaves (it decides long
 #: contiguous float64 and float32 rows from a SIMD sum of squares, and sums
-#: no longer rows one term at a time: src/xs_norm.h) go to the exact integer root
+#: no longer rows one term at a time: src/kernels/dot/xs_norm.h) go to the exact integer root
 #: (one dot state each, no copy of the row); shorter rows are extended by
 #: three terms (a copy) for the vectorized proof.
 LONG_ROW_TERMS = 1 << 15
@@ -323,7 +323,7 @@ def _finish(values, c, proven, result_dtype, fmt_of_result, flat_result):
         flat_result[i] = _exact_root(values[i], fmt_of_result)
 
 
-#: The compiled one-pass loop (src/xs_norm.c) for rows of float64 into
+#: The compiled one-pass loop (src/kernels/dot/xs_norm.c) for rows of float64 into
 #: float64 norms and of float32 into float32 norms; False sends every row
 #: down the paths below (the tests use it to reach them).
 NATIVE_ROWS = True
@@ -331,7 +331,7 @@ NATIVE_ROWS = True
 
 def _native_rows(part, result_dtype, out):
     """Norms of the rows of `part` (2-D, real) that the one-pass loop of
-    src/xs_norm.c decides, into out; the indices of the rows it leaves, or
+    src/kernels/dot/xs_norm.c decides, into out; the indices of the rows it leaves, or
     None where it does not apply (other dtypes, 64-bit integers beyond
     2**53)."""
     if not NATIVE_ROWS:

@@ -1,6 +1,6 @@
 """The exact state's layout, read from the compiled extension.
 
-The C side (``src/xs_small.h``, ``src/xs_round.h``) defines the format; this
+The C side (``src/exact/xs_small.h``, ``src/exact/xs_round.h``) defines the format; this
 module names it for the Python side, and every other module reads it from
 here.  A state is ``LENGTH`` int64 words: ``DIGITS`` fixed-point digits
 (digit ``j`` weighs ``2**(DIGIT_BITS * j + UNIT_EXPONENT)``; digits below the

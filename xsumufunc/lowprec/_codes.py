@@ -64,7 +64,7 @@ def stochastic(hi, lo, r, k, dtype, func):
     and q = up - down (a power of two), away <=> r q 2**-k < (a - down) + e.
     a - down is exact (Sterbenz: down <= a <= 2 down, or down = 0), so is
     the threshold r q 2**-k; their difference is exact, or so much larger
-    than |e| that its sign decides (the argument of src/xs_lowprec.c).
+    than |e| that its sign decides (the argument of src/lowprec/xs_lowprec.c).
     """
     grid = _grid(dtype)
     with np.errstate(invalid="ignore"):

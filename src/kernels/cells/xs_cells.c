@@ -1,0 +1,543 @@
+/* Fixed-grid cells for contiguous float64 runs (see xs_cells.h). */
+#include "kernels/cells/xs_cells.h"
+#include "cpu/xs_cpu.h"
+#include "exact/xs_running.h"
+
+#include <fenv.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* A block's range as bit patterns of |term|: comparing them as unsigned
+ * integers compares the magnitudes (and Inf/NaN come above every finite). */
+typedef struct {
+    uint64_t max_bits;       /* largest |term| (NaN/Inf: at least 0x7ff0...) */
+    uint64_t min_bits_m1;    /* smallest non-zero |term| minus 1 (all zero: UINT64_MAX) */
+} xs_cells_range;
+
+typedef int (*xs_cells_kernel)(const void *x, int terms, double *lanes,
+                               const xs_cells_window *w, xs_cells_range *range);
+
+
+/* The floating-point exceptions NumPy turns into warnings ("inexact" is not
+ * one of them). */
+#define XS_REPORTED_FLAGS (FE_INVALID | FE_OVERFLOW | FE_UNDERFLOW | FE_DIVBYZERO)
+
+
+
+/* bfloat16 is the top half of a float32. */
+static inline float bf16_to_float(uint16_t b)
+{
+    uint32_t bits = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* ---- portable kernels (any architecture): 8 scalar chains --------------- */
+
+#define XS_CK_TARGET
+#define XS_CK_V double
+#define XS_CK_VW 1
+#define XS_CK_CHAINS 8
+#define XS_CK_LOAD(p) (*(p))
+#define XS_CK_STORE(p, v) (*(p) = (v))
+#define XS_CK_ADD(a, b) ((a) + (b))
+#define XS_CK_SUB(a, b) ((a) - (b))
+#define XS_CK_SET1(d) (d)
+#define XS_CK_RANGE_INIT uint64_t mx = 0, mn = UINT64_MAX;
+#define XS_CK_RANGE_STEP(v) { \
+        uint64_t a = xs_double_bits(v) & XS_CELLS_ABS_BITS; \
+        mx = a > mx ? a : mx; \
+        mn = a - 1 < mn ? a - 1 : mn; }     /* 0 - 1 wraps to UINT64_MAX */
+#define XS_CK_RANGE_END(range) { (range)->max_bits = mx; (range)->min_bits_m1 = mn; }
+#define XS_CK_ELEMENT double
+#define XS_CK_LOAD_IN(x, i) ((x)[i])
+#define XS_CI_NAME(K) cells_f64_generic_##K
+#include "kernels/cells/xs_cells_instances.h"
+#define XS_CK_ELEMENT float
+#define XS_CK_LOAD_IN(x, i) ((double)(x)[i])
+#define XS_CI_NAME(K) cells_f32_generic_##K
+#include "kernels/cells/xs_cells_instances.h"
+#define XS_CK_ELEMENT uint16_t
+#define XS_CK_LOAD_IN(x, i) ((double)bf16_to_float((x)[i]))
+#define XS_CI_NAME(K) cells_bf16_generic_##K
+#include "kernels/cells/xs_cells_instances.h"
+#include "kernels/cells/xs_cells_isa_end.h"
+
+#ifdef XS_CPU_X86
+#define XS_CELLS_X86 1
+#include <immintrin.h>
+
+/* The floating-point range measure of SSE2 and AVX2 (no unsigned 64-bit
+ * min/max there): |term| as a double, zeros counted as +Inf for the
+ * minimum, NaN seen separately; turned into bit patterns at the end. */
+static inline void fp_range_bits(double max_abs, double min_abs, int has_nan,
+                                 xs_cells_range *range)
+{
+    range->max_bits = has_nan ? UINT64_MAX : xs_double_bits(max_abs);
+    range->min_bits_m1 = xs_double_bits(min_abs) == XS_CELLS_INF_BITS
+        ? UINT64_MAX : xs_double_bits(min_abs) - 1;
+}
+
+/* SSE2: 2-double vectors, 4 chains. */
+#define XS_CK_TARGET
+#define XS_CK_V __m128d
+#define XS_CK_VW 2
+#define XS_CK_CHAINS 4
+#define XS_CK_LOAD(p) _mm_loadu_pd(p)
+#define XS_CK_STORE(p, v) _mm_storeu_pd((p), (v))
+#define XS_CK_ADD(a, b) _mm_add_pd((a), (b))
+#define XS_CK_SUB(a, b) _mm_sub_pd((a), (b))
+#define XS_CK_SET1(d) _mm_set1_pd(d)
+#define XS_CK_RANGE_INIT \
+    const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x((long long)XS_CELLS_ABS_BITS)); \
+    const __m128d zero = _mm_setzero_pd(), inf = _mm_set1_pd((double)INFINITY); \
+    __m128d mx = zero, mn = inf, nan_seen = zero;
+#define XS_CK_RANGE_STEP(v) { \
+        __m128d a = _mm_and_pd((v), abs_mask); \
+        mx = _mm_max_pd(mx, a); \
+        mn = _mm_min_pd(mn, _mm_or_pd(a, _mm_and_pd(_mm_cmpeq_pd(a, zero), inf))); \
+        nan_seen = _mm_or_pd(nan_seen, _mm_cmpunord_pd((v), (v))); }
+#define XS_CK_RANGE_END(range) { \
+        double m[2], s[2]; \
+        _mm_storeu_pd(m, mx); \
+        _mm_storeu_pd(s, mn); \
+        fp_range_bits(m[0] > m[1] ? m[0] : m[1], s[0] < s[1] ? s[0] : s[1], \
+                      _mm_movemask_pd(nan_seen) != 0, (range)); }
+#define XS_CK_ELEMENT double
+#define XS_CK_LOAD_IN(x, i) _mm_loadu_pd((x) + (i))
+#define XS_CI_NAME(K) cells_f64_sse2_##K
+#include "kernels/cells/xs_cells_instances.h"
+/* Two floats (8 bytes), widened. */
+#define XS_CK_ELEMENT float
+#define XS_CK_LOAD_IN(x, i) _mm_cvtps_pd(_mm_castsi128_ps( \
+        _mm_loadl_epi64((const __m128i *)(const void *)((x) + (i)))))
+#define XS_CI_NAME(K) cells_f32_sse2_##K
+#include "kernels/cells/xs_cells_instances.h"
+/* Two bfloat16 (4 bytes) into the top halves of two floats, widened. */
+static inline __m128d bf16x2_sse2(const uint16_t *x)
+{
+    int32_t two;
+    memcpy(&two, x, sizeof two);
+    return _mm_cvtps_pd(_mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(),
+                                                            _mm_cvtsi32_si128(two))));
+}
+#define XS_CK_ELEMENT uint16_t
+#define XS_CK_LOAD_IN(x, i) bf16x2_sse2((x) + (i))
+#define XS_CI_NAME(K) cells_bf16_sse2_##K
+#include "kernels/cells/xs_cells_instances.h"
+#include "kernels/cells/xs_cells_isa_end.h"
+
+/* AVX2: 4-double vectors, 2 chains. */
+#define XS_CK_TARGET XS_TARGET_AVX2
+#define XS_CK_V __m256d
+#define XS_CK_VW 4
+#define XS_CK_CHAINS 2
+#define XS_CK_LOAD(p) _mm256_loadu_pd(p)
+#define XS_CK_STORE(p, v) _mm256_storeu_pd((p), (v))
+#define XS_CK_ADD(a, b) _mm256_add_pd((a), (b))
+#define XS_CK_SUB(a, b) _mm256_sub_pd((a), (b))
+#define XS_CK_SET1(d) _mm256_set1_pd(d)
+#define XS_CK_RANGE_INIT \
+    const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)XS_CELLS_ABS_BITS)); \
+    const __m256d zero = _mm256_setzero_pd(), inf = _mm256_set1_pd((double)INFINITY); \
+    __m256d mx = zero, mn = inf, nan_seen = zero;
+#define XS_CK_RANGE_STEP(v) { \
+        __m256d a = _mm256_and_pd((v), abs_mask); \
+        mx = _mm256_max_pd(mx, a); \
+        mn = _mm256_min_pd(mn, _mm256_blendv_pd(a, inf, _mm256_cmp_pd(a, zero, _CMP_EQ_OQ))); \
+        nan_seen = _mm256_or_pd(nan_seen, _mm256_cmp_pd((v), (v), _CMP_UNORD_Q)); }
+#define XS_CK_RANGE_END(range) { \
+        double m[4], s[4]; \
+        _mm256_storeu_pd(m, mx); \
+        _mm256_storeu_pd(s, mn); \
+        double max_abs = m[0], min_abs = s[0]; \
+        for (int k = 1; k < 4; k++) { \
+            max_abs = m[k] > max_abs ? m[k] : max_abs; \
+            min_abs = s[k] < min_abs ? s[k] : min_abs; \
+        } \
+        fp_range_bits(max_abs, min_abs, _mm256_movemask_pd(nan_seen) != 0, (range)); }
+#define XS_CK_ELEMENT double
+#define XS_CK_LOAD_IN(x, i) _mm256_loadu_pd((x) + (i))
+#define XS_CI_NAME(K) cells_f64_avx2_##K
+#include "kernels/cells/xs_cells_instances.h"
+#define XS_CK_ELEMENT float
+#define XS_CK_LOAD_IN(x, i) _mm256_cvtps_pd(_mm_loadu_ps((x) + (i)))
+#define XS_CI_NAME(K) cells_f32_avx2_##K
+#include "kernels/cells/xs_cells_instances.h"
+#define XS_CK_ELEMENT uint16_t
+#define XS_CK_LOAD_IN(x, i) _mm256_cvtps_pd(_mm_castsi128_ps(_mm_slli_epi32(_mm_cvtepu16_epi32( \
+        _mm_loadl_epi64((const __m128i *)(const void *)((x) + (i)))), 16)))
+#define XS_CI_NAME(K) cells_bf16_avx2_##K
+#include "kernels/cells/xs_cells_instances.h"
+#include "kernels/cells/xs_cells_isa_end.h"
+
+/* AVX-512F: 8-double vectors, 2 chains; the range in integer registers
+ * (unsigned 64-bit min/max), beside the floating-point adds. */
+#define XS_CK_TARGET XS_TARGET_AVX512
+#define XS_CK_V __m512d
+#define XS_CK_VW 8
+#define XS_CK_CHAINS 2
+#define XS_CK_LOAD(p) _mm512_loadu_pd(p)
+#define XS_CK_STORE(p, v) _mm512_storeu_pd((p), (v))
+#define XS_CK_ADD(a, b) _mm512_add_pd((a), (b))
+#define XS_CK_SUB(a, b) _mm512_sub_pd((a), (b))
+#define XS_CK_SET1(d) _mm512_set1_pd(d)
+#define XS_CK_RANGE_INIT \
+    const __m512i abs_mask = _mm512_set1_epi64((long long)XS_CELLS_ABS_BITS); \
+    const __m512i one = _mm512_set1_epi64(1); \
+    __m512i mx = _mm512_setzero_si512(), mn = _mm512_set1_epi64(-1);
+#define XS_CK_RANGE_STEP(v) { \
+        __m512i a = _mm512_and_si512(_mm512_castpd_si512(v), abs_mask); \
+        mx = _mm512_max_epu64(mx, a); \
+        mn = _mm512_min_epu64(mn, _mm512_sub_epi64(a, one)); }
+#define XS_CK_RANGE_END(range) { \
+        (range)->max_bits = _mm512_reduce_max_epu64(mx); \
+        (range)->min_bits_m1 = _mm512_reduce_min_epu64(mn); }
+#define XS_CK_ELEMENT double
+#define XS_CK_LOAD_IN(x, i) _mm512_loadu_pd((x) + (i))
+#define XS_CI_NAME(K) cells_f64_avx512_##K
+#include "kernels/cells/xs_cells_instances.h"
+#define XS_CK_ELEMENT float
+#define XS_CK_LOAD_IN(x, i) _mm512_cvtps_pd(_mm256_loadu_ps((x) + (i)))
+#define XS_CI_NAME(K) cells_f32_avx512_##K
+#include "kernels/cells/xs_cells_instances.h"
+#define XS_CK_ELEMENT uint16_t
+#define XS_CK_LOAD_IN(x, i) _mm512_cvtps_pd(_mm256_castsi256_ps(_mm256_slli_epi32( \
+        _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)((x) + (i)))), 16)))
+#define XS_CI_NAME(K) cells_bf16_avx512_##K
+#include "kernels/cells/xs_cells_instances.h"
+#include "kernels/cells/xs_cells_isa_end.h"
+#endif
+
+/* The kernels of one instruction set, by input type and cell count. */
+typedef struct {
+    xs_cells_kernel f64[XS_CELLS_MAX + 1], f32[XS_CELLS_MAX + 1], bf16[XS_CELLS_MAX + 1];
+} xs_cells_set;
+
+#define XS_CELLS_SET(ISA) { \
+    {NULL, cells_f64_##ISA##_1, cells_f64_##ISA##_2, cells_f64_##ISA##_3, cells_f64_##ISA##_4}, \
+    {NULL, cells_f32_##ISA##_1, cells_f32_##ISA##_2, cells_f32_##ISA##_3, cells_f32_##ISA##_4}, \
+    {NULL, cells_bf16_##ISA##_1, cells_bf16_##ISA##_2, cells_bf16_##ISA##_3, cells_bf16_##ISA##_4}}
+
+/* The kernels of each level (src/cpu/xs_cpu.h picks; XSUMUFUNC_KERNEL caps it
+ * and the tests force each). */
+static const xs_cells_set *pick_kernels(void)
+{
+    static const xs_cells_set generic = XS_CELLS_SET(generic);
+#ifdef XS_CELLS_X86
+    static const xs_cells_set sse2 = XS_CELLS_SET(sse2);
+    static const xs_cells_set avx2 = XS_CELLS_SET(avx2);
+    static const xs_cells_set avx512 = XS_CELLS_SET(avx512);
+#endif
+    static const void *const variants[XS_ISA_COUNT] = {
+        [XS_ISA_GENERIC] = &generic,
+#ifdef XS_CELLS_X86
+        [XS_ISA_SSE2] = &sse2, [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
+#endif
+    };
+    return xs_cpu_pick(variants);
+}
+
+
+/* ---- the driver --------------------------------------------------------- */
+
+/* What the driver needs to know of an input type. */
+typedef struct {
+    size_t itemsize;
+    int precision;                         /* significand bits: 53, 24, 8 */
+    uint64_t (*bits)(const void *x, ptrdiff_t i);   /* element i as float64 bits */
+} xs_cells_type;
+
+static inline uint64_t f64_bits(const void *x, ptrdiff_t i)
+{
+    double v;
+    memcpy(&v, (const char *)x + 8 * i, sizeof v);
+    return xs_double_bits(v);
+}
+
+static inline uint64_t f32_bits(const void *x, ptrdiff_t i)
+{
+    float v;
+    memcpy(&v, (const char *)x + 4 * i, sizeof v);
+    return xs_double_bits((double)v);
+}
+
+static inline uint64_t bf16_bits(const void *x, ptrdiff_t i)
+{
+    uint16_t v;
+    memcpy(&v, (const char *)x + 2 * i, sizeof v);
+    return xs_double_bits((double)bf16_to_float(v));
+}
+
+static const xs_cells_type type_f64 = {8, 53, f64_bits};
+static const xs_cells_type type_f32 = {4, 24, f32_bits};
+static const xs_cells_type type_bf16 = {2, 8, bf16_bits};
+
+/* The range of the first n elements of a block (a first look). */
+static void range_of(const xs_cells_type *type, const void *x, int n, xs_cells_range *range)
+{
+    uint64_t mx = 0, mn = UINT64_MAX;
+    for (int i = 0; i < n; i++) {
+        uint64_t a = type->bits(x, i) & XS_CELLS_ABS_BITS;
+        mx = a > mx ? a : mx;
+        mn = a - 1 < mn ? a - 1 : mn;
+    }
+    range->max_bits = mx;
+    range->min_bits_m1 = mn;
+}
+
+/* A window nothing fits (every |term| below 2^-1075, i.e. none): a kernel
+ * run against it only measures the block. */
+static const xs_cells_window measure_only = {0};
+
+static int cells_needed(const xs_cells_type *type, int top, const xs_cells_range *r)
+{
+    return xs_cells_needed(type->precision, top, r->min_bits_m1);
+}
+
+static void set_window(const xs_cells_type *type, xs_cells_window *w, int top, int cells)
+{
+    xs_cells_set_window(w, type->precision, top, cells);
+}
+
+static int choose_window(const xs_cells_type *type, xs_cells_window *w, const xs_cells_range *r)
+{
+    return xs_cells_choose(w, type->precision, r->max_bits, r->min_bits_m1);
+}
+
+/* Terms that fit no window: into the large accumulator, made on first use
+ * (*large caches it between rows; its small part is cleared then), or into
+ * acc itself if there is no memory for one. */
+typedef struct {
+    xs_small *acc;
+    xs_large **cache;
+    xs_large *large;             /* NULL until first use */
+    int used;                    /* some term went here */
+} xs_cells_rest;
+
+/* The loop of to_rest for one element type (inlined: no call per term). */
+#define XS_REST_LOOP(ADD, INTO, BITS) \
+    for (ptrdiff_t i = 0; i < n; i++) { \
+        ADD((INTO), BITS(x, i)); \
+    }
+#define XS_REST_TYPES(ADD, INTO) \
+    switch (type->precision) { \
+    case 53: XS_REST_LOOP(ADD, INTO, f64_bits) break; \
+    case 24: XS_REST_LOOP(ADD, INTO, f32_bits) break; \
+    default: XS_REST_LOOP(ADD, INTO, bf16_bits) break; \
+    }
+
+static void to_rest(xs_cells_rest *rest, const xs_cells_type *type, const void *x, ptrdiff_t n)
+{
+    rest->used = 1;
+    if (rest->large == NULL && n > 0) {
+        rest->large = xs_large_for_row(rest->cache);
+    }
+    if (rest->large != NULL && type->precision == 53) {
+        /* float64: the block loop, no test per term (xs_large.h) */
+        xs_large_add_float64(rest->large, (const char *)x, n, (ptrdiff_t)sizeof(double));
+    }
+    else if (rest->large != NULL) {
+        XS_REST_TYPES(xs_large_add_bits, rest->large)
+    }
+    else {
+        XS_REST_TYPES(xs_small_add_bits, rest->acc)
+    }
+}
+#undef XS_REST_TYPES
+#undef XS_REST_LOOP
+
+/* Adds x[0..n) into acc.  With cells != NULL, when every term went
+ * through one window's lanes (nothing into acc or the large accumulator
+ * yet), the lanes' exact cell sums are left in cells[0..count) instead and
+ * count is returned; otherwise 0 (everything is in acc). */
+static int cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
+                     xs_small *acc, xs_large **large, const char *x, ptrdiff_t n,
+                     double *cells)
+{
+    /* Every addition here is exact, but the cuts are inexact by design and
+     * a NaN/Inf term raises "invalid" or "overflow" in a kernel whose
+     * block is then refused: clear what was raised here of the flags NumPy
+     * reports (testing is cheap; restoring the whole state is not). */
+    int reported_before = fetestexcept(XS_REPORTED_FLAGS);
+    double lanes[XS_CELLS_LANES] = {0};
+    /* The last, partial block, padded with zeros to a multiple of
+     * XS_CELLS_STEP (they add nothing; only its real terms go elsewhere if
+     * it fits no window).  Doubles: aligned for every type. */
+    double tail[XS_CELLS_BLOCK];
+    xs_cells_rest rest = {acc, large, NULL, 0};
+    xs_cells_window w = {0};
+    int active = 0;              /* w is set and the lanes belong to it */
+    int refused = 0;             /* blocks in a row that fit no window */
+    int narrower = 0;            /* blocks in a row that fit fewer cells than w's */
+    int lanes_cells = 0;         /* the cells with lanes in use (w's, or more) */
+    int elsewhere = 0;           /* some term went into acc (or large) already */
+    ptrdiff_t blocks = 0;        /* blocks in the lanes since the last flush */
+    for (ptrdiff_t i = 0; i < n; i += XS_CELLS_BLOCK) {
+        const char *here = x + (size_t)i * type->itemsize;
+        const void *block = here;
+        int terms = n - i < XS_CELLS_BLOCK ? (int)(n - i) : XS_CELLS_BLOCK;
+        int padded = terms;
+        if (terms % XS_CELLS_STEP != 0) {
+            padded = terms + XS_CELLS_STEP - terms % XS_CELLS_STEP;
+            memcpy(tail, here, (size_t)terms * type->itemsize);
+            memset((char *)tail + (size_t)terms * type->itemsize, 0,
+                   (size_t)(padded - terms) * type->itemsize);
+            block = tail;
+        }
+        /* First the current window.  A kernel that refuses the block
+         * measures all of it. */
+        xs_cells_range r;
+        xs_cells_window next;
+        const xs_cells_window *first = &w;
+        if (!active) {
+            /* After blocks in a row that fit no window, a first look at
+             * the block's first terms: if they fit none, nor does it. */
+            if (refused >= 2) {
+                range_of(type, block, XS_CELLS_STEP, &r);
+                if (r.max_bits != 0 && !choose_window(type, &next, &r)) {
+                    to_rest(&rest, type, here, terms);
+                    continue;
+                }
+            }
+            /* No window: measure the block (the one-cell kernel against a
+             * window nothing fits: vector code, the lanes untouched), then
+             * take the window that fits it. */
+            kernels[1](block, padded, lanes, &measure_only, &r);
+            first = NULL;
+        }
+        int fits = first != NULL && kernels[first->cells](block, padded, lanes, first, &r);
+        if (!fits) {
+            int more;
+            if (active && r.max_bits < w.max_limit &&
+                    (more = cells_needed(type, w.top, &r)) <= XS_CELLS_MAX) {
+                set_window(type, &next, w.top, more);   /* more cells, same grid: no flush */
+            }
+            else if (choose_window(type, &next, &r)) {
+                if (active) {
+                    xs_cells_flush(acc, lanes, lanes_cells);
+                    lanes_cells = 0;
+                    blocks = 0;
+                    elsewhere = 1;
+                }
+            }
+            else {
+                to_rest(&rest, type, here, terms);
+                /* Data too wide for any window: stop trying the kernels first. */
+                if (++refused >= 2 && active) {
+                    xs_cells_flush(acc, lanes, lanes_cells);
+                    lanes_cells = 0;
+                    active = 0;
+                    blocks = 0;
+                    elsewhere = 1;
+                }
+                continue;
+            }
+            kernels[next.cells](block, padded, lanes, &next, &r);    /* fits */
+        }
+        if (!active) {
+            acc->flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;     /* non-zero terms went in */
+            active = 1;
+        }
+        if (first != &w || !fits) {
+            w = next;
+            narrower = 0;
+        }
+        else if (w.cells > 1 && cells_needed(type, w.top, &r) < w.cells) {
+            /* A run of blocks that need fewer cells: drop the last one (same
+             * grid: its lanes stay and are flushed with the others). */
+            if (++narrower == XS_CELLS_NARROWER_RUN) {
+                set_window(type, &w, w.top, w.cells - 1);
+                narrower = 0;
+            }
+        }
+        else {
+            narrower = 0;
+        }
+        lanes_cells = w.cells > lanes_cells ? w.cells : lanes_cells;
+        refused = 0;
+        if (++blocks == XS_CELLS_FLUSH_BLOCKS) {
+            xs_cells_flush(acc, lanes, lanes_cells);
+            blocks = 0;
+            elsewhere = 1;
+        }
+    }
+    int count = 0;
+    if (cells != NULL && active && !elsewhere && !rest.used) {
+        count = xs_cells_sums(lanes, lanes_cells, cells);
+    }
+    else if (active) {
+        xs_cells_flush(acc, lanes, lanes_cells);
+    }
+    if (rest.large != NULL) {
+        xs_large_flush(rest.large);
+        xs_small_merge(acc, &rest.large->small);
+    }
+    int raised_here = fetestexcept(XS_REPORTED_FLAGS) & ~reported_before;
+    if (raised_here) {
+        feclearexcept(raised_here);
+    }
+    return count;
+}
+
+/* A row's sum (divisor 1) or mean, rounded into fmt: 1 and *out when the
+ * row went through one window and the two-double approximation of its cell
+ * sums decides the rounding (xs_running.h); else 0 and the row's exact sum
+ * in acc. */
+static int cells_round(const xs_cells_type *type, const xs_cells_kernel *kernels,
+                       xs_small *acc, xs_large **large, const char *x, ptrdiff_t n,
+                       const xs_format *fmt, uint64_t divisor, double *out)
+{
+    double cells[XS_CELLS_GRID_MAX + 1];
+    int count = cells_add(type, kernels, acc, large, x, n, cells);
+    if (count == 0) {
+        return 0;
+    }
+    if (xs_cells_round_sums(cells, count, divisor, fmt, out)) {
+        return 1;
+    }
+    for (int c = 0; c < count; c++) {
+        if (cells[c] != 0.0) {
+            xs_small_add_bits(acc, xs_double_bits(cells[c]));
+        }
+    }
+    return 0;
+}
+
+void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrdiff_t n)
+{
+    cells_add(&type_f64, pick_kernels()->f64, acc, large, (const char *)x, n, NULL);
+}
+
+void xs_cells_add_float32(xs_small *acc, xs_large **large, const float *x, ptrdiff_t n)
+{
+    cells_add(&type_f32, pick_kernels()->f32, acc, large, (const char *)x, n, NULL);
+}
+
+void xs_cells_add_bfloat16(xs_small *acc, xs_large **large, const uint16_t *x, ptrdiff_t n)
+{
+    cells_add(&type_bf16, pick_kernels()->bf16, acc, large, (const char *)x, n, NULL);
+}
+
+int xs_cells_round_float64(xs_small *acc, xs_large **large, const double *x, ptrdiff_t n,
+                           const xs_format *fmt, uint64_t divisor, double *out)
+{
+    return cells_round(&type_f64, pick_kernels()->f64, acc, large, (const char *)x, n,
+                       fmt, divisor, out);
+}
+
+int xs_cells_round_float32(xs_small *acc, xs_large **large, const float *x, ptrdiff_t n,
+                           const xs_format *fmt, uint64_t divisor, double *out)
+{
+    return cells_round(&type_f32, pick_kernels()->f32, acc, large, (const char *)x, n,
+                       fmt, divisor, out);
+}
+
+int xs_cells_round_bfloat16(xs_small *acc, xs_large **large, const uint16_t *x, ptrdiff_t n,
+                            const xs_format *fmt, uint64_t divisor, double *out)
+{
+    return cells_round(&type_bf16, pick_kernels()->bf16, acc, large, (const char *)x, n,
+                       fmt, divisor, out);
+}

@@ -1,0 +1,594 @@
+/*
+ * Exact column sums of float64 (or float32) rows whose columns are
+ * contiguous: a reduction over a slow axis (axis=0 of a C-ordered array)
+ * read row by row, in memory order, instead of one strided column at a time.
+ *
+ * Each column gets its own window on the fixed grid of xs_cells.h (a top
+ * above its largest term; see there for the cuts and why the lane sums are
+ * exact), and its cell sums.  Strips of eight neighbouring columns (one
+ * cache line of a row) are cut and summed together down a block of rows,
+ * one column per double lane, each lane with its own cut constants; the
+ * eight columns of a strip share a cell count.  After the block each column
+ * keeps its new sums when the block fitted its window; a column whose block
+ * did not fit takes more cells, or a new window (its cells go into its small
+ * accumulator first), and its block is summed again alone, or, fitting no
+ * window, value by value into its small accumulator.
+ *
+ * A strip none of whose columns has a window yet (the first block) is only
+ * measured first (its range, no cuts: the lines are in L1 afterwards), so
+ * its cells are summed once.  The group keeps its windows and cell sums from
+ * one call to the next (cell 0 stays exact for 2^46 carry steps, far more
+ * rows than any array: xs_cells.h), and a column's small accumulator is
+ * made only when something goes into it.  A column that never needed it is
+ * rounded from a two-double sum of its few cells when that decides
+ * (xs_cells_round_sums), which skips the accumulator entirely.
+ */
+#include "kernels/cells/xs_columns.h"
+#include "kernels/cells/xs_cells.h"
+#include "cpu/xs_cpu.h"
+
+#include <fenv.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Strips of eight columns: one 64-byte line of a row. */
+#define XS_STRIP 8
+#define XS_STRIPS (XS_COLUMN_GROUP / XS_STRIP)
+/* Rows between two carry steps: the lane bound of xs_cells.h allows at most
+ * XS_CELLS_LANE_TERMS parts per lane between them. */
+#define XS_COLUMN_CARRY_ROWS XS_CELLS_LANE_TERMS
+_Static_assert(XS_COLUMN_BLOCK_ROWS % XS_COLUMN_CARRY_ROWS == 0,
+               "a block of rows is a whole number of carry steps");
+/* Prefetch distance: the same line of the next chunk of columns. */
+#define XS_PREFETCH_BYTES(itemsize) ((uintptr_t)XS_COLUMN_CHUNK * (uintptr_t)(itemsize))
+
+/* Element r of a column (float64 or float32) as a double. */
+static inline double load_value(const char *p, int itemsize)
+{
+    if (itemsize == 8) {
+        double v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    float f;
+    memcpy(&f, p, sizeof f);
+    return (double)f;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#define XS_PREFETCH(address) __builtin_prefetch(address)
+#define XS_INLINE static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define XS_PREFETCH(address) ((void)0)
+#define XS_INLINE static __forceinline
+#else
+#define XS_PREFETCH(address) ((void)0)
+#define XS_INLINE static inline
+#endif
+
+/* A group of columns, strip by strip, lane by lane. */
+struct xs_columns {
+    int itemsize, precision;              /* float64: 8, 53; float32: 4, 24 */
+    ptrdiff_t cols;
+    double cells[XS_STRIPS][XS_CELLS_MAX + 1][XS_STRIP];   /* cell sums */
+    double sigma[XS_STRIPS][XS_CELLS_MAX + 1][XS_STRIP];   /* cut constants */
+    uint64_t max_limit[XS_COLUMN_GROUP], min_limit_m1[XS_COLUMN_GROUP];
+    int top[XS_COLUMN_GROUP];
+    int active[XS_COLUMN_GROUP];          /* a window is set (and a non-zero term in) */
+    int strip_cells[XS_STRIPS];           /* K of the strip's windows */
+    unsigned char used[XS_COLUMN_GROUP];  /* acc[j] made (it holds a part of the sum) */
+    xs_small acc[XS_COLUMN_GROUP];
+};
+
+/* Column j's small accumulator, made on first use. */
+static xs_small *column_acc(xs_columns *st, int j)
+{
+    if (!st->used[j]) {
+        xs_small_init(&st->acc[j]);
+        st->used[j] = 1;
+    }
+    return &st->acc[j];
+}
+
+/* A block of a strip: eight lanes of sums (from the stored ones) and the
+ * block's range per lane. */
+typedef struct {
+    double cells[XS_CELLS_MAX + 1][XS_STRIP];
+    uint64_t max_bits[XS_STRIP], min_bits_m1[XS_STRIP];
+} xs_strip_block;
+
+/* The range of a strip's block, lane by lane, on the bit patterns of |x|
+ * (unsigned order is magnitude order; |x| - 1 turns 0 into the largest
+ * value, out of the minimum).  GCC and Clang: vector extensions (the loop
+ * over eight lanes would be scalar code with conditional moves); others:
+ * the same per lane. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(XS_NO_VECTOR_EXT)
+#define XS_COLUMN_VECTORS 1
+typedef double xs_v8d __attribute__((vector_size(64)));
+typedef float xs_v8f __attribute__((vector_size(32)));
+typedef uint64_t xs_v8u __attribute__((vector_size(64)));
+/* Lane-wise m ? a : b for masks of all ones or zeros (a macro: a function
+ * returning a 64-byte vector would need AVX-512's ABI). */
+#define XS_SELECT8(m, a, b) (((a) & (xs_v8u)(m)) | ((b) & ~(xs_v8u)(m)))
+#define XS_RANGE_INIT \
+    const xs_v8u abs_mask = (xs_v8u){0} + XS_CELLS_ABS_BITS, one = (xs_v8u){0} + 1u; \
+    xs_v8u mx = {0}, mn = ~(xs_v8u){0};
+#define XS_RANGE_STEP(v) { \
+        xs_v8u bits; \
+        memcpy(&bits, (v), sizeof bits); \
+        xs_v8u a = bits & abs_mask, a_m1 = a - one; \
+        mx = XS_SELECT8(a > mx, a, mx); \
+        mn = XS_SELECT8(a_m1 < mn, a_m1, mn); }
+#define XS_RANGE_END(b) { \
+        memcpy((b)->max_bits, &mx, sizeof mx); \
+        memcpy((b)->min_bits_m1, &mn, sizeof mn); }
+/* v = the strip's eight values of the row at q as doubles (float32 widened
+ * exactly). */
+#define XS_LOAD_ROW(v, q, itemsize) do { \
+        if ((itemsize) == 8) { \
+            memcpy(&(v), (q), sizeof(v)); \
+        } \
+        else { \
+            xs_v8f f_; \
+            memcpy(&f_, (q), sizeof f_); \
+            (v) = __builtin_convertvector(f_, xs_v8d); \
+        } \
+    } while (0)
+#else
+#define XS_RANGE_INIT \
+    uint64_t mx[XS_STRIP], mn[XS_STRIP]; \
+    for (int k = 0; k < XS_STRIP; k++) { \
+        mx[k] = 0; \
+        mn[k] = UINT64_MAX; \
+    }
+#define XS_RANGE_STEP(v) \
+    for (int k = 0; k < XS_STRIP; k++) { \
+        uint64_t a = xs_double_bits((v)[k]) & XS_CELLS_ABS_BITS; \
+        mx[k] = a > mx[k] ? a : mx[k]; \
+        mn[k] = a - 1 < mn[k] ? a - 1 : mn[k]; \
+    }
+#define XS_RANGE_END(b) { \
+        memcpy((b)->max_bits, mx, sizeof mx); \
+        memcpy((b)->min_bits_m1, mn, sizeof mn); }
+#endif
+
+/* The strip's block with K cells: every row's eight values cut and added,
+ * a carry step every XS_COLUMN_CARRY_ROWS rows, one column per lane (each
+ * lane's operations the same, in the same order, whatever the width). */
+#ifdef XS_COLUMN_VECTORS
+XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K,
+                             int itemsize, const double (*sigma)[XS_STRIP], xs_strip_block *b)
+{
+    xs_v8d acc[XS_CELLS_MAX + 1], sig[XS_CELLS_MAX + 1];
+    memcpy(acc, b->cells, sizeof acc);
+    memcpy(sig, sigma, sizeof sig);
+    XS_RANGE_INIT
+    for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_CARRY_ROWS) {
+        ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
+        for (ptrdiff_t r = r0; r < r1; r++, q += row_stride) {
+            xs_v8d v;
+            XS_LOAD_ROW(v, q, itemsize);
+            /* The next chunk of columns is read next: bring its line of
+             * this row in now (integer arithmetic: the address may lie past
+             * the array, which a prefetch may touch but C may not form). */
+            XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
+            XS_RANGE_STEP(&v)
+            for (int c = 1; c < K; c++) {
+                xs_v8d part = (v + sig[c]) - sig[c];
+                v -= part;
+                acc[c] += part;
+            }
+            acc[K] += v;
+        }
+        for (int c = K; c >= 1; c--) {
+            xs_v8d carry = (acc[c] + sig[c - 1]) - sig[c - 1];
+            acc[c] -= carry;
+            acc[c - 1] += carry;
+        }
+    }
+    memcpy(b->cells, acc, sizeof acc);
+    XS_RANGE_END(b)
+}
+/* The range of a strip's block alone, no cuts (a strip with no window yet). */
+XS_INLINE void strip_range(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int itemsize,
+                           xs_strip_block *b)
+{
+    XS_RANGE_INIT
+    for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
+        xs_v8d v;
+        XS_LOAD_ROW(v, q, itemsize);
+        XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
+        XS_RANGE_STEP(&v)
+    }
+    XS_RANGE_END(b)
+}
+#else
+XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K,
+                             int itemsize, const double (*sigma)[XS_STRIP], xs_strip_block *b)
+{
+    double acc[XS_CELLS_MAX + 1][XS_STRIP];
+    memcpy(acc, b->cells, sizeof acc);
+    XS_RANGE_INIT
+    for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_CARRY_ROWS) {
+        ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
+        for (ptrdiff_t r = r0; r < r1; r++, q += row_stride) {
+            double v[XS_STRIP];
+            for (int k = 0; k < XS_STRIP; k++) {
+                v[k] = load_value(q + k * itemsize, itemsize);
+            }
+            /* The next chunk of columns is read next: bring its line of
+             * this row in now (integer arithmetic: the address may lie past
+             * the array, which a prefetch may touch but C may not form). */
+            XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
+            XS_RANGE_STEP(v)
+            for (int c = 1; c < K; c++) {
+                for (int k = 0; k < XS_STRIP; k++) {
+                    double part = (v[k] + sigma[c][k]) - sigma[c][k];
+                    v[k] -= part;
+                    acc[c][k] += part;
+                }
+            }
+            for (int k = 0; k < XS_STRIP; k++) {
+                acc[K][k] += v[k];
+            }
+        }
+        for (int c = K; c >= 1; c--) {
+            for (int k = 0; k < XS_STRIP; k++) {
+                double carry = (acc[c][k] + sigma[c - 1][k]) - sigma[c - 1][k];
+                acc[c][k] -= carry;
+                acc[c - 1][k] += carry;
+            }
+        }
+    }
+    memcpy(b->cells, acc, sizeof acc);
+    XS_RANGE_END(b)
+}
+
+/* The range of a strip's block alone, no cuts (a strip with no window yet). */
+XS_INLINE void strip_range(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int itemsize,
+                           xs_strip_block *b)
+{
+    XS_RANGE_INIT
+    for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
+        double v[XS_STRIP];
+        for (int k = 0; k < XS_STRIP; k++) {
+            v[k] = load_value(q + k * itemsize, itemsize);
+        }
+        XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
+        XS_RANGE_STEP(v)
+    }
+    XS_RANGE_END(b)
+}
+
+#endif
+
+/* The same, K a constant in each instance, compiled for the baseline and,
+ * on x86-64 with GCC or Clang, for AVX2 and AVX-512 too (picked by
+ * src/cpu/xs_cpu.h, under XSUMUFUNC_KERNEL's cap). */
+#define XS_STRIP_BLOCK_TYPE(NAME, TARGET, ITEMSIZE) \
+TARGET static void NAME(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K, \
+                        const double (*sigma)[XS_STRIP], xs_strip_block *b) \
+{ \
+    switch (K) { \
+    case 2: strip_block_k(q, rows, row_stride, 2, ITEMSIZE, sigma, b); break; \
+    case 3: strip_block_k(q, rows, row_stride, 3, ITEMSIZE, sigma, b); break; \
+    default: strip_block_k(q, rows, row_stride, 4, ITEMSIZE, sigma, b); break; \
+    } \
+} \
+TARGET static void NAME##_range(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, \
+                                xs_strip_block *b) \
+{ \
+    strip_range(q, rows, row_stride, ITEMSIZE, b); \
+}
+#define XS_STRIP_BLOCK(NAME, TARGET) \
+    XS_STRIP_BLOCK_TYPE(NAME##_f64, TARGET, 8) \
+    XS_STRIP_BLOCK_TYPE(NAME##_f32, TARGET, 4)
+XS_STRIP_BLOCK(strip_block_generic, )
+#ifdef XS_CPU_X86
+#define XS_COLUMNS_X86 1
+XS_STRIP_BLOCK(strip_block_avx2, XS_TARGET_AVX2)
+XS_STRIP_BLOCK(strip_block_avx512, XS_TARGET_AVX512)
+#endif
+
+typedef void (*xs_strip_kernel)(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K,
+                                const double (*sigma)[XS_STRIP], xs_strip_block *b);
+typedef void (*xs_strip_ranger)(const char *q, ptrdiff_t rows, ptrdiff_t row_stride,
+                                xs_strip_block *b);
+typedef struct {
+    xs_strip_kernel f64, f32;
+    xs_strip_ranger range64, range32;
+} xs_strip_kernels;
+
+static const xs_strip_kernels *pick_strip_kernels(void)
+{
+    static const xs_strip_kernels generic = {strip_block_generic_f64, strip_block_generic_f32,
+                                                    strip_block_generic_f64_range, strip_block_generic_f32_range};
+#ifdef XS_COLUMNS_X86
+    static const xs_strip_kernels avx2 = {strip_block_avx2_f64, strip_block_avx2_f32,
+                                                 strip_block_avx2_f64_range, strip_block_avx2_f32_range};
+    static const xs_strip_kernels avx512 = {strip_block_avx512_f64, strip_block_avx512_f32,
+                                                   strip_block_avx512_f64_range, strip_block_avx512_f32_range};
+#endif
+    static const void *const variants[XS_ISA_COUNT] = {
+        [XS_ISA_GENERIC] = &generic,
+#ifdef XS_COLUMNS_X86
+        [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
+#endif
+    };
+    return xs_cpu_pick(variants);
+}
+
+/* Column k of strip s (column j of the group) takes window w's top with the
+ * strip's cell count: cut constants and limits. */
+static void set_column(xs_columns *st, int s, int k, int top)
+{
+    int j = s * XS_STRIP + k;
+    xs_cells_window w;
+    xs_cells_set_window(&w, st->precision, top, st->strip_cells[s]);
+    for (int c = 0; c <= XS_CELLS_MAX; c++) {
+        st->sigma[s][c][k] = w.sigma[c];
+    }
+    st->max_limit[j] = w.max_limit;
+    st->min_limit_m1[j] = w.min_limit_m1;
+    st->top[j] = top;
+}
+
+/* Column j's cell sums into its small accumulator (exact), cleared. */
+static void flush_column(xs_columns *st, int j)
+{
+    int s = j / XS_STRIP, k = j % XS_STRIP;
+    for (int c = 0; c <= XS_CELLS_MAX; c++) {
+        double v = st->cells[s][c][k];
+        if (v != 0.0) {
+            xs_small_add_bits(column_acc(st, j), xs_double_bits(v));
+        }
+        st->cells[s][c][k] = 0.0;
+    }
+}
+
+/* Column j of this block, value by value. */
+static void add_column_slowly(xs_columns *st, int j, const char *p, ptrdiff_t rows,
+                              ptrdiff_t row_stride)
+{
+    xs_small *acc = column_acc(st, j);
+    for (ptrdiff_t r = 0; r < rows; r++, p += row_stride) {
+        xs_small_add_bits(acc, xs_double_bits(load_value(p, st->itemsize)));
+    }
+}
+
+/* Column k of strip s alone, into its stored cell sums (the block fits its
+ * window now): the cuts of strip_block_k, one lane. */
+static void add_column_cells(xs_columns *st, int s, int k, const char *p, ptrdiff_t rows,
+                             ptrdiff_t row_stride)
+{
+    int K = st->strip_cells[s];
+    double (*sigma)[XS_STRIP] = st->sigma[s];
+    double acc[XS_CELLS_MAX + 1];
+    for (int c = 0; c <= XS_CELLS_MAX; c++) {
+        acc[c] = st->cells[s][c][k];
+    }
+    for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_CARRY_ROWS) {
+        ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
+        for (ptrdiff_t r = r0; r < r1; r++, p += row_stride) {
+            double v = load_value(p, st->itemsize);
+            for (int c = 1; c < K; c++) {
+                double part = (v + sigma[c][k]) - sigma[c][k];
+                v -= part;
+                acc[c] += part;
+            }
+            acc[K] += v;
+        }
+        for (int c = K; c >= 1; c--) {
+            double carry = (acc[c] + sigma[c - 1][k]) - sigma[c - 1][k];
+            acc[c] -= carry;
+            acc[c - 1] += carry;
+        }
+    }
+    for (int c = 0; c <= XS_CELLS_MAX; c++) {
+        st->cells[s][c][k] = acc[c];
+    }
+}
+
+/* Whether a block of range (mx, mn) fits column j's window.  All zeros fit
+ * only a column with a non-zero term in already (their signs decide a zero
+ * sum: value by value otherwise). */
+static inline int fits_column(const xs_columns *st, int j, uint64_t mx, uint64_t mn)
+{
+    return mx < st->max_limit[j] && mn >= st->min_limit_m1[j] && (mx != 0 || st->active[j]);
+}
+
+/* Column k of strip s when its block (of range mx, mn) did not fit its
+ * window: more cells, or a new window (its cells into its small accumulator
+ * first), and 1: the block is to be summed again; or, fitting no window,
+ * the block value by value and 0. */
+static int settle_column(xs_columns *st, int s, int k, const char *column, ptrdiff_t rows,
+                         ptrdiff_t row_stride, uint64_t mx, uint64_t mn)
+{
+    int j = s * XS_STRIP + k;
+    int top = st->top[j], cells;
+    if (!(st->active[j] && mx < st->max_limit[j] &&
+          (cells = xs_cells_needed(st->precision, top, mn)) <= XS_CELLS_MAX)) {
+        xs_cells_window w;
+        if (!xs_cells_choose(&w, st->precision, mx, mn)) {
+            add_column_slowly(st, j, column, rows, row_stride);
+            return 0;
+        }
+        if (st->active[j]) {
+            flush_column(st, j);
+        }
+        top = w.top;
+        cells = w.cells;
+        st->active[j] = 1;        /* a non-zero term: see xs_columns_round */
+    }
+    if (cells > st->strip_cells[s]) {
+        /* More cells for the whole strip: the same grids, no flush. */
+        st->strip_cells[s] = cells;
+        for (int kk = 0; kk < XS_STRIP; kk++) {
+            if (st->active[s * XS_STRIP + kk] && kk != k) {
+                set_column(st, s, kk, st->top[s * XS_STRIP + kk]);
+            }
+        }
+    }
+    set_column(st, s, k, top);
+    return 1;
+}
+
+/* Strip s (columns 8s ... 8s + 7 of the group) of one block of rows,
+ * starting at p: all eight lanes at once; the columns whose block did not
+ * fit their window settle (settle_column), and the strip runs again for
+ * them (a rare second pass: a window that moves).  A strip with no window
+ * yet is only measured in the first pass. */
+static void add_strip(xs_columns *st, int s, const char *p, ptrdiff_t rows, ptrdiff_t row_stride)
+{
+    const xs_strip_kernels *kernels = pick_strip_kernels();
+    xs_strip_kernel kernel = st->itemsize == 8 ? kernels->f64 : kernels->f32;
+    int j0 = s * XS_STRIP;
+    int todo[XS_STRIP], none_active = 1;
+    for (int k = 0; k < XS_STRIP; k++) {
+        todo[k] = 1;
+        none_active &= !st->active[j0 + k];
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        xs_strip_block b;
+        if (pass == 0 && none_active) {
+            /* Nothing can fit: the range alone decides the windows. */
+            (st->itemsize == 8 ? kernels->range64 : kernels->range32)(p, rows, row_stride, &b);
+        }
+        else {
+            memcpy(b.cells, st->cells[s], sizeof b.cells);
+            kernel(p, rows, row_stride, st->strip_cells[s],
+                   (const double (*)[XS_STRIP])st->sigma[s], &b);
+            /* Every lane is judged against the limits the kernel ran with,
+             * before a column that did not fit changes the strip's cells. */
+            for (int k = 0; k < XS_STRIP; k++) {
+                if (todo[k] && fits_column(st, j0 + k, b.max_bits[k], b.min_bits_m1[k])) {
+                    for (int c = 0; c <= XS_CELLS_MAX; c++) {
+                        st->cells[s][c][k] = b.cells[c][k];
+                    }
+                    todo[k] = 0;
+                }
+            }
+        }
+        int any = 0;
+        for (int k = 0; k < XS_STRIP; k++) {
+            if (!todo[k]) {
+                continue;
+            }
+            const char *column = p + k * (ptrdiff_t)st->itemsize;
+            if (pass == 0) {
+                todo[k] = settle_column(st, s, k, column, rows, row_stride, b.max_bits[k],
+                                        b.min_bits_m1[k]);
+                any |= todo[k];
+            }
+            else {
+                /* Settled, yet no fit (cannot happen: the window was made
+                 * for this block): value by value all the same. */
+                add_column_slowly(st, j0 + k, column, rows, row_stride);
+            }
+        }
+        if (!any) {
+            break;
+        }
+    }
+}
+
+/* A column of the last, partial strip, alone: its range, its window, its
+ * cells. */
+static void add_leftover(xs_columns *st, int s, int k, const char *column, ptrdiff_t rows,
+                         ptrdiff_t row_stride)
+{
+    uint64_t mx = 0, mn = UINT64_MAX;
+    const char *q = column;
+    for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
+        uint64_t a = xs_double_bits(load_value(q, st->itemsize)) & XS_CELLS_ABS_BITS;
+        mx = a > mx ? a : mx;
+        mn = a - 1 < mn ? a - 1 : mn;
+    }
+    if (fits_column(st, s * XS_STRIP + k, mx, mn) ||
+            settle_column(st, s, k, column, rows, row_stride, mx, mn)) {
+        add_column_cells(st, s, k, column, rows, row_stride);
+    }
+}
+
+xs_columns *xs_columns_new(ptrdiff_t cols, int itemsize)
+{
+    if (cols < 1 || cols > XS_COLUMN_GROUP || (itemsize != 8 && itemsize != 4)) {
+        return NULL;
+    }
+    xs_columns *st = malloc(sizeof *st);
+    if (st == NULL) {
+        return NULL;
+    }
+    st->itemsize = itemsize;
+    st->precision = itemsize == 8 ? 53 : 24;
+    st->cols = cols;
+    int all_strips = (int)((cols + XS_STRIP - 1) / XS_STRIP);
+    memset(st->cells, 0, (size_t)all_strips * sizeof st->cells[0]);
+    memset(st->used, 0, (size_t)cols);
+    for (int s = 0; s < all_strips; s++) {
+        st->strip_cells[s] = 2;
+        for (int k = 0; k < XS_STRIP; k++) {
+            /* No window yet: constants that cut nothing out of range and
+             * limits nothing fits. */
+            int j = s * XS_STRIP + k;
+            st->active[j] = 0;
+            st->max_limit[j] = 0;
+            st->min_limit_m1[j] = UINT64_MAX;
+            for (int c = 0; c <= XS_CELLS_MAX; c++) {
+                st->sigma[s][c][k] = 1.0;
+            }
+        }
+    }
+    return st;
+}
+
+void xs_columns_free(xs_columns *st)
+{
+    free(st);
+}
+
+void xs_columns_add(xs_columns *st, const char *p, ptrdiff_t rows, ptrdiff_t row_stride)
+{
+    /* The cuts are inexact by design and a NaN/Inf term raises "invalid":
+     * keep the caller's flags as they were. */
+    fexcept_t flags_before;
+    fegetexceptflag(&flags_before, FE_ALL_EXCEPT);
+    int strips = (int)(st->cols / XS_STRIP);
+    int itemsize = st->itemsize;
+    /* Rows in memory order: a block of rows across every column, then the next. */
+    for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_BLOCK_ROWS) {
+        ptrdiff_t nrows = rows - r0 < XS_COLUMN_BLOCK_ROWS ? rows - r0 : XS_COLUMN_BLOCK_ROWS;
+        const char *block = p + r0 * row_stride;
+        for (int s = 0; s < strips; s++) {
+            add_strip(st, s, block + s * XS_STRIP * (ptrdiff_t)itemsize, nrows, row_stride);
+        }
+        /* Columns beyond the last whole strip, one by one. */
+        for (int j = strips * XS_STRIP; j < (int)st->cols; j++) {
+            add_leftover(st, strips, j - strips * XS_STRIP, block + j * (ptrdiff_t)itemsize,
+                         nrows, row_stride);
+        }
+    }
+    fesetexceptflag(&flags_before, FE_ALL_EXCEPT);
+}
+
+double xs_columns_round(xs_columns *st, ptrdiff_t j, uint64_t divisor, const xs_format *fmt)
+{
+    int s = (int)(j / XS_STRIP), k = (int)(j % XS_STRIP);
+    double result;
+    if (!st->used[j] && st->active[j]) {
+        /* The whole sum is in the cells. */
+        double sums[XS_CELLS_MAX + 1];
+        for (int c = 0; c <= XS_CELLS_MAX; c++) {
+            sums[c] = st->cells[s][c][k];
+        }
+        if (xs_cells_round_sums(sums, XS_CELLS_MAX + 1, divisor, fmt, &result)) {
+            return result;
+        }
+    }
+    flush_column(st, (int)j);
+    xs_small *acc = column_acc(st, (int)j);
+    if (st->active[j]) {
+        acc->flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;     /* a non-zero term went in */
+    }
+    return xs_small_round_divided(acc, divisor, fmt);
+}

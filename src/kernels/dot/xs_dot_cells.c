@@ -1,0 +1,341 @@
+/* Exact float64 dot products on the fixed grid of cells (see xs_dot_cells.h). */
+#include "kernels/dot/xs_dot_cells.h"
+#include "kernels/cells/xs_cells.h"
+#include "cpu/xs_cpu.h"
+
+#include <fenv.h>
+#include <stdint.h>
+#include <string.h>
+
+/* A block's range: the largest |p| and the smallest non-zero |a| and |b|,
+ * as bit patterns (unsigned order is magnitude order; Inf/NaN above all). */
+typedef struct {
+    uint64_t max_p;
+    uint64_t min_a_m1, min_b_m1;     /* minus 1 (all zero: UINT64_MAX) */
+} xs_dot_cells_range;
+
+/* Whether every product of a block of range r fits w (see the header):
+ * all of a or all of b zero makes every product zero. */
+static inline int xs_dot_cells_fits(const xs_cells_window *w, const xs_dot_cells_range *r)
+{
+    if (r->max_p >= w->max_limit) {
+        return 0;
+    }
+    if (r->min_a_m1 == UINT64_MAX || r->min_b_m1 == UINT64_MAX) {
+        return 1;
+    }
+    int f_sum = (int)((r->min_a_m1 + 1) >> 52) + (int)((r->min_b_m1 + 1) >> 52);
+    return f_sum >= w->min_quantum_sum;
+}
+
+/* Products of two float64 always need two cells at least (106 bits). */
+#define XS_DOT_CELLS_MIN 2
+
+typedef int (*xs_dot_cells_kernel)(const char *a, const char *b, int terms, double *lanes,
+                                   const xs_cells_window *w, xs_dot_cells_range *range);
+
+#ifdef XS_CPU_X86
+#define XS_DOT_CELLS_X86 1
+#include <immintrin.h>
+
+/* AVX2 with FMA: 4-double vectors, 2 chains; the range in floating point
+ * (no unsigned 64-bit min/max), turned into bit patterns at the end. */
+#define XS_DK_TARGET XS_TARGET_AVX2
+#define XS_DK_V __m256d
+#define XS_DK_VW 4
+#define XS_DK_CHAINS 2
+#define XS_DK_LOAD(p) _mm256_loadu_pd(p)
+#define XS_DK_LOADU(p) _mm256_loadu_pd((const double *)(const void *)(p))
+#define XS_DK_STORE(p, v) _mm256_storeu_pd((p), (v))
+#define XS_DK_ADD(x, y) _mm256_add_pd((x), (y))
+#define XS_DK_SUB(x, y) _mm256_sub_pd((x), (y))
+#define XS_DK_MUL(x, y) _mm256_mul_pd((x), (y))
+#define XS_DK_FMSUB(x, y, z) _mm256_fmsub_pd((x), (y), (z))
+#define XS_DK_SET1(d) _mm256_set1_pd(d)
+#define XS_DK_RANGE_INIT \
+    const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)XS_CELLS_ABS_BITS)); \
+    const __m256d zero = _mm256_setzero_pd(), inf = _mm256_set1_pd((double)INFINITY); \
+    __m256d max_p = zero, min_a = inf, min_b = inf, nan_seen = zero;
+#define XS_DK_NONZERO_MIN(m, x) { \
+        __m256d m_abs = _mm256_and_pd((x), abs_mask); \
+        m = _mm256_min_pd(m, _mm256_blendv_pd(m_abs, inf, _mm256_cmp_pd(m_abs, zero, _CMP_EQ_OQ))); }
+#define XS_DK_RANGE_STEP(va, vb, p) { \
+        max_p = _mm256_max_pd(max_p, _mm256_and_pd((p), abs_mask)); \
+        nan_seen = _mm256_or_pd(nan_seen, _mm256_cmp_pd((p), (p), _CMP_UNORD_Q)); \
+        XS_DK_NONZERO_MIN(min_a, va) \
+        XS_DK_NONZERO_MIN(min_b, vb) }
+#define XS_DK_RANGE_END(range) { \
+        double mp[4], ma[4], mb[4]; \
+        _mm256_storeu_pd(mp, max_p); \
+        _mm256_storeu_pd(ma, min_a); \
+        _mm256_storeu_pd(mb, min_b); \
+        for (int k = 1; k < 4; k++) { \
+            mp[0] = mp[k] > mp[0] ? mp[k] : mp[0]; \
+            ma[0] = ma[k] < ma[0] ? ma[k] : ma[0]; \
+            mb[0] = mb[k] < mb[0] ? mb[k] : mb[0]; \
+        } \
+        (range)->max_p = _mm256_movemask_pd(nan_seen) ? UINT64_MAX : xs_double_bits(mp[0]); \
+        (range)->min_a_m1 = xs_double_bits(ma[0]) == XS_CELLS_INF_BITS ? UINT64_MAX \
+                                                                        : xs_double_bits(ma[0]) - 1; \
+        (range)->min_b_m1 = xs_double_bits(mb[0]) == XS_CELLS_INF_BITS ? UINT64_MAX \
+                                                                        : xs_double_bits(mb[0]) - 1; }
+#define XS_DK_CELLS 2
+#define XS_DK_NAME dot2_avx2
+#include "kernels/dot/xs_dot_cells_kernel.h"
+#define XS_DK_CELLS 3
+#define XS_DK_NAME dot3_avx2
+#include "kernels/dot/xs_dot_cells_kernel.h"
+#define XS_DK_CELLS 4
+#define XS_DK_NAME dot4_avx2
+#include "kernels/dot/xs_dot_cells_kernel.h"
+#define XS_DK_CELLS 5
+#define XS_DK_NAME dot5_avx2
+#include "kernels/dot/xs_dot_cells_kernel.h"
+#include "kernels/cells/xs_cells_isa_end.h"
+
+/* AVX-512F: 8-double vectors, 2 chains; the range on bit patterns in
+ * integer registers (|x| - 1 turns 0 into the largest unsigned value). */
+#define XS_DK_TARGET XS_TARGET_AVX512
+#define XS_DK_V __m512d
+#define XS_DK_VW 8
+#define XS_DK_CHAINS 2
+#define XS_DK_LOAD(p) _mm512_loadu_pd(p)
+#define XS_DK_LOADU(p) _mm512_loadu_pd((const void *)(p))
+#define XS_DK_STORE(p, v) _mm512_storeu_pd((p), (v))
+#define XS_DK_ADD(x, y) _mm512_add_pd((x), (y))
+#define XS_DK_SUB(x, y) _mm512_sub_pd((x), (y))
+#define XS_DK_MUL(x, y) _mm512_mul_pd((x), (y))
+#define XS_DK_FMSUB(x, y, z) _mm512_fmsub_pd((x), (y), (z))
+#define XS_DK_SET1(d) _mm512_set1_pd(d)
+#define XS_DK_RANGE_INIT \
+    const __m512i abs_mask = _mm512_set1_epi64((long long)XS_CELLS_ABS_BITS); \
+    const __m512i one = _mm512_set1_epi64(1); \
+    __m512i max_p = _mm512_setzero_si512(), min_a = _mm512_set1_epi64(-1), min_b = min_a;
+#define XS_DK_RANGE_STEP(va, vb, p) { \
+        max_p = _mm512_max_epu64(max_p, _mm512_and_si512(_mm512_castpd_si512(p), abs_mask)); \
+        min_a = _mm512_min_epu64(min_a, _mm512_sub_epi64( \
+            _mm512_and_si512(_mm512_castpd_si512(va), abs_mask), one)); \
+        min_b = _mm512_min_epu64(min_b, _mm512_sub_epi64( \
+            _mm512_and_si512(_mm512_castpd_si512(vb), abs_mask), one)); }
+#define XS_DK_RANGE_END(range) { \
+        (range)->max_p = _mm512_reduce_max_epu64(max_p); \
+        (range)->min_a_m1 = _mm512_reduce_min_epu64(min_a); \
+        (range)->min_b_m1 = _mm512_reduce_min_epu64(min_b); }
+#define XS_DK_CELLS 2
+#define XS_DK_NAME dot2_avx512
+#include "kernels/dot/xs_dot_cells_kernel.h"
+#define XS_DK_CELLS 3
+#define XS_DK_NAME dot3_avx512
+#include "kernels/dot/xs_dot_cells_kernel.h"
+#define XS_DK_CELLS 4
+#define XS_DK_NAME dot4_avx512
+#include "kernels/dot/xs_dot_cells_kernel.h"
+#define XS_DK_CELLS 5
+#define XS_DK_NAME dot5_avx512
+#include "kernels/dot/xs_dot_cells_kernel.h"
+#include "kernels/cells/xs_cells_isa_end.h"
+#endif
+
+typedef struct {
+    xs_dot_cells_kernel by_cells[XS_CELLS_GRID_MAX + 1];
+} xs_dot_cells_set;
+
+/* The kernels of each level (NULL: none; src/cpu/xs_cpu.h picks, under
+ * XSUMUFUNC_KERNEL's cap; generic and sse2 have none: FMA is needed). */
+static const xs_dot_cells_set *pick_kernels(void)
+{
+#ifdef XS_DOT_CELLS_X86
+    static const xs_dot_cells_set avx2 = {{NULL, NULL, dot2_avx2, dot3_avx2, dot4_avx2, dot5_avx2}};
+    static const xs_dot_cells_set avx512 = {
+        {NULL, NULL, dot2_avx512, dot3_avx512, dot4_avx512, dot5_avx512}};
+    static const void *const variants[XS_ISA_COUNT] = {[XS_ISA_AVX2] = &avx2,
+                                                       [XS_ISA_AVX512] = &avx512};
+#else
+    static const void *const variants[XS_ISA_COUNT] = {NULL};
+#endif
+    return xs_cpu_pick(variants);
+}
+
+int xs_dot_cells_available(void)
+{
+    return pick_kernels() != NULL;
+}
+
+/* The range of the first n products of a block (a first guess). */
+static void range_of(const char *a, const char *b, int n, xs_dot_cells_range *r)
+{
+    uint64_t mp = 0, ma = UINT64_MAX, mb = UINT64_MAX;
+    for (int i = 0; i < n; i++) {
+        double x, y;
+        memcpy(&x, a + 8 * i, sizeof x);
+        memcpy(&y, b + 8 * i, sizeof y);
+        uint64_t p = xs_double_bits(x * y) & XS_CELLS_ABS_BITS;
+        uint64_t ax = (xs_double_bits(x) & XS_CELLS_ABS_BITS) - 1;
+        uint64_t ay = (xs_double_bits(y) & XS_CELLS_ABS_BITS) - 1;
+        mp = p > mp ? p : mp;
+        ma = ax < ma ? ax : ma;
+        mb = ay < mb ? ay : mb;
+    }
+    r->max_p = mp;
+    r->min_a_m1 = ma;
+    r->min_b_m1 = mb;
+}
+
+/* Set w to top T and K cells. */
+static void set_window(xs_cells_window *w, int top, int cells)
+{
+    xs_cells_set_grid(w, top, cells);
+    int q = top - cells * XS_CELLS_WIDTH;                 /* u_K = 2^q */
+    w->min_quantum_sum = (q > -1074 ? q : -1074) + 2150;
+}
+
+/* The fewest cells under top T for a block of range r (more than
+ * XS_CELLS_GRID_MAX: none). */
+static int cells_needed(int top, const xs_dot_cells_range *r)
+{
+    if (r->min_a_m1 == UINT64_MAX || r->min_b_m1 == UINT64_MAX) {
+        return XS_DOT_CELLS_MIN;                          /* only zero products */
+    }
+    int f_sum = (int)((r->min_a_m1 + 1) >> 52) + (int)((r->min_b_m1 + 1) >> 52);
+    if (f_sum < 1076) {
+        return XS_CELLS_GRID_MAX + 1;     /* bits below 2^-1074 (or subnormal operands) */
+    }
+    int cells = xs_cells_for_quantum(top, f_sum - 2150);
+    return cells < XS_DOT_CELLS_MIN ? XS_DOT_CELLS_MIN : cells;
+}
+
+/* A window for a block of range r (0: none fits it: Inf/NaN or overflowing
+ * products, only zero products, too wide, beyond the tops allowed). */
+static int choose_window(xs_cells_window *w, const xs_dot_cells_range *r)
+{
+    if (r->max_p >= XS_CELLS_INF_BITS || r->max_p == 0) {
+        return 0;
+    }
+    int top = xs_cells_top_for(r->max_p);
+    if (top > XS_CELLS_TOP_MAX) {
+        return 0;
+    }
+    int cells = cells_needed(top, r);
+    if (cells > XS_CELLS_GRID_MAX) {
+        return 0;
+    }
+    set_window(w, top, cells);
+    return 1;
+}
+
+static void add_scalar(xs_dot *acc, xs_large *large, const char *a, const char *b,
+                       ptrdiff_t n)
+{
+    for (ptrdiff_t i = 0; i < n; i++) {
+        double x, y;
+        memcpy(&x, a + 8 * i, sizeof x);
+        memcpy(&y, b + 8 * i, sizeof y);
+        xs_dot_add_float64(acc, large, x, y);
+    }
+}
+
+ptrdiff_t xs_dot_cells_add(xs_dot *acc, xs_large *large, const char *a, const char *b,
+                           ptrdiff_t n)
+{
+    const xs_dot_cells_set *kernels = pick_kernels();
+    if (kernels == NULL) {
+        return 0;
+    }
+    double lanes[XS_CELLS_LANES] = {0};
+    /* The last, partial block, padded with zero products. */
+    double tail_a[XS_CELLS_BLOCK], tail_b[XS_CELLS_BLOCK];
+    xs_cells_window w = {0};
+    int active = 0;              /* w is set and the lanes belong to it */
+    int refused = 0;             /* blocks in a row that fit no window */
+    int narrower = 0;            /* blocks in a row that fit fewer cells than w's */
+    int lanes_cells = 0;         /* the cells with lanes in use (w's, or more) */
+    ptrdiff_t blocks = 0;        /* blocks in the lanes since the last flush */
+    for (ptrdiff_t i = 0; i < n; i += XS_CELLS_BLOCK) {
+        const char *block_a = a + 8 * i, *block_b = b + 8 * i;
+        int terms = n - i < XS_CELLS_BLOCK ? (int)(n - i) : XS_CELLS_BLOCK;
+        int padded = terms;
+        if (terms % XS_CELLS_STEP != 0) {
+            padded = terms + XS_CELLS_STEP - terms % XS_CELLS_STEP;
+            memcpy(tail_a, block_a, (size_t)terms * 8);
+            memcpy(tail_b, block_b, (size_t)terms * 8);
+            memset(tail_a + terms, 0, (size_t)(padded - terms) * 8);
+            memset(tail_b + terms, 0, (size_t)(padded - terms) * 8);
+            block_a = (const char *)tail_a;
+            block_b = (const char *)tail_b;
+        }
+        /* First the current window or, with none, a guess from the block's
+         * first products.  A kernel that refuses the block measures it. */
+        xs_dot_cells_range r;
+        xs_cells_window next;
+        const xs_cells_window *first = &w;
+        if (!active) {
+            range_of(block_a, block_b, XS_CELLS_STEP, &r);
+            first = choose_window(&next, &r) ? &next : NULL;
+        }
+        int fits = first != NULL &&
+                   kernels->by_cells[first->cells](block_a, block_b, padded, lanes, first, &r);
+        if (!fits) {
+            if (first == NULL && r.max_p == 0) {
+                range_of(block_a, block_b, padded, &r);      /* first products all zero */
+            }
+            int cells;
+            if (first == NULL && r.max_p != 0 && !active) {
+                /* The first products fit no window: nor does the block. */
+                add_scalar(acc, large, a + 8 * i, b + 8 * i, terms);
+                continue;
+            }
+            if (active && r.max_p < w.max_limit &&
+                    (cells = cells_needed(w.top, &r)) <= XS_CELLS_GRID_MAX) {
+                set_window(&next, w.top, cells);   /* more cells, same grid: no flush */
+            }
+            else if (choose_window(&next, &r)) {
+                if (active) {
+                    xs_cells_flush(&large->small, lanes, lanes_cells);
+                    lanes_cells = 0;
+                    blocks = 0;
+                }
+            }
+            else {
+                add_scalar(acc, large, a + 8 * i, b + 8 * i, terms);
+                /* Products too wide for any window: stop trying the kernels first. */
+                if (active && ++refused >= 2) {
+                    xs_cells_flush(&large->small, lanes, lanes_cells);
+                    lanes_cells = 0;
+                    active = 0;
+                    blocks = 0;
+                }
+                continue;
+            }
+            kernels->by_cells[next.cells](block_a, block_b, padded, lanes, &next, &r); /* fits */
+        }
+        if (!active) {
+            large->small.flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;   /* a non-zero product */
+            active = 1;
+        }
+        if (first != &w || !fits) {
+            w = next;
+            narrower = 0;
+        }
+        else if (w.cells > XS_DOT_CELLS_MIN && cells_needed(w.top, &r) < w.cells) {
+            /* As for sums: drop the last cell after a run of blocks that do
+             * not need it (same grid: its lanes stay until the flush). */
+            if (++narrower == XS_CELLS_NARROWER_RUN) {
+                set_window(&w, w.top, w.cells - 1);
+                narrower = 0;
+            }
+        }
+        else {
+            narrower = 0;
+        }
+        lanes_cells = w.cells > lanes_cells ? w.cells : lanes_cells;
+        refused = 0;
+        if (++blocks == XS_CELLS_FLUSH_BLOCKS) {
+            xs_cells_flush(&large->small, lanes, lanes_cells);
+            blocks = 0;
+        }
+    }
+    if (active) {
+        xs_cells_flush(&large->small, lanes, lanes_cells);
+    }
+    return n;
+}

@@ -1,0 +1,42 @@
+/*
+ * Exact dot products of contiguous float64 vectors on the fixed grid of
+ * xs_cells.h: the fast front end of the exact dot accumulators.
+ *
+ * Every product of normal doubles a*b is an integer times 2^(fa + fb - 2150)
+ * (fa, fb the biased exponent fields), and when that quantum is at least
+ * 2^-1074 and p = fl(a*b) is finite, p and e = fma(a, b, -p) hold it
+ * exactly (xs_dot.h).  Under a top T above every |p|, p is cut into cells
+ * 1..K as a sum's term is; e is below 2^(T-53), under half of u_1, so its
+ * parts start at cell 2.  Every part is a multiple of u_K when the block's
+ * least quantum, bounded by its smallest non-zero |a| and |b|, is: so a
+ * block fits when max |p| < 2^T and fa_min + fb_min - 2150 >= max(T - K*W,
+ * -1074).  Cells 2..K take two parts per product, at most 64 per lane per
+ * block of the narrowest kernel, each at most 2^(W-1) u_c: the lane bound
+ * of xs_cells.h (below 2^53 u_c) holds with the same carry step.
+ *
+ * Blocks that fit no window (Inf/NaN, subnormal or overflowing products,
+ * products spread too wide) take the scalar exact path, xs_dot_add_float64.
+ */
+#ifndef XS_DOT_CELLS_H
+#define XS_DOT_CELLS_H
+
+#include <stddef.h>
+
+#include "exact/xs_dot.h"
+
+/* Rows shorter than this take the scalar path (or, rounded directly, the
+ * two-double one: xs_loops.c). */
+#define XS_DOT_CELLS_MIN_TERMS 256
+
+/* Adds a[i]*b[i] for i < n exactly (a and b: contiguous float64, any
+ * alignment) and returns n: lanes are flushed into large->small, blocks
+ * that fit no window go to acc through large.  Returns 0 (adding nothing)
+ * when the CPU has no kernel for this (FMA is needed; the caller then adds
+ * every product). */
+/* Whether this CPU has a kernel (XSUMUFUNC_KERNEL may cap it away). */
+int xs_dot_cells_available(void);
+
+ptrdiff_t xs_dot_cells_add(xs_dot *acc, xs_large *large, const char *a, const char *b,
+                           ptrdiff_t n);
+
+#endif

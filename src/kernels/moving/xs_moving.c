@@ -1,0 +1,450 @@
+/*
+ * Exact moving-window sums and means.
+ *
+ * The window's exact sum lives in a small superaccumulator (xs_small.h):
+ * the entering value is added and the leaving value subtracted, both
+ * exactly, so the sum never drifts however long the series.  What a
+ * fixed-point accumulator cannot take back is kept beside it as counts:
+ * the infinities of each sign, the terms that are not -0.0 (a window of
+ * only -0.0 sums to -0.0) and the non-NaN terms (NaNs are not terms, as in
+ * bottleneck's move_sum).  A sum or a mean is mostly rounded from the
+ * two-double approximation of xs_running.h (of the sum, or of the sum over
+ * the count: xs_running_divide), which provably decides it, else from the
+ * accumulator (one carry propagation and one rounding): O(1) per element
+ * whatever the window length.
+ *
+ * The accumulator is brought up to date lazily: it holds the exact sum of
+ * the window that ended at `synced`, and only when the approximation cannot
+ * decide a window does it take the terms that entered and left since then,
+ * or, when that is more work, sum the window's own terms afresh: at most
+ * min(2 (k - synced), window) additions, O(1) per element amortised over
+ * the steps since the last catch-up, and never more than the eager update.
+ * On data where the approximation decides (nearly always, away from ties
+ * and exact cancellation) a step is the approximation's update and
+ * decision only.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "kernels/moving/xs_moving.h"
+#include "cpu/xs_cpu.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/xs_interrupt.h"
+#include "exact/xs_round.h"
+#include "exact/xs_running.h"
+#include "exact/xs_small.h"
+#include "exact/xs_types.h"
+
+/* Release the GIL for rows with at least this many terms in all. */
+#define XS_MOVING_GIL_MIN_TERMS 4096
+#define XS_SIGN_BIT ((uint64_t)1 << 63)
+#define XS_EXPONENT_MASK ((uint64_t)0x7ff << 52)
+
+/* What the window at k holds, besides its finite sum: counts kept in
+ * registers by the loop. */
+typedef struct {
+    int64_t terms;         /* non-NaN terms */
+    int64_t pos_inf, neg_inf;
+} xs_window_counts;
+
+/* The exact side, touched only when the approximation cannot decide. */
+typedef struct {
+    xs_small acc;          /* the finite terms of the window ending at synced */
+    int64_t not_neg_zero;  /* how many of them are not -0.0 */
+    npy_intp synced;       /* -1: the empty window before the first term */
+    const char *in;        /* the row: n float64 values, stride bytes apart */
+    npy_intp stride, window;
+} xs_window_exact;
+
+/* The counts when the term with these bits entered (direction +1) or left
+ * (-1). */
+static inline void xs_window_count(xs_window_counts *c, uint64_t bits, int direction)
+{
+    if ((bits & XS_EXPONENT_MASK) == XS_EXPONENT_MASK) {
+        if (bits & ~(XS_SIGN_BIT | XS_EXPONENT_MASK)) {
+            return;                                   /* NaN: not a term */
+        }
+        if (bits & XS_SIGN_BIT) {
+            c->neg_inf += direction;
+        }
+        else {
+            c->pos_inf += direction;
+        }
+    }
+    c->terms += direction;
+}
+
+/* The value of a term for the approximation: finite terms as they are,
+ * NaN and Inf as 0 (the counts carry them); *ok = 0 beyond the safe range. */
+static inline double xs_window_term(uint64_t bits, int *ok)
+{
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    if ((bits & XS_EXPONENT_MASK) == XS_EXPONENT_MASK) {
+        return 0.0;
+    }
+    *ok &= xs_running_abs(x) <= XS_RUNNING_MAX;
+    return x;
+}
+
+static inline uint64_t xs_window_load(const char *in, npy_intp stride, npy_intp j)
+{
+    uint64_t bits;
+    memcpy(&bits, in + j * stride, sizeof bits);
+    return bits;
+}
+
+/* Add (direction +1) or take back (-1) a finite term to the accumulator. */
+static void xs_window_add_exact(xs_window_exact *x, uint64_t bits, int direction)
+{
+    if ((bits & XS_EXPONENT_MASK) != XS_EXPONENT_MASK) {
+        /* Negating a finite double is exact: flip its sign bit. */
+        xs_small_add_bits(&x->acc, direction > 0 ? bits : bits ^ XS_SIGN_BIT);
+        x->not_neg_zero += (bits != XS_SIGN_BIT) ? direction : 0;
+    }
+}
+
+/* The window ending at k rounded from the accumulator into *value (a sum,
+ * divisor 1, or a mean); returns the approximation rebuilt from it.  The
+ * accumulator first catches up with the window at k: by the terms that
+ * entered and left since it was last brought up to date, or from scratch,
+ * the window's own terms, whichever is fewer additions.  (The state comes
+ * and goes by value, so that the loop keeps it in registers.) */
+static xs_running xs_window_settle(xs_window_exact *x, xs_running run, npy_intp k,
+                                   uint64_t divisor, const xs_format *fmt, double *value)
+{
+    npy_intp first = k - x->window + 1 > 0 ? k - x->window + 1 : 0;
+    if (2 * (k - x->synced) <= k + 1 - first) {
+        for (npy_intp j = x->synced + 1; j <= k; j++) {
+            xs_window_add_exact(x, xs_window_load(x->in, x->stride, j), +1);
+            if (j >= x->window) {
+                xs_window_add_exact(x, xs_window_load(x->in, x->stride, j - x->window), -1);
+            }
+        }
+    }
+    else {
+        xs_small_init(&x->acc);
+        x->not_neg_zero = 0;
+        for (npy_intp j = first; j <= k; j++) {
+            xs_window_add_exact(x, xs_window_load(x->in, x->stride, j), +1);
+        }
+    }
+    x->synced = k;
+    /* Only the sign of a zero sum depends on the flags: rebuild them from
+     * the count (the accumulator's own flags remember removed terms).  No
+     * Inf is in the window here, so its finite terms are all its terms. */
+    x->acc.flags = XS_HAS_TERM | (x->not_neg_zero ? XS_NOT_NEG_ZERO : 0u);
+    *value = xs_small_round_divided(&x->acc, divisor, fmt);
+    xs_running_rebuild_exact(&run, &x->acc);
+    return run;
+}
+
+/* The window's sum (divisor 1) or mean decided by the approximation alone:
+ * 1 and *value, or 0. */
+static inline int xs_window_decide(const xs_running *run, uint64_t divisor,
+                                   const xs_format *fmt, double *value)
+{
+    if (divisor == 1u) {
+        return xs_running_round(run, fmt, value);
+    }
+    xs_running quotient;
+    return xs_running_divide(run, divisor, &quotient) && xs_running_round(&quotient, fmt, value);
+}
+
+/* Rows without NaN or Inf, long enough, run as XS_MOVING_LANES stretches
+ * side by side, so that their steps run in the four doubles of AVX2
+ * registers (xs_moving_lanes_template.h: four times fewer instructions per
+ * output); without AVX2 the lanes take turns, as fast as one stretch (the
+ * plain-C path the forced generic kernel tests).  Each lane starts stale,
+ * its accumulator holding the window before its first output (summed from
+ * scratch), and settles (and so rebuilds its approximation) at its first
+ * output.  The values are exactly what one stretch gives. */
+#define XS_MOVING_LANES 4
+#define XS_MOVING_LANES_MIN_TERMS 4096
+
+/* Output k of a lane (a row without NaN or Inf). */
+static inline void xs_lane_step(xs_running *run, xs_window_exact *exact, npy_intp k,
+                                int64_t window, int64_t min_count, int mean,
+                                const xs_target *target, char *out, npy_intp out_step)
+{
+    double x_in, x_out = 0.0;
+    uint64_t bits = xs_window_load(exact->in, exact->stride, k);
+    memcpy(&x_in, &bits, sizeof x_in);
+    if (k >= window) {
+        bits = xs_window_load(exact->in, exact->stride, k - window);
+        memcpy(&x_out, &bits, sizeof x_out);
+    }
+    if (run->valid && xs_running_abs(x_in) <= XS_RUNNING_MAX &&
+            xs_running_abs(x_out) <= XS_RUNNING_MAX) {
+        xs_running_move(run, x_in, x_out);
+    }
+    else {
+        run->valid = 0;
+    }
+    int64_t terms = k + 1 < window ? k + 1 : window;
+    uint64_t divisor = mean ? (uint64_t)terms : 1u;
+    double value = NAN;
+    if (terms >= min_count && !xs_window_decide(run, divisor, target->format, &value)) {
+        *run = xs_window_settle(exact, *run, k, divisor, target->format, &value);
+    }
+    XS_STORE(target, out + k * out_step, value);
+}
+
+#ifdef XS_CPU_X86
+#define XS_MOVING_X86 1
+#include <immintrin.h>
+
+#define XS_ML_NAME xs_lanes_avx2
+#define XS_ML_W 4
+#define XS_ML_TARGET XS_TARGET_AVX2
+#define XS_ML_FNMSUB(a, b, c) \
+    ((V)_mm256_fnmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
+#define XS_ML_ALL(m) (_mm256_movemask_pd((__m256d)(m)) == 0xf)
+/* r[0..3] hold 4 rows of 4 doubles; afterwards r[j] holds their column j. */
+#define XS_ML_TRANSPOSE(r)                                                          \
+    do {                                                                            \
+        __m256d xs_t0 = _mm256_unpacklo_pd((__m256d)(r)[0], (__m256d)(r)[1]);       \
+        __m256d xs_t1 = _mm256_unpackhi_pd((__m256d)(r)[0], (__m256d)(r)[1]);       \
+        __m256d xs_t2 = _mm256_unpacklo_pd((__m256d)(r)[2], (__m256d)(r)[3]);       \
+        __m256d xs_t3 = _mm256_unpackhi_pd((__m256d)(r)[2], (__m256d)(r)[3]);       \
+        (r)[0] = (V)_mm256_permute2f128_pd(xs_t0, xs_t2, 0x20);                     \
+        (r)[1] = (V)_mm256_permute2f128_pd(xs_t1, xs_t3, 0x20);                     \
+        (r)[2] = (V)_mm256_permute2f128_pd(xs_t0, xs_t2, 0x31);                     \
+        (r)[3] = (V)_mm256_permute2f128_pd(xs_t1, xs_t3, 0x31);                     \
+    } while (0)
+#include "kernels/moving/xs_moving_lanes_template.h"
+
+/* An AVX-512 instance (8 lanes) was measured too: slower on the development
+ * machine (AMD Zen 4), 5.2 against 3.7 ns per element, building 8-double
+ * registers from 8 strided loads costing more than the width saves; so
+ * AVX-512 CPUs run the AVX2 lanes. */
+
+/* 1 when every term of the contiguous row is within the safe range of
+ * xs_running.h, |x| <= XS_RUNNING_MAX (ordered comparisons: NaN and Inf
+ * fail them); 0 otherwise.  Two registers of four terms per iteration
+ * (independent chains), the rest one by one. */
+XS_TARGET_AVX2
+static int xs_row_in_range_avx2(const char *in, npy_intp n)
+{
+    const __m256d limit = _mm256_set1_pd(XS_RUNNING_MAX);
+    const __m256d magnitude = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX));
+    __m256d ok0 = _mm256_castsi256_pd(_mm256_set1_epi64x(-1)), ok1 = ok0;
+    npy_intp k = 0;
+    for (; n - k >= 8; k += 8) {
+        /* Unaligned loads: the row need not be aligned to its element. */
+        const char *p = in + k * (npy_intp)sizeof(double);
+        __m256d a = _mm256_loadu_pd((const double *)(const void *)p);
+        __m256d b = _mm256_loadu_pd((const double *)(const void *)(p + 4 * sizeof(double)));
+        ok0 = _mm256_and_pd(ok0, _mm256_cmp_pd(_mm256_and_pd(a, magnitude), limit, _CMP_LE_OQ));
+        ok1 = _mm256_and_pd(ok1, _mm256_cmp_pd(_mm256_and_pd(b, magnitude), limit, _CMP_LE_OQ));
+    }
+    int ok = _mm256_movemask_pd(_mm256_and_pd(ok0, ok1)) == 0xf;
+    for (; k < n; k++) {
+        double x;
+        memcpy(&x, in + k * (npy_intp)sizeof(double), sizeof x);
+        ok &= xs_running_abs(x) <= XS_RUNNING_MAX;
+    }
+    return ok;
+}
+#endif
+
+/* How many vector lanes the level in force runs (4: AVX2 and FMA; 0:
+ * none); XSUMUFUNC_KERNEL=generic or sse2 turns them off, as for the sum
+ * kernels (src/cpu/xs_cpu.h). */
+static int xs_vector_lanes(void)
+{
+#ifdef XS_MOVING_X86
+    return xs_cpu_allows(XS_ISA_AVX2) ? 4 : 0;
+#else
+    return 0;
+#endif
+}
+
+/* What the row holds: XS_ROW_SPECIAL (a NaN or an Inf), else
+ * XS_ROW_BEYOND (a finite term beyond the safe range of xs_running.h, which
+ * the vector lanes must test for), else XS_ROW_IN_RANGE. */
+#define XS_ROW_IN_RANGE 0
+#define XS_ROW_BEYOND 1
+#define XS_ROW_SPECIAL 2
+/* The bits of 2^1000 = XS_RUNNING_MAX.  Magnitudes of doubles order as
+ * their bits do (sign bit cleared), so |x| <= XS_RUNNING_MAX exactly when
+ * x's bits without the sign are at most these. */
+#define XS_RUNNING_MAX_BITS ((uint64_t)(1023 + 1000) << 52)
+
+static int xs_row_kind(const char *in, npy_intp stride, npy_intp n)
+{
+    /* The common case first, at the speed of memory where AVX2 is there. */
+#ifdef XS_MOVING_X86
+    if (stride == (npy_intp)sizeof(double) && xs_vector_lanes() &&
+            xs_row_in_range_avx2(in, n)) {
+        return XS_ROW_IN_RANGE;
+    }
+#endif
+    uint64_t special = 0, beyond = 0;
+    for (npy_intp k = 0; k < n; k++) {
+        uint64_t bits = xs_window_load(in, stride, k);
+        special |= (uint64_t)((bits & XS_EXPONENT_MASK) == XS_EXPONENT_MASK);
+        beyond |= (uint64_t)((bits & ~XS_SIGN_BIT) > XS_RUNNING_MAX_BITS);
+    }
+    return special ? XS_ROW_SPECIAL : beyond ? XS_ROW_BEYOND : XS_ROW_IN_RANGE;
+}
+
+static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
+                            int64_t window, int64_t min_count, int mean, int checked,
+                            const xs_target *target, char *out, npy_intp out_step)
+{
+    const char *in = exact[0].in;
+    npy_intp stride = exact[0].stride;
+    (void)checked;                        /* used by the vector lanes only */
+    int vector = target == &xs_target_float64 ? xs_vector_lanes() : 0;
+    int lanes = XS_MOVING_LANES;          /* in vector registers or not */
+    npy_intp len = n / lanes, start[XS_MOVING_LANES];
+    xs_running run[XS_MOVING_LANES];
+    for (int l = 0; l < lanes; l++) {
+        start[l] = l * len;
+        xs_running_init_exact(&run[l]);
+        run[l].valid = l == 0;
+        /* The window that ends just before the lane's first output. */
+        exact[l].synced = start[l] - 1;
+        xs_small_init(&exact[l].acc);
+        exact[l].not_neg_zero = 0;
+        for (npy_intp j = start[l] - window > 0 ? start[l] - window : 0; j < start[l]; j++) {
+            xs_window_add_exact(&exact[l], xs_window_load(in, stride, j), +1);
+        }
+    }
+    /* Until every lane's window is full (and wherever there are no vector
+     * lanes), lane by lane. */
+    npy_intp full = vector ? (window < len ? (npy_intp)window : len) : len;
+    /* Interrupts are checked every XS_INTERRUPT_BLOCK / lanes steps (every
+     * output written is final; a stop leaves the others unwritten). */
+    const npy_intp steps_per_check = XS_INTERRUPT_BLOCK / XS_MOVING_LANES;
+    for (npy_intp t0 = 0; t0 < full; t0 += steps_per_check) {
+        if (xs_interrupted_at(t0)) {
+            return;
+        }
+        npy_intp t1 = full - t0 < steps_per_check ? full : t0 + steps_per_check;
+        for (npy_intp t = t0; t < t1; t++) {
+            for (int l = 0; l < lanes; l++) {
+                xs_lane_step(&run[l], &exact[l], start[l] + t, window, min_count, mean,
+                             target, out, out_step);
+            }
+        }
+    }
+#ifdef XS_MOVING_X86
+    /* Then in vector registers; the lanes that the vector loop leaves
+     * undecided at a step are settled one by one here. */
+    npy_intp t = full;
+    while (t < len) {
+        npy_intp until = len - t < steps_per_check ? len : t + steps_per_check;
+        int undecided = xs_lanes_avx2(run, start, &t, until, in, stride, window, mean, checked,
+                                      out, out_step);
+        if (t >= until) {
+            if (xs_interrupted()) {
+                return;
+            }
+            continue;
+        }
+        for (int l = 0; l < lanes; l++) {
+            if (undecided & (1 << l)) {
+                double value;
+                uint64_t divisor = mean ? (uint64_t)window : 1u;
+                run[l] = xs_window_settle(&exact[l], run[l], start[l] + t, divisor,
+                                          target->format, &value);
+                memcpy(out + (start[l] + t) * out_step, &value, sizeof value);
+            }
+        }
+        t++;
+    }
+#endif
+    /* The rest of the row, after the last lane's stretch. */
+    int last = lanes - 1;
+    for (npy_intp k = start[last] + len; k < n; k++) {     /* fewer than `lanes` */
+        xs_lane_step(&run[last], &exact[last], k, window, min_count, mean, target, out,
+                     out_step);
+    }
+}
+
+void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                       void *data)
+{
+    const xs_target *target = data;
+    const xs_format *fmt = target->format;
+    npy_intp outer = dimensions[0], n = dimensions[1];
+    PyThreadState *saved = NULL;
+    if ((outer >= XS_MOVING_GIL_MIN_TERMS || n >= XS_MOVING_GIL_MIN_TERMS ||
+         outer * n >= XS_MOVING_GIL_MIN_TERMS) && PyGILState_Check()) {
+        saved = PyEval_SaveThread();
+    }
+    xs_window_exact exact, lanes[XS_MOVING_LANES];
+    ptrdiff_t work = 0;
+    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, n); i++) {
+        const char *in = args[0] + i * steps[0];
+        char *out = args[4] + i * steps[4];
+        int64_t window, min_count;
+        npy_bool mean;
+        memcpy(&window, args[1] + i * steps[1], sizeof window);
+        memcpy(&min_count, args[2] + i * steps[2], sizeof min_count);
+        memcpy(&mean, args[3] + i * steps[3], sizeof mean);
+        int kind = n >= XS_MOVING_LANES_MIN_TERMS ? xs_row_kind(in, steps[5], n) : XS_ROW_SPECIAL;
+        if (kind != XS_ROW_SPECIAL) {
+            for (int l = 0; l < XS_MOVING_LANES; l++) {
+                lanes[l].in = in;
+                lanes[l].stride = steps[5];
+                lanes[l].window = (npy_intp)window;
+            }
+            xs_moving_lanes(lanes, n, window, min_count, mean, kind == XS_ROW_BEYOND, target,
+                            out, steps[6]);
+            continue;
+        }
+        xs_small_init(&exact.acc);
+        exact.not_neg_zero = 0;
+        exact.synced = -1;
+        exact.in = in;
+        exact.stride = steps[5];
+        exact.window = (npy_intp)window;
+        xs_window_counts c = {0, 0, 0};
+        xs_running run;
+        xs_running_init_exact(&run);
+        /* Blocks of outputs, checking for interrupts in between (every output
+         * written is final; a stop leaves the later ones unwritten). */
+        for (npy_intp k0 = 0; k0 < n && !xs_interrupted_at(k0); k0 += XS_INTERRUPT_BLOCK) {
+            npy_intp k1 = n - k0 < XS_INTERRUPT_BLOCK ? n : k0 + XS_INTERRUPT_BLOCK;
+            for (npy_intp k = k0; k < k1; k++) {
+                uint64_t in_bits = xs_window_load(in, steps[5], k), out_bits = 0;  /* 0: +0.0 */
+                xs_window_count(&c, in_bits, +1);
+                if (k >= window) {
+                    out_bits = xs_window_load(in, steps[5], k - window);
+                    xs_window_count(&c, out_bits, -1);
+                }
+                int ok = 1;
+                double x_in = xs_window_term(in_bits, &ok), x_out = xs_window_term(out_bits, &ok);
+                if (ok && run.valid) {
+                    xs_running_move(&run, x_in, x_out);
+                }
+                else {
+                    run.valid = 0;        /* stale until the next rebuild */
+                }
+                double value;
+                uint64_t divisor = mean ? (uint64_t)c.terms : 1u;
+                if (c.terms < min_count) {
+                    value = NAN;
+                }
+                else if (c.pos_inf || c.neg_inf) {
+                    value = c.pos_inf && c.neg_inf ? NAN : c.pos_inf ? INFINITY : -INFINITY;
+                }
+                else if (!xs_window_decide(&run, divisor, fmt, &value)) {
+                    run = xs_window_settle(&exact, run, k, divisor, fmt, &value);
+                }
+                XS_STORE(target, out + k * steps[6], value);
+            }
+        }
+    }
+    if (saved) {
+        PyEval_RestoreThread(saved);
+    }
+}
