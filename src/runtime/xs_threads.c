@@ -1,25 +1,17 @@
-/* Splitting long rows over POSIX threads (see xs_threads.h). */
+/* Splitting long rows over threads (see xs_threads.h): POSIX threads or
+ * Win32 threads, through xs_thread_api.h. */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE 1            /* sched_getaffinity, CPU_COUNT */
 #endif
 #include "runtime/xs_threads.h"
 
 #include <errno.h>
-#include <time.h>
 #include <fenv.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#if defined(__unix__) || defined(__APPLE__)
-#include <pthread.h>
-#include <unistd.h>
-#define XS_HAVE_PTHREADS 1
-#endif
-#if defined(__linux__)
-#include <sched.h>
-#endif
-
 #include "runtime/xs_interrupt.h"
+#include "runtime/xs_thread_api.h"
 
 static atomic_int requested_threads = 0;     /* 0: the default */
 
@@ -41,19 +33,13 @@ static int env_threads(void)
     return (errno == ERANGE || v > XS_MAX_THREADS) ? XS_MAX_THREADS : (int)v;
 }
 
-/* The CPUs this process may run on: its affinity mask where the system
- * has one (taskset, container cpusets), else the online CPUs. */
+/* The CPUs this process may run on (xs_thread_api.h), at most
+ * XS_MAX_THREADS. */
 static int available_cpus(void)
 {
-#if defined(__linux__)
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
-        return CPU_COUNT(&set);
-    }
-#endif
-#ifdef XS_HAVE_PTHREADS
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return cpus > 0 ? (int)(cpus < XS_MAX_THREADS ? cpus : XS_MAX_THREADS) : 1;
+#ifdef XS_HAVE_THREADS
+    int cpus = xs_cpus_available();
+    return cpus < XS_MAX_THREADS ? cpus : XS_MAX_THREADS;
 #else
     return 1;
 #endif
@@ -83,19 +69,19 @@ void xs_set_num_threads(int n)
     atomic_store(&requested_threads, n > 0 ? n : 0);
 }
 
-#ifdef XS_HAVE_PTHREADS
+#ifdef XS_HAVE_THREADS
 /* The calling thread waits for the workers of one xs_parallel_ranges call
  * here, waking up now and then to check for interrupts (xs_interrupt.h):
  * it is the only thread of the call that may run Python's signal handlers,
  * and a worker's part may take seconds. */
 typedef struct {
-    pthread_mutex_t lock;
-    pthread_cond_t finished;
+    xs_mutex lock;
+    xs_cond finished;
     int running;              /* workers not finished yet */
 } xs_waiter;
 
 /* How long the caller sleeps between two interrupt checks while waiting. */
-#define XS_WAIT_SLICE_NS 20000000L
+#define XS_WAIT_SLICE_MS 20L
 
 typedef struct {
     xs_range_task task;
@@ -124,49 +110,38 @@ static ptrdiff_t part_start(ptrdiff_t units, ptrdiff_t parts, ptrdiff_t t)
     return units / parts * t + (t < extra ? t : extra);
 }
 
-static void *run_range_thread(void *arg)
+static void run_range_thread(void *arg)
 {
     xs_range_part *part = arg;
     xs_interrupt_join(part->interrupt);
     run_range(part);
     xs_interrupt_join(NULL);
-    pthread_mutex_lock(&part->waiter->lock);
+    xs_mutex_lock(&part->waiter->lock);
     part->waiter->running--;
-    pthread_cond_signal(&part->waiter->finished);
-    pthread_mutex_unlock(&part->waiter->lock);
-    return NULL;
+    xs_cond_signal(&part->waiter->finished);
+    xs_mutex_unlock(&part->waiter->lock);
 }
 
 /* Until every worker has finished: the caller checks for interrupts (which
  * also stops the workers at their next block) between short sleeps. */
 static void wait_for_workers(xs_waiter *waiter)
 {
-    pthread_mutex_lock(&waiter->lock);
+    xs_mutex_lock(&waiter->lock);
     while (waiter->running > 0) {
-        struct timespec until;
-        if (clock_gettime(CLOCK_REALTIME, &until) != 0) {
-            pthread_cond_wait(&waiter->finished, &waiter->lock);
-            continue;
-        }
-        until.tv_nsec += XS_WAIT_SLICE_NS;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec += 1;
-            until.tv_nsec -= 1000000000L;
-        }
-        if (pthread_cond_timedwait(&waiter->finished, &waiter->lock, &until) == ETIMEDOUT) {
-            pthread_mutex_unlock(&waiter->lock);
+        if (!xs_cond_wait_ms(&waiter->finished, &waiter->lock, XS_WAIT_SLICE_MS)) {
+            xs_mutex_unlock(&waiter->lock);
             (void)xs_interrupted();
-            pthread_mutex_lock(&waiter->lock);
+            xs_mutex_lock(&waiter->lock);
         }
     }
-    pthread_mutex_unlock(&waiter->lock);
+    xs_mutex_unlock(&waiter->lock);
 }
 #endif
 
 int xs_parallel_ranges(xs_range_task task, void *ctx, ptrdiff_t n, ptrdiff_t align,
                        ptrdiff_t terms)
 {
-#ifdef XS_HAVE_PTHREADS
+#ifdef XS_HAVE_THREADS
     if (terms < XS_PARALLEL_MIN_TERMS || align < 1) {
         return 0;
     }
@@ -182,14 +157,15 @@ int xs_parallel_ranges(xs_range_task task, void *ctx, ptrdiff_t n, ptrdiff_t ali
         return 0;
     }
     xs_range_part parts[XS_MAX_THREADS];
-    pthread_t ids[XS_MAX_THREADS];
+    xs_thread ids[XS_MAX_THREADS];
+    xs_thread_start_args starts[XS_MAX_THREADS];
     int started[XS_MAX_THREADS] = {0};
     xs_waiter waiter;
-    if (pthread_mutex_init(&waiter.lock, NULL) != 0) {
+    if (!xs_mutex_init(&waiter.lock)) {
         return 0;
     }
-    if (pthread_cond_init(&waiter.finished, NULL) != 0) {
-        pthread_mutex_destroy(&waiter.lock);
+    if (!xs_cond_init(&waiter.finished)) {
+        xs_mutex_destroy(&waiter.lock);
         return 0;
     }
     waiter.running = 0;
@@ -200,14 +176,15 @@ int xs_parallel_ranges(xs_range_task task, void *ctx, ptrdiff_t n, ptrdiff_t ali
         parts[t] = (xs_range_part){task, ctx, (int)t, begin, end, 0, interrupt, &waiter};
     }
     for (ptrdiff_t t = 1; t < threads; t++) {
-        pthread_mutex_lock(&waiter.lock);
+        xs_mutex_lock(&waiter.lock);
         waiter.running++;
-        pthread_mutex_unlock(&waiter.lock);
-        started[t] = pthread_create(&ids[t], NULL, run_range_thread, &parts[t]) == 0;
+        xs_mutex_unlock(&waiter.lock);
+        starts[t] = (xs_thread_start_args){run_range_thread, &parts[t]};
+        started[t] = xs_thread_create(&ids[t], &starts[t]);
         if (!started[t]) {
-            pthread_mutex_lock(&waiter.lock);
+            xs_mutex_lock(&waiter.lock);
             waiter.running--;
-            pthread_mutex_unlock(&waiter.lock);
+            xs_mutex_unlock(&waiter.lock);
         }
     }
     run_range(&parts[0]);
@@ -219,11 +196,11 @@ int xs_parallel_ranges(xs_range_task task, void *ctx, ptrdiff_t n, ptrdiff_t ali
     wait_for_workers(&waiter);
     for (ptrdiff_t t = 1; t < threads; t++) {
         if (started[t]) {
-            pthread_join(ids[t], NULL);
+            xs_thread_join(ids[t]);
         }
     }
-    pthread_cond_destroy(&waiter.finished);
-    pthread_mutex_destroy(&waiter.lock);
+    xs_cond_destroy(&waiter.finished);
+    xs_mutex_destroy(&waiter.lock);
     for (ptrdiff_t t = 0; t < threads; t++) {
         if (parts[t].raised) {
             feraiseexcept(parts[t].raised);
