@@ -1,0 +1,171 @@
+"""Speed on each CPU class: the same cases under every SIMD level this CPU
+has, forced with XSUMUFUNC_KERNEL, side by side.
+
+    python benchmarks/bench_cpu.py                       # every level, one run
+    python benchmarks/bench_cpu.py --runs 3              # the median of three runs
+    python benchmarks/bench_cpu.py --levels avx2 generic
+    python benchmarks/bench_cpu.py --runs 3 --write docs/performance.md
+
+Each level runs in its own child process (the level is read once per
+process), one thread, same-process interleaved medians (bench.measure) of
+our call and its NumPy twin on the same array; a cell is our ns per element
+and the ratio to the twin.  Data: standard normal, lognormal(0, 3) with
+random signs, the paper's data (exp(30u)*u), as in bench_spread.py.  The
+goals are issue 27's (the AVX2 and generic floors).  With --write, the table
+replaces the block between the markers ``<!-- bench_cpu begin -->`` and
+``<!-- bench_cpu end -->`` of the page, with the machine named.
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import measure, spread_data  # noqa: E402
+
+#: (label, what is timed, data kind, shape, axis, dtype, goal under avx2, under generic)
+CASES = [
+    ("1-D sum n=1e6", "sum", "normal", (10**6,), None, "float64", 2.0, 3.0),
+    ("1-D sum n=1e6", "sum", "lognormal(0, 3)", (10**6,), None, "float64", 2.0, 3.0),
+    ("1-D sum n=1e6", "sum", "paper's data", (10**6,), None, "float64", 2.5, 3.0),
+    ("rows (1000, 1000) axis=1", "sum", "normal", (1000, 1000), 1, "float64", 2.5, 3.5),
+    ("rows (1000, 1000) axis=1", "sum", "lognormal(0, 3)", (1000, 1000), 1, "float64", 2.5, 3.5),
+    ("columns (1000, 1000) axis=0", "sum", "normal", (1000, 1000), 0, "float64", 2.5, 4.0),
+    ("columns (1000, 1000) axis=0", "sum", "lognormal(0, 3)", (1000, 1000), 0, "float64", 2.5,
+     4.0),
+    ("columns (1000, 1000) axis=0", "sum", "paper's data", (1000, 1000), 0, "float64", 3.0, 4.0),
+    ("columns (100, 10000) axis=0", "sum", "normal", (100, 10000), 0, "float64", 3.0, 4.0),
+    ("float32 columns (1000, 1000)", "sum", "normal", (1000, 1000), 0, "float32", 3.0, 4.0),
+    ("exact_dot n=1e6", "dot", "normal", (10**6,), None, "float64", 4.0, 6.0),
+    ("exact_dot n=1e6", "dot", "lognormal(0, 3)", (10**6,), None, "float64", 6.0, 8.0),
+    ("exact_moving_sum window 100", "moving", "normal", (10**6,), None, "float64", None, 4.0),
+]
+LEVELS = ["avx512vnni", "avx512", "avx2", "sse2", "generic", "neon"]
+
+
+def _methods(what, x, y, axis):
+    """(ours, twin): the call measured and the NumPy (or bottleneck) twin."""
+    import xsumufunc as xs
+    if what == "sum":
+        return (lambda: xs.exact_sum(x, axis=axis)), (lambda: np.sum(x, axis=axis))
+    if what == "dot":
+        return (lambda: xs.exact_dot(x, y)), (lambda: np.dot(x, y))
+    import bottleneck
+    return (lambda: xs.exact_moving_sum(x, 100)), (lambda: bottleneck.move_sum(x, 100))
+
+
+def child(rounds):
+    """One run of every case at the level in force: a JSON list on stdout."""
+    import xsumufunc as xs
+    xs.set_num_threads(1)
+    rows = []
+    with np.errstate(all="ignore"):
+        for _label, what, kind, shape, axis, dtype, _, _ in CASES:
+            rng = np.random.default_rng(0)
+            x = spread_data(kind, shape, rng).astype(dtype)
+            y = spread_data(kind, shape, rng).astype(dtype)
+            try:
+                ours, twin = _methods(what, x, y, axis)
+            except ImportError:
+                rows.append(None)                # bottleneck absent
+                continue
+            t = measure({"ours": ours, "twin": twin}, rounds)
+            rows.append((t["ours"] / x.size * 1e9, t["ours"] / t["twin"]))
+    print(json.dumps({"level": xs._ufuncs._simd_levels()[0], "rows": rows}))
+
+
+def run_level(level, rounds):
+    env = dict(os.environ, XSUMUFUNC_KERNEL=level, OMP_NUM_THREADS="1",
+               OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    out = subprocess.run([sys.executable, "-P", os.path.abspath(__file__), "--child",
+                          "--rounds", str(rounds)], env=env, capture_output=True, text=True,
+                         check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def available_levels():
+    from xsumufunc import _ufuncs
+    best = _ufuncs._simd_levels()[1]
+    if best == "neon":
+        return ["neon", "generic"]
+    order = LEVELS[:5][::-1]                    # generic ... avx512vnni
+    return [lv for lv in LEVELS[:5] if order.index(lv) <= order.index(best)]
+
+
+def table(results, levels, runs):
+    head = "| case | data | " + " | ".join(f"`{lv}`" for lv in levels) + \
+        " | goal avx2 / generic |"
+    lines = [head, "|" + "---|" * (len(levels) + 3)]
+    for i, (label, _, kind, _, _, _dtype, goal2, goalg) in enumerate(CASES):
+        cells = []
+        for lv in levels:
+            samples = [r[i] for r in results[lv] if r[i] is not None]
+            if not samples:
+                cells.append("n/a")
+                continue
+            ns = statistics.median(s[0] for s in samples)
+            ratio = statistics.median(s[1] for s in samples)
+            cells.append(f"{ns:.2f} ns ({ratio:.1f}x)")
+        goals = f"{goal2 or '-'} / {goalg}"
+        lines.append(f"| {label} | {kind} | " + " | ".join(cells) + f" | <= {goals} |")
+    twin = ("ratios to `np.sum` (float32 columns: of float32), `np.dot`, and bottleneck's "
+            "`move_sum`")
+    note = (f"Machine: {platform.machine()}, {_cpu_name()}; one thread; median of {runs} "
+            f"run(s) of same-process interleaved medians; ns per element (dot: per "
+            f"product) and {twin}.")
+    return "\n".join(lines) + "\n\n" + note + "\n"
+
+
+def _cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def write_block(path, text):
+    begin, end = "<!-- bench_cpu begin -->", "<!-- bench_cpu end -->"
+    with open(path) as f:
+        page = f.read()
+    if begin not in page or end not in page:
+        raise SystemExit(f"{path} has no {begin} ... {end} block")
+    head, rest = page.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    with open(path, "w") as f:
+        f.write(head + begin + "\n" + text + end + tail)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
+    parser.add_argument("--levels", nargs="*", help="default: every level this CPU has")
+    parser.add_argument("--write", help="a page whose bench_cpu block gets the table")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.rounds)
+        return
+    levels = args.levels or available_levels()
+    results = {lv: [] for lv in levels}
+    for _ in range(args.runs):
+        for lv in levels:                        # interleaved across levels too
+            results[lv].append(run_level(lv, args.rounds)["rows"])
+    text = table(results, levels, args.runs)
+    print(text)
+    if args.write:
+        write_block(args.write, text)
+
+
+if __name__ == "__main__":
+    main()
