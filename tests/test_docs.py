@@ -58,3 +58,15 @@ def test_importing_the_source_folder_gives_a_one_line_hint(tmp_path):
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("ImportError: xsumufunc: the compiled extension is missing"), last
     assert "pip install ." in last and "-P" in last
+
+
+#: The manual's pages whose examples are doctests (each page runs on its own).
+DOC_PAGES = sorted(p.name for p in (ROOT / "docs").glob("*.md") if ">>> " in p.read_text())
+
+
+@pytest.mark.parametrize("page", DOC_PAGES)
+def test_manual_page_examples(page):
+    result = doctest.testfile(str(ROOT / "docs" / page), module_relative=False,
+                              optionflags=FLAGS, verbose=False)
+    assert result.attempted > 0
+    assert result.failed == 0
