@@ -216,8 +216,6 @@ def vector_layout(a, b, axis, func_name="exact_dot"):
 
 def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
     """The NumPy body of exact_dot (see xsumufunc._api.dot)."""
-    dtypes.reject_masked(a, "exact_dot")
-    dtypes.reject_masked(b, "exact_dot")
     a = np.asarray(a)
     b = np.asarray(b)
     (da, ka), (db, kb), (axis_a, axis_b), shape, kept_at = vector_layout(a, b, axis)

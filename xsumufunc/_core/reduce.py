@@ -115,7 +115,6 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
                  mean=False):
     """The exact sum (mean=True: divided by the number of terms) of the
     selected terms of `a`, rounded once (NumPy arrays, lists and scalars)."""
-    dtypes.reject_masked(a, func_name)
     a = np.asarray(a)
     if (dtype is None and out is None and initial is NO_VALUE and where is True
             and not keepdims and a.dtype in _PLAIN_CALL_DTYPES and not skip_nan

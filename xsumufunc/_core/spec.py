@@ -117,7 +117,6 @@ def where_mask(where, shape, func_name, xp=np):
 
 def as_input(a, func_name):
     """a as an ndarray, and 'real' or 'complex' (TypeError for other dtypes)."""
-    dtypes.reject_masked(a, func_name)
     a = np.asarray(a)
     return a, dtypes.input_kind(a.dtype, func_name)
 

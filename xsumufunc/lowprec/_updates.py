@@ -8,7 +8,7 @@ import ml_dtypes
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from .._core.dtypes import CODES, reject_masked
+from .._core.dtypes import CODES
 from .._core.spec import normalize_axes
 from .._lowprec_ufuncs import (
     _stochastic_round_to_bfloat16,
@@ -382,7 +382,6 @@ def kahan_sum(a: ArrayLike, axis: int | None = -1) -> Any:
     (4.0, 10.0, 10.0)
     """
     func = "kahan_sum"
-    reject_masked(a, func)
     arr = np.asarray(a)     # Python floats give float64; ints are refused below
     if arr.dtype.byteorder not in "=|":
         arr = _native(arr)
