@@ -38,6 +38,7 @@ from .._core.grouped import grouped_moments, grouped_states
 from .._core.spec import (
     NO_VALUE,
     ReductionSpec,
+    as_integer,
     kept_shape,
     normalize_axes,
     single_axis,
@@ -529,10 +530,7 @@ def _grouped_arguments(name, values, codes, ngroups):
     if codes.shape != values.shape:
         raise ValueError(f"{name}: codes must be integers of the same shape as values "
                          f"({values.shape}), not {codes.dtype} of shape {codes.shape}")
-    try:
-        ngroups = int(ngroups)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: ngroups must be a non-negative integer") from None
+    ngroups = as_integer(ngroups, name, "ngroups")
     if ngroups < 0:
         raise ValueError(f"{name}: ngroups must be a non-negative integer")
     return values, kind, codes.rechunk(values.chunks), ngroups

@@ -3,34 +3,29 @@ NumPy bodies of exact_moving_sum, exact_moving_mean, exact_moving_var and
 exact_moving_std; the algorithms: ``src/kernels/moving/xs_moving.c``,
 ``src/kernels/moving/xs_moving_var.c``)."""
 
-import operator
 
 import numpy as np
 
 from .._ufuncs import _moving_var_ufunc, exact_moving_ufunc
 from . import dtypes, moments
-from .spec import NO_VALUE, as_input, single_axis
+from .spec import NO_VALUE, as_input, as_integer, single_axis
 
 _F64, _I64 = np.dtype(np.float64), np.dtype(np.int64)
 
 
 def check_window(window, min_count, length, func_name):
     """window and min_count as ints: 1 <= min_count <= window <= length
-    (min_count None: the window)."""
-    try:
-        window = operator.index(window)
-    except TypeError:
-        raise TypeError(f"{func_name}: window must be an integer, not {window!r}") from None
-    if not 1 <= window <= max(length, 1):
-        raise ValueError(f"{func_name}: window must be in [1, {max(length, 1)}] (the length "
+    (min_count None: the window); an empty axis takes any window (it has no
+    windows)."""
+    window = as_integer(window, func_name, "window")
+    if window < 1:
+        raise ValueError(f"{func_name}: window must be at least 1, not {window}")
+    if length and window > length:
+        raise ValueError(f"{func_name}: window must be in [1, {length}] (the length "
                          f"of the axis), not {window}")
     if min_count is None:
         return window, window
-    try:
-        min_count = operator.index(min_count)
-    except TypeError:
-        raise TypeError(f"{func_name}: min_count must be None or an integer, "
-                        f"not {min_count!r}") from None
+    min_count = as_integer(min_count, func_name, "min_count")
     if not 1 <= min_count <= window:
         raise ValueError(f"{func_name}: min_count must be in [1, window={window}], "
                          f"not {min_count}")
