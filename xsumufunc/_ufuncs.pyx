@@ -807,3 +807,24 @@ def _fp_pin():
 def _fp_restore(unsigned long long saved):
     """Put back the mode _fp_pin saved (keeping the exception flags raised since)."""
     xs_call_fp_restore(saved)
+
+
+# ---- an invalid XSUMUFUNC_NUM_THREADS is named, once --------------------
+cdef extern from "runtime/xs_threads.h":
+    int xs_env_num_threads() nogil
+
+
+def _warn_invalid_num_threads_env():
+    """Warn (once: at import) when XSUMUFUNC_NUM_THREADS is set to what the
+    C side ignores (src/runtime/xs_threads.c decides; anything but a
+    positive decimal integer), naming the value."""
+    import os
+    import warnings
+    if xs_env_num_threads() < 0:
+        warnings.warn(
+            f"XSUMUFUNC_NUM_THREADS={os.environ.get('XSUMUFUNC_NUM_THREADS')!r} is not a "
+            "positive decimal integer and is ignored: the default number of threads is used",
+            RuntimeWarning, stacklevel=2)
+
+
+_warn_invalid_num_threads_env()

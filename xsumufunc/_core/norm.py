@@ -501,3 +501,23 @@ def norm2(x, axes, result_dtype):
                                                  result_dtype)[0]
         block[...] = flat.reshape(block.shape)
     return result
+
+
+def norm_of_moments(moments, result_dtype):
+    """Norms from exact moments (moments.Moments: S2 is the exact sum of
+    squares, per component for complex), each correctly rounded into
+    result_dtype: NaN where a term is NaN, else inf where one is infinite
+    (S1's flags say which)."""
+    s2 = moments.s2.reshape(len(moments.counts), -1, fmt.DOT_LENGTH)
+    flags = moments.s1[..., fmt.FLAGS].reshape(len(moments.counts), -1)
+    nan = ((flags & fmt.NAN) != 0).any(axis=-1)
+    inf = ((flags & (fmt.POS_INF | fmt.NEG_INF)) != 0).any(axis=-1)
+    values, exponent = dot_state_integers(s2)
+    parts = s2.shape[1]
+    fmt_of_result = dtypes.FORMATS[result_dtype]
+    out = np.empty(len(moments.counts), result_dtype)
+    for i in range(len(out)):
+        total = sum(values[i * parts:(i + 1) * parts])
+        out[i] = (math.nan if nan[i] else math.inf if inf[i]
+                  else sqrt_rational(total, 1, exponent, fmt_of_result))
+    return out

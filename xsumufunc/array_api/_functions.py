@@ -321,7 +321,7 @@ def linalg_vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     return _vecdot(x1, x2, axis, "linalg.vecdot")
 
 
-@_accepting_foreign("x")
+@dispatching("vector_norm", ("x",), backends=("foreign", "dask"))
 def vector_norm(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False,
                 ord: float = 2) -> Any:
     """Vector norm over `axis`.
