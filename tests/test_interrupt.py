@@ -79,6 +79,7 @@ CHILD = textwrap.dedent("""
     timer.join()
     last = out[-1] if out.ndim == 1 else out[-1, -1]
     report["last_unwritten"] = bool(np.isnan(last))
+    report["out_untouched"] = bool(np.isnan(out).all())
     # The next calls: full results again.
     report["sum"] = float(xs.exact_sum(x[:m])).hex()
     report["dot"] = float(xs.exact_dot(x[:m], x[:m][::-1])).hex()
@@ -114,6 +115,9 @@ def test_a_long_call_answers_ctrl_c(kind, threads, kernel, expected):
     report = json.loads(proc.stdout)
     assert report["outcome"] == "KeyboardInterrupt", report
     assert report["last_unwritten"], "the call ran to its end before stopping"
+    # Regression (issue 28): an interrupted row sum had written 111 of its
+    # 32,768 rows into out=; results now go to a temporary copied at the end.
+    assert report["out_untouched"], "out= was written by a call that raised"
     assert report["latency"] < LATENCY_BOUND, report
     assert_same(np.float64(float.fromhex(report["sum"])), expected["sum"], "sum after")
     assert_same(np.float64(float.fromhex(report["dot"])), expected["dot"], "dot after")

@@ -20,14 +20,15 @@ def accumulate(a, axis=0, dtype=None, out=None):
     if out is not None:
         out = check_out(out, a.shape, name)
     result = dtypes.resolve_result(a.dtype, kind, dtype, out, name)
-    target = out if out is not None and out.dtype == result else None
-    res = np.empty(a.shape, result) if target is None else target
+    # Into a temporary, copied into out at the end: a call that raises
+    # (Ctrl-C) leaves out untouched.
+    res = np.empty(a.shape, result)
     parts = ((a, res),) if kind == "real" else ((a.real, res.real), (a.imag, res.imag))
     part_dtype = dtypes.component(result)
     for values, into in parts:
         exact_cumsum_ufunc(values, out=into, axes=[(axis,), (axis,)],
                            signature=(dtypes.native(values.dtype), part_dtype))
-    if out is not None and target is None:
+    if out is not None:
         np.copyto(out, res, casting="same_kind")
         return out
     return res
