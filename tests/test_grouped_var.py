@@ -251,7 +251,7 @@ def test_bad_arguments_are_clear_errors():
         xs.exact_grouped_var(v, [0.0, 1.0], 2)
     with pytest.raises(ValueError, match="exact_grouped_std: ngroups must be a non-negative"):
         xs.exact_grouped_std(v, c, -1)
-    with pytest.raises(ValueError, match="ngroups must be a non-negative"):
+    with pytest.raises(TypeError, match="ngroups must be an integer"):
         xs.exact_grouped_var(v, c, "two")
     with pytest.raises(ValueError, match="codes must be below ngroups"):
         xs.exact_grouped_var(v, [0, 2], 2)

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import textwrap
 
+import ml_dtypes
 import numpy as np
 import pytest
 from helpers import assert_same
@@ -78,6 +79,7 @@ CHILD = textwrap.dedent("""
     timer.join()
     last = out[-1] if out.ndim == 1 else out[-1, -1]
     report["last_unwritten"] = bool(np.isnan(last))
+    report["out_untouched"] = bool(np.isnan(out).all())
     # The next calls: full results again.
     report["sum"] = float(xs.exact_sum(x[:m])).hex()
     report["dot"] = float(xs.exact_dot(x[:m], x[:m][::-1])).hex()
@@ -113,8 +115,53 @@ def test_a_long_call_answers_ctrl_c(kind, threads, kernel, expected):
     report = json.loads(proc.stdout)
     assert report["outcome"] == "KeyboardInterrupt", report
     assert report["last_unwritten"], "the call ran to its end before stopping"
+    # Regression (issue 28): an interrupted row sum had written 111 of its
+    # 32,768 rows into out=; results now go to a temporary copied at the end.
+    assert report["out_untouched"], "out= was written by a call that raised"
     assert report["latency"] < LATENCY_BOUND, report
     assert_same(np.float64(float.fromhex(report["sum"])), expected["sum"], "sum after")
     assert_same(np.float64(float.fromhex(report["dot"])), expected["dot"], "dot after")
     got = np.array([float.fromhex(v) for v in report["accumulate"]])
     assert_same(got, expected["accumulate"], "accumulate after")
+
+
+MOVING_CHILD = textwrap.dedent("""
+    import json, os, signal, threading, time
+    import ml_dtypes, numpy as np
+    import xsumufunc as xs
+
+    a = np.ones(10**8, ml_dtypes.float8_e5m2)      # 100 MB; about 10 s to finish here
+    sent = []
+    def interrupt():
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+    timer = threading.Timer(0.5, interrupt)
+    timer.start()
+    report = {}
+    try:
+        xs.exact_moving_sum(a, 1001)
+        report["outcome"] = "finished"
+    except KeyboardInterrupt:
+        report["outcome"] = "KeyboardInterrupt"
+        report["latency"] = time.monotonic() - sent[0]
+    timer.join()
+    report["after"] = xs.exact_moving_sum(a[:2000], 1001)[-1].astype(float).hex()
+    print(json.dumps(report))
+""")
+
+
+def test_a_float8_moving_sum_answers_ctrl_c():
+    """Regression (issue 28): exact_moving_sum(np.ones(3 * 10**8,
+    float8_e5m2), 1001) took 51 s to answer SIGINT: the row was widened to
+    float64 whole (NumPy's cast does not look at signals) before the loop.
+    Now it is read a stretch at a time (a few MB), and Python sees the
+    signal between stretches."""
+    proc = subprocess.run([sys.executable, "-P", "-c", MOVING_CHILD], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    assert report["outcome"] == "KeyboardInterrupt", report
+    assert report["latency"] < LATENCY_BOUND, report
+    # 1001 ones rounded once into float8_e5m2 (896 and 1024 around it): 1024.
+    assert float.fromhex(report["after"]) == float(exact_sum_oracle(
+        [1.0] * 1001, np.dtype(ml_dtypes.float8_e5m2)))

@@ -5,13 +5,15 @@ their scratch stays near SCRATCH_BYTES instead of 552 bytes per result or a
 copy of the input; and the blocks give the same bits as one pass (the
 oracle)."""
 
+import math
 import tracemalloc
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from helpers import assert_same
-from oracle import exact_sum_oracle, oracle_reduce, terms_of
+from oracle import exact_sum_oracle, oracle_reduce, oracle_reduceat, terms_of
 from oracle_products import exact_dot_oracle, exact_mean_oracle, oracle_mean_reduce
 
 import xsumufunc as xs
@@ -306,3 +308,153 @@ def test_complex_dot_blocks_give_the_oracle(monkeypatch, scratch, da, db):
                                             np.complex64))
     vector = xs.exact_dot(a[1, :, 2], bb[1, :, 2])            # one long vector: chunks
     assert_same(vector, exact_dot_oracle(a[1, :, 2].tolist(), bb[1, :, 2].tolist(), result))
+
+
+# ---- issue 28: variances, norms and reduceat of views -------------------
+
+F64 = np.dtype(np.float64)
+
+def _broadcast_rows(rows):
+    """A broadcast view of `rows` copies of one row of 1024 values (8 KiB held)."""
+    row = np.random.default_rng(28).standard_normal(1024)
+    return row, np.broadcast_to(row, (rows, 1024))
+
+
+def _within_output_plus_64_mib(peak, result):
+    assert peak < np.asarray(result).nbytes + 64 * MiB, f"{peak / MiB:.0f} MiB"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["exact_var", "exact_nanvar", "vector_norm", "reduceat"])
+def test_whole_view_reductions_do_not_copy_the_view(name):
+    """Regression (issue 28): on a 1 GiB broadcast view holding 8 KiB,
+    exact_var took +1,025 MiB, exact_nanvar +2,177 MiB, vector_norm +1,024
+    MiB and exact_add.reduceat(axis=0) +2,064 MiB.  Now the scratch stays
+    within the output + 64 MiB, and the results are the oracle's."""
+    from oracle_moments import var_oracle
+    from oracle_roots import exact_square_sum, rounded_sqrt
+
+    from xsumufunc import array_api as xp
+    row, a = _broadcast_rows(2**17)
+    terms = terms_of(row)
+    if name == "reduceat":
+        result, peak = peak_bytes(xs.exact_add.reduceat, a, [0, 5], axis=0)
+        from oracle import round_fraction
+        # Segment sums of copies of one value: that value times the count.
+        assert_same(result, np.array([[round_fraction(Fraction(v) * count, F64)
+                                       for v in terms] for count in (5, 2**17 - 5)]))
+    elif name == "vector_norm":
+        result, peak = peak_bytes(xp.linalg.vector_norm, a)
+        assert_same(result, np.asarray(rounded_sqrt(exact_square_sum(row) * 2**17, F64)))
+    else:
+        result, peak = peak_bytes(getattr(xs, name), a)
+        from oracle import round_fraction
+        # The variance of copies of a row is the row's variance.
+        assert_same(result, round_fraction(var_oracle(terms, 0), F64))
+    _within_output_plus_64_mib(peak, result)
+
+
+def test_row_variances_of_a_broadcast_view_hold_blocks_of_states():
+    """Regression (issue 28): exact_var(a, axis=1) of 2**17 broadcast rows
+    took +532 MiB (exact states of every row at once); blocks of rows hold
+    their states only.  2**15 rows here (+137 MiB before)."""
+    from oracle import round_fraction
+    from oracle_moments import var_oracle
+    row, a = _broadcast_rows(2**15)
+    result, peak = peak_bytes(xs.exact_var, a, axis=1)
+    assert_same(result, np.full(2**15, round_fraction(var_oracle(terms_of(row), 0),
+                                                      F64)))
+    _within_output_plus_64_mib(peak, result)
+
+
+def test_the_variance_of_a_transposed_array_reads_it_in_place():
+    """Regression (issue 28): exact_var(X.T) took +513 MiB where exact_var(X)
+    took +1 MiB (the transposed rows were copied); the order of the terms
+    does not matter, so they are read in memory order."""
+    x = np.random.default_rng(1).standard_normal((2048, 4096))
+    result, peak = peak_bytes(xs.exact_var, x.T)
+    assert_same(result, xs.exact_var(x))
+    assert peak < 8 * MiB, f"{peak / MiB:.0f} MiB"
+
+
+@pytest.mark.slow
+def test_the_norm_of_a_broadcast_scalar_beyond_2_to_31_terms():
+    """Regression (issue 28): vector_norm(np.broadcast_to(1.5, (2**31 + 3,)))
+    raised MemoryError (it asked for 16 GiB)."""
+    from oracle_roots import rounded_sqrt
+
+    from xsumufunc import array_api as xp
+    n = 2**31 + 3
+    result, peak = peak_bytes(xp.linalg.vector_norm, np.broadcast_to(1.5, (n,)))
+    assert_same(result, np.asarray(rounded_sqrt(Fraction(9, 4) * n, F64)))
+    _within_output_plus_64_mib(peak, result)
+
+
+def test_a_long_float16_row_is_not_widened_whole():
+    """Regression (issue 28): vector_norm of a 4 GiB float16 memmap raised
+    MemoryError (the row was widened to float64 whole).  A 64 MiB float16
+    row now takes a bounded scratch."""
+    from oracle_roots import rounded_sqrt
+
+    from xsumufunc import array_api as xp
+    x = np.ones(2**25, np.dtype(np.float16))
+    x[::3] = np.float16(0.5)
+    result, peak = peak_bytes(xp.linalg.vector_norm, x)
+    squares = Fraction(1, 4) * len(x[::3]) + (len(x) - len(x[::3]))
+    assert_same(result, np.asarray(rounded_sqrt(squares, np.dtype(np.float16))))
+    assert peak < 2 * rows_module.SCRATCH_BYTES + 8 * MiB, f"{peak / MiB:.0f} MiB"
+
+
+@pytest.mark.parametrize("shape,axis", [((7, 6, 5), None), ((7, 6, 5), (0, 2)), ((7, 6, 5), 1),
+                                        ((40, 3), 0)])
+@pytest.mark.parametrize("view", ["broadcast", "transposed", "strided"])
+def test_blocked_variances_and_norms_give_the_oracle(tiny_blocks, shape, axis, view):
+    """The pieces of row_blocks (scratch for one to three states: every
+    block is cut, long rows into pieces whose moments are merged) against
+    the oracle, NaN-skipping and complex included."""
+    from oracle import round_fraction
+    from oracle_moments import var_oracle
+    from oracle_roots import exact_square_sum, rounded_sqrt
+
+    from xsumufunc import array_api as xp
+    rng = np.random.default_rng(7)
+    base = rng.standard_normal(shape) * np.exp(rng.uniform(-30, 30, shape))
+    a = {"broadcast": np.broadcast_to(base[:1], shape), "transposed": base.T.copy().T,
+         "strided": np.repeat(base, 2, axis=-1)[..., ::2]}[view]
+    axes = tuple(range(a.ndim)) if axis is None else (axis,) if isinstance(axis, int) else axis
+    kept = [i for i in range(a.ndim) if i not in axes]
+    rows = np.transpose(a, kept + list(axes)).reshape(
+        [a.shape[i] for i in kept] + [-1]).reshape(-1, math.prod(a.shape[i] for i in axes))
+    out_shape = tuple(a.shape[i] for i in kept)
+    with_nan = a.copy()
+    with_nan.reshape(-1)[::4] = np.nan
+    nan_rows = np.transpose(with_nan, kept + list(axes)).reshape(rows.shape)
+    expect_var = np.array([round_fraction(var_oracle(terms_of(r), 0), F64)
+                           for r in rows]).reshape(out_shape)
+    expect_nanvar = np.array([round_fraction(var_oracle(terms_of(r[~np.isnan(r)]), 1),
+                                             F64) for r in nan_rows]).reshape(out_shape)
+    expect_norm = np.array([rounded_sqrt(exact_square_sum(r), F64)
+                            for r in rows]).reshape(out_shape)
+    assert_same(xs.exact_var(a, axis=axis), expect_var[()])
+    assert_same(xs.exact_nanvar(with_nan, axis=axis, ddof=1), expect_nanvar[()])
+    assert_same(xp.linalg.vector_norm(a, axis=axis), np.asarray(expect_norm))
+    c = a + 1j * a[::-1]
+    crow = np.transpose(c, kept + list(axes)).reshape(rows.shape)
+    assert_same(xs.exact_var(c, axis=axis), np.array(
+        [round_fraction(var_oracle(terms_of(r), 0), F64) for r in crow]
+    ).reshape(out_shape)[()])
+    assert_same(xp.linalg.vector_norm(c, axis=axis), np.asarray(np.array(
+        [rounded_sqrt(exact_square_sum(r), F64) for r in crow]).reshape(out_shape)))
+
+
+def test_blocked_reduceat_gives_the_oracle(tiny_blocks, monkeypatch):
+    """Runs of short segments gathered a few rows at a time, long segments
+    (made short here) summed as views: the oracle's sums."""
+    import xsumufunc._core.add as add_module
+    monkeypatch.setattr(add_module, "LONG_SEGMENT", 3)
+    rng = np.random.default_rng(9)
+    base = rng.standard_normal((6, 11)) * np.exp(rng.uniform(-30, 30, (6, 11)))
+    for a in (base, np.broadcast_to(base[:1], (6, 11)), base.T.copy().T[:, ::-1]):
+        for axis, indices in ((1, [0, 1, 5, 2, 9, 10]), (0, [0, 2, 3, 1]), (1, [4])):
+            assert_same(xs.exact_add.reduceat(a, indices, axis=axis),
+                        oracle_reduceat(a, indices, axis=axis))

@@ -33,6 +33,9 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
+from ._core.dtypes import reject_masked
+from ._ufuncs import _fp_pin, _fp_restore
+
 # Types that never go to a backend: checked first, so the common call stays cheap.
 _NATIVE_TYPES = frozenset([np.ndarray, list, tuple, int, float, complex, bool, str,
                            type(None)])
@@ -96,6 +99,18 @@ class Function:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _refuse_masked(function, positions, args, kwargs):
+    """The one rule for masks, on every array argument of every public
+    function: numpy.ma arrays (and numpy.ma.masked) are refused, naming the
+    argument (dtypes.reject_masked says how to pass where=~mask)."""
+    where = "where" in function.signature.parameters
+    for argname, p in zip(function.arrays, positions):
+        if p < len(args):
+            reject_masked(args[p], function.name, argname, where)
+        elif argname in kwargs:
+            reject_masked(kwargs[argname], function.name, argname, where)
+
+
 def dispatching(name: str, arrays: Iterable[str],
                 backends: Iterable[str] | None = None) -> Callable[[F], F]:
     """Decorate the NumPy implementation of public function `name`, whose
@@ -113,13 +128,20 @@ def dispatching(name: str, arrays: Iterable[str],
             values = [args[p] for p in positions if p < len(args)]
             if kwargs:
                 values += [kwargs[a] for a in arrays if a in kwargs]
-            for x in values:
-                if type(x) is not np.ndarray:
-                    backend = BACKENDS.backend_for(values, allowed)
-                    if backend is not None:
-                        return backend.call(function, args, kwargs)
-                    break
-            return core(*args, **kwargs)
+            # The whole call, Python and NumPy steps included, in the mode
+            # the results are defined in (see _ufuncs._fp_pin).
+            saved = _fp_pin()
+            try:
+                for x in values:
+                    if type(x) is not np.ndarray:
+                        _refuse_masked(function, positions, args, kwargs)
+                        backend = BACKENDS.backend_for(values, allowed)
+                        if backend is not None:
+                            return backend.call(function, args, kwargs)
+                        break
+                return core(*args, **kwargs)
+            finally:
+                _fp_restore(saved)
 
         public.dispatched = function  # type: ignore[attr-defined]
         return cast(F, public)

@@ -714,3 +714,117 @@ _norm_rows_ufunc = _make_gufunc(
     "them, and a flag saying where it did; signature (n)->(),().  float64 rows\n"
     "give float64 norms, float32 rows float32 norms.",
     "(n)->(),()")
+
+
+# ---- the floating-point mode of a whole public call ----------------------
+#
+# The loops pin the mode for themselves (src/xs_fpenv.h), but a public call
+# also rounds in Python and NumPy between them (variances, norms, moving and
+# grouped results): under a caller's flush-to-zero, denormals-are-zero or
+# directed rounding those steps would change the bits.  So the dispatch layer
+# (xsumufunc._dispatch) brackets every public call with _fp_pin and
+# _fp_restore.  C, not Python, because the mode is a register: one call each,
+# a few nanoseconds of work.
+cdef extern from *:
+    """
+    #include <fenv.h>
+    #if defined(__x86_64__) || defined(_M_X64)
+    #include <xmmintrin.h>
+    /* MXCSR (Intel SDM vol. 1, 10.2.3): exception flags bits 0-5, DAZ bit 6,
+       rounding control bits 13-14, FTZ bit 15. */
+    #define XS_CALL_CSR_FLAGS 0x003fu
+    #define XS_CALL_CSR_CLEAR 0xe040u           /* FTZ | rounding | DAZ */
+    static unsigned xs_call_csr_get(void) { return _mm_getcsr(); }
+    static void xs_call_csr_set(unsigned csr, int restoring)
+    {
+        /* Restoring: the caller's control bits with the flags raised since
+           (sticky: NumPy and the caller read them). */
+        if (restoring) {
+            csr = (csr & ~XS_CALL_CSR_FLAGS) | (_mm_getcsr() & XS_CALL_CSR_FLAGS);
+        }
+        _mm_setcsr(csr);
+    }
+    #elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
+    /* FPCR (Arm ARM, C5.2.8): FIZ bit 0 and AH bit 1 (FEAT_AFP, else RES0),
+       FZ16 bit 19, RMode bits 22-23, FZ bit 24.  The flags live in FPSR,
+       which is not touched. */
+    #define XS_CALL_CSR_CLEAR 0x01c80003u
+    static unsigned xs_call_csr_get(void)
+    {
+        unsigned long long v;
+        __asm__ __volatile__("mrs %0, fpcr" : "=r"(v));
+        return (unsigned)v;
+    }
+    static void xs_call_csr_set(unsigned csr, int restoring)
+    {
+        unsigned long long v = csr;
+        (void)restoring;
+        __asm__ __volatile__("msr fpcr, %0" : : "r"(v));
+    }
+    #else
+    #define XS_CALL_CSR_CLEAR 0u                /* only the C rounding mode */
+    static unsigned xs_call_csr_get(void) { return 0; }
+    static void xs_call_csr_set(unsigned csr, int restoring) { (void)csr; (void)restoring; }
+    #endif
+
+    /* The caller's mode, packed: control register in the low 32 bits, C
+       rounding mode above; the mode is then round to nearest without
+       flush-to-zero or denormals-are-zero. */
+    static unsigned long long xs_call_fp_pin(void)
+    {
+        unsigned csr = xs_call_csr_get();   /* first: fesetround changes it */
+        int rounding = fegetround();
+        if (rounding != FE_TONEAREST) {
+            fesetround(FE_TONEAREST);       /* x87 and SSE (or FPCR) alike */
+        }
+        if (csr & XS_CALL_CSR_CLEAR) {
+            xs_call_csr_set(csr & ~XS_CALL_CSR_CLEAR, 0);
+        }
+        return ((unsigned long long)(unsigned)rounding << 32) | csr;
+    }
+
+    static void xs_call_fp_restore(unsigned long long saved)
+    {
+        int rounding = (int)(saved >> 32);
+        unsigned csr = (unsigned)saved;
+        if (rounding != FE_TONEAREST) {
+            fesetround(rounding);
+        }
+        if (csr & XS_CALL_CSR_CLEAR) {
+            xs_call_csr_set(csr, 1);    /* last: the register exactly as it was */
+        }
+    }
+    """
+    unsigned long long xs_call_fp_pin() nogil
+    void xs_call_fp_restore(unsigned long long saved) nogil
+
+
+def _fp_pin():
+    """Pin round to nearest, no FTZ/DAZ; return the caller's mode for _fp_restore."""
+    return xs_call_fp_pin()
+
+
+def _fp_restore(unsigned long long saved):
+    """Put back the mode _fp_pin saved (keeping the exception flags raised since)."""
+    xs_call_fp_restore(saved)
+
+
+# ---- an invalid XSUMUFUNC_NUM_THREADS is named, once --------------------
+cdef extern from "runtime/xs_threads.h":
+    int xs_env_num_threads() nogil
+
+
+def _warn_invalid_num_threads_env():
+    """Warn (once: at import) when XSUMUFUNC_NUM_THREADS is set to what the
+    C side ignores (src/runtime/xs_threads.c decides; anything but a
+    positive decimal integer), naming the value."""
+    import os
+    import warnings
+    if xs_env_num_threads() < 0:
+        warnings.warn(
+            f"XSUMUFUNC_NUM_THREADS={os.environ.get('XSUMUFUNC_NUM_THREADS')!r} is not a "
+            "positive decimal integer and is ignored: the default number of threads is used",
+            RuntimeWarning, stacklevel=2)
+
+
+_warn_invalid_num_threads_env()

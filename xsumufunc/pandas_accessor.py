@@ -40,7 +40,7 @@ from ._api.moving import exact_moving_mean, exact_moving_std, exact_moving_sum, 
 from ._api.stats import exact_nanstd, exact_nanvar, exact_std, exact_var
 from ._api.sums import exact_mean, exact_nanmean, exact_nansum, exact_sum
 from ._core import dtypes, moments, moving, states
-from ._core.spec import NO_VALUE, warn_empty_mean
+from ._core.spec import NO_VALUE, as_integer, warn_empty_mean
 
 __all__ = ["ExactFrameAccessor", "ExactSeriesAccessor"]
 
@@ -253,6 +253,48 @@ class ExactFrameAccessor:
         return self._grouped_reduction("grouped_mean", by, sort, skipna, numeric_only)
 
 
+def _pandas_window(window, min_periods, values, func):
+    """pandas' rule for rolling windows on the values of a series: window
+    an integer >= 0 (longer than the series is fine), min_periods in [0,
+    window] (default: window).  Returns the window and min_count for the
+    exact moving functions (the window cut to the series' length; min_count
+    at least 1 and at most that window, see _pandas_windows_done) and the
+    count of values present in each window (None when min_periods asks for
+    no more than that cut)."""
+    window = as_integer(window, func, "window")
+    if window < 0:
+        raise ValueError(f"{func}: window must be an integer 0 or greater, not {window}")
+    min_periods = window if min_periods is None else as_integer(min_periods, func,
+                                                                 "min_periods")
+    if not 0 <= min_periods <= window:
+        raise ValueError(f"{func}: min_periods must be in [0, window={window}], "
+                         f"not {min_periods}")
+    n = len(values)
+    cut = min(window, n)
+    need = max(min_periods, 1)
+    present = None
+    if min_periods == 0 or need > cut:
+        # Counts of values present (not NaN) per window, exact in integers.
+        ok = np.cumsum(~np.isnan(values) if values.dtype.kind == "f" else np.ones(n, bool))
+        ok = np.concatenate([[0], ok])
+        present = ok[1:] - ok[np.maximum(np.arange(1, n + 1) - window, 0)]
+    return cut, min(need, max(cut, 1)), (present, min_periods)
+
+
+def _pandas_windows_done(res, need, present, empty_is_zero):
+    """pandas' results where the exact moving functions' min_count differs
+    from min_periods: NaN below min_periods, and (sums) 0.0 for a window
+    with no values when min_periods is 0."""
+    counts, min_periods = present
+    if counts is None:
+        return res
+    res = np.array(res, copy=True)
+    res[counts < min_periods] = np.nan
+    if empty_is_zero and min_periods == 0:
+        res[counts == 0] = 0.0
+    return res
+
+
 @pd.api.extensions.register_series_accessor("exact")
 class ExactSeriesAccessor:
     """``series.exact.sum/mean/var/std(skipna=True)``,
@@ -272,13 +314,18 @@ class ExactSeriesAccessor:
 
     def _rolling(self, method, window, min_periods):
         values = self._values(method)
-        if isinstance(values, list):                   # halves (_column_values)
-            window, min_count = moving.check_window(window, min_periods, len(values[0]),
-                                                    f"Series.exact.{method}")
-            res = moving.moving_of_halves(values, window, min_count, method == "rolling_mean")
+        first = values[0] if isinstance(values, list) else values
+        window, need, present = _pandas_window(window, min_periods, first,
+                                               f"Series.exact.{method}")
+        mean = method == "rolling_mean"
+        if not window:                  # no terms anywhere: all windows empty
+            res = np.full(len(first), np.nan if mean else 0.0)
+        elif isinstance(values, list):                 # halves (_column_values)
+            res = moving.moving_of_halves(values, window, need, mean)
         else:
-            func = exact_moving_mean if method == "rolling_mean" else exact_moving_sum
-            res = func(values, window, min_count=min_periods)
+            func = exact_moving_mean if mean else exact_moving_sum
+            res = func(values, window, min_count=need)
+        res = _pandas_windows_done(res, need, present, empty_is_zero=not mean)
         return pd.Series(res, index=self._series.index, name=self._series.name)
 
     def _rolling_variance(self, method, window, min_periods, ddof):
@@ -287,8 +334,14 @@ class ExactSeriesAccessor:
             raise TypeError(f"Series.exact.{method}: a nullable integer column with missing "
                             "values beyond 2**53 is not supported here; pass "
                             "series.dropna() or a float64 column")
-        func = exact_moving_std if method == "rolling_std" else exact_moving_var
-        res = func(values, window, min_count=min_periods, ddof=ddof)
+        window, need, present = _pandas_window(window, min_periods, values,
+                                               f"Series.exact.{method}")
+        if not window:
+            res = np.full(len(values), np.nan)
+        else:
+            func = exact_moving_std if method == "rolling_std" else exact_moving_var
+            res = func(values, window, min_count=need, ddof=ddof)
+        res = _pandas_windows_done(res, need, present, empty_is_zero=False)
         return pd.Series(res, index=self._series.index, name=self._series.name)
 
     def sum(self, skipna: bool = True) -> Any:

@@ -16,19 +16,19 @@
 static atomic_int requested_threads = 0;     /* 0: the default */
 
 /* XSUMUFUNC_NUM_THREADS as a thread count: a positive decimal integer,
- * capped at XS_MAX_THREADS (however large: no wrap-around); anything else
- * is ignored (0). */
-static int env_threads(void)
+ * capped at XS_MAX_THREADS (however large: no wrap-around); 0 when unset,
+ * -1 for anything else (ignored; the Python module warns, naming it). */
+int xs_env_num_threads(void)
 {
     const char *env = getenv("XSUMUFUNC_NUM_THREADS");
-    if (env == NULL || *env == '\0') {
+    if (env == NULL) {
         return 0;
     }
     char *end;
     errno = 0;
     long long v = strtoll(env, &end, 10);
     if (end == env || *end != '\0' || v <= 0) {
-        return 0;
+        return -1;
     }
     return (errno == ERANGE || v > XS_MAX_THREADS) ? XS_MAX_THREADS : (int)v;
 }
@@ -47,7 +47,7 @@ static int available_cpus(void)
 
 static int default_threads(void)
 {
-    int n = env_threads();
+    int n = xs_env_num_threads();
     if (n > 0) {
         return n;
     }

@@ -22,6 +22,9 @@
 int xs_get_num_threads(void);
 /* n < 1 restores the default.  Safe to call from any thread. */
 void xs_set_num_threads(int n);
+/* XSUMUFUNC_NUM_THREADS as read: 0 unset, -1 set to anything but a positive
+ * decimal integer (then ignored), else the count (capped). */
+int xs_env_num_threads(void);
 
 /* Sums n elements, stride bytes apart, from p into acc (exactly). */
 typedef void (*xs_serial_sum)(xs_small *acc, xs_large **large, const char *p,

@@ -31,6 +31,7 @@ from .._core import dot as _dot
 from .._core import dtypes as _dtypes
 from .._core import moments as _moments
 from .._core import moving as _moving
+from .._core import norm as _norm
 from .._core import stateformat as fmt
 from .._core import states as _state
 from .._core.add import reduceat_segments
@@ -38,6 +39,7 @@ from .._core.grouped import grouped_moments, grouped_states
 from .._core.spec import (
     NO_VALUE,
     ReductionSpec,
+    as_integer,
     kept_shape,
     normalize_axes,
     single_axis,
@@ -529,10 +531,7 @@ def _grouped_arguments(name, values, codes, ngroups):
     if codes.shape != values.shape:
         raise ValueError(f"{name}: codes must be integers of the same shape as values "
                          f"({values.shape}), not {codes.dtype} of shape {codes.shape}")
-    try:
-        ngroups = int(ngroups)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: ngroups must be a non-negative integer") from None
+    ngroups = as_integer(ngroups, name, "ngroups")
     if ngroups < 0:
         raise ValueError(f"{name}: ngroups must be a non-negative integer")
     return values, kind, codes.rechunk(values.chunks), ngroups
@@ -731,6 +730,15 @@ def call(function, args, kwargs):
         return _round_state(function.core, arg["state"], arg["dtype"])
     if name == "state_mean":
         return _state_mean(function.core, arg["state"], arg["count"], arg["dtype"])
+    if name == "vector_norm" and arg["ord"] in (1, 2) and not isinstance(arg["ord"], bool):
+        x = da.asarray(arg["x"])
+        if arg["ord"] == 2:
+            return _vector_norm(name, x, arg["axis"], arg["keepdims"])
+        magnitude = da.abs(x)       # as the NumPy body: integers' abs read unsigned
+        if x.dtype.kind == "i":
+            magnitude = magnitude.astype(np.dtype(f"u{x.dtype.itemsize}"))
+        return reduce(name, magnitude, arg["axis"], _norm.result_dtype(x.dtype), None,
+                      arg["keepdims"], NO_VALUE, True, False, False)
     if name == "kahan_add":
         return _elementwise(function.core, name, function.arrays,
                             function.bind(args, kwargs))
@@ -789,6 +797,23 @@ def _variance(name, a, axis, dtype, out, ddof, keepdims, where, correction, skip
     spec = ReductionSpec.parse(name, a, axis, keepdims=keepdims, where=where,
                                skip_nan=skip_nan, rounds=False, xp=da)
     result = _moments.result_dtype(a.dtype, dtype, None, name)
+    return _moment_reduction(name, a, spec, keepdims, result,
+                             lambda m: _moments.finish(m, ddof, result, std, name))
+
+
+def _vector_norm(name, a, axis, keepdims):
+    """linalg.vector_norm(ord=2) of a dask array: the exact sums of squares
+    are the S2 moments, merged as for variances, and rounded once from
+    their root (_norm.norm_of_moments)."""
+    spec = ReductionSpec.parse(name, a, axis, keepdims=keepdims, rounds=False, xp=da)
+    result = _norm.result_dtype(a.dtype)
+    return _moment_reduction(name, a, spec, keepdims, result,
+                             lambda m: _norm.norm_of_moments(m, result))
+
+
+def _moment_reduction(name, a, spec, keepdims, result, finish):
+    """The exact moments of `a` over spec's axes, chunk by chunk, merged,
+    and finish(moments) -> the results (flat) in `result`."""
     kind, axes = spec.kind, spec.axes
     record = _moment_dtype(kind)
     mask = None if spec.mask is None else spec.mask.rechunk(a.chunks)
@@ -812,7 +837,7 @@ def _variance(name, a, axis, dtype, out, ddof, keepdims, where, correction, skip
         merged = _merge_moments(rec, tuple(axis), kind, keepdims).reshape(-1)
         moments = _moments.Moments(merged["count"], merged["s1"], merged["s2"],
                                    merged["special"])
-        res = _moments.finish(moments, ddof, result, std, name)
+        res = finish(moments)
         res = res.reshape(kept_shape(rec.shape, tuple(axis)) if keepdims else
                           tuple(n for i, n in enumerate(rec.shape) if i not in axis))
         return res[()] if res.ndim == 0 else res

@@ -1,11 +1,15 @@
 """The NumPy bodies of exact_add.accumulate and exact_add.reduceat."""
 
+import math
+
 import numpy as np
 
 from .._ufuncs import exact_cumsum_ufunc
 from . import dtypes
+from . import rows as rows_module
 from .grouped import grouped
-from .spec import as_input, check_out, single_axis
+from .reduce import exact_reduce
+from .spec import NO_VALUE, as_input, check_out, single_axis
 
 
 def accumulate(a, axis=0, dtype=None, out=None):
@@ -16,14 +20,15 @@ def accumulate(a, axis=0, dtype=None, out=None):
     if out is not None:
         out = check_out(out, a.shape, name)
     result = dtypes.resolve_result(a.dtype, kind, dtype, out, name)
-    target = out if out is not None and out.dtype == result else None
-    res = np.empty(a.shape, result) if target is None else target
+    # Into a temporary, copied into out at the end: a call that raises
+    # (Ctrl-C) leaves out untouched.
+    res = np.empty(a.shape, result)
     parts = ((a, res),) if kind == "real" else ((a.real, res.real), (a.imag, res.imag))
     part_dtype = dtypes.component(result)
     for values, into in parts:
         exact_cumsum_ufunc(values, out=into, axes=[(axis,), (axis,)],
                            signature=(dtypes.native(values.dtype), part_dtype))
-    if out is not None and target is None:
+    if out is not None:
         np.copyto(out, res, casting="same_kind")
         return out
     return res
@@ -52,11 +57,55 @@ def reduceat_segments(shape, indices, axis, func_name):
     return axis, indices, stops - indices
 
 
+#: Segments of this many terms or more are summed one at a time, as views
+#: (for all rows at once); shorter ones are gathered in runs (below).
+LONG_SEGMENT = 4096
+
+
+def _segment_runs(lengths, budget):
+    """Consecutive segments (first, stop) to gather at once: a long segment
+    alone, else as many short ones as hold about `budget` terms."""
+    first, held = 0, 0
+    for j, length in enumerate(lengths.tolist()):
+        if length >= LONG_SEGMENT:
+            if j > first:
+                yield first, j
+            yield j, j + 1
+            first, held = j + 1, 0
+        elif held + length > budget and j > first:
+            yield first, j
+            first, held = j, length
+        else:
+            held += length
+    if first < len(lengths):
+        yield first, len(lengths)
+
+
+def _gathered_sums(moved, rows, indices, lengths, result, name):
+    """Exact sums of short segments of some rows of `moved` (rows: flat
+    indices into its leading axes): their elements gathered (a copy of
+    those rows' segments only) and summed by the grouped-sum machinery, one
+    group per (row, segment).  Returns (len(rows), len(indices))."""
+    k = indices.size
+    total = int(lengths.sum())
+    first = np.cumsum(lengths) - lengths
+    gather = np.repeat(indices - first, lengths) + np.arange(total)
+    segment = np.repeat(np.arange(k), lengths)
+    if moved.ndim == 1:                       # one row (unravel_index wants a shape)
+        values = moved[gather]
+    else:
+        where = np.unravel_index(rows, moved.shape[:-1])
+        values = moved[tuple(w[:, None] for w in where) + (gather[None, :],)].reshape(-1)
+    codes = (np.arange(rows.size)[:, None] * k + segment).reshape(-1)
+    return grouped(name, values, codes, rows.size * k, result, False, False).reshape(-1, k)
+
+
 def reduceat(a, indices, axis=0, dtype=None, out=None):
-    """Exact sums of the segments that ``np.add.reduceat`` would sum, with
-    no Python loop over the segments: the segments' elements are gathered
-    into one row per input row and summed by the grouped-sum machinery,
-    one group per (row, segment)."""
+    """Exact sums of the segments that ``np.add.reduceat`` would sum,
+    without a Python loop over short segments and without a whole copy of
+    `a` (a broadcast view included): long segments are exact sums of views,
+    one call each for all rows; runs of short ones are gathered for blocks
+    of rows (rows.SCRATCH_BYTES) and summed as groups."""
     name = "exact_add.reduceat"
     a, kind = as_input(a, name)
     axis, indices, lengths = reduceat_segments(a.shape, indices, axis, name)
@@ -67,16 +116,24 @@ def reduceat(a, indices, axis=0, dtype=None, out=None):
     result = dtypes.resolve_result(a.dtype, kind, dtype, out, name)
     moved = np.moveaxis(a, axis, -1)
     outer = moved.shape[:-1]
-    nrows = int(np.prod(outer, dtype=np.int64))
-    total = int(lengths.sum())
-    # Position of every gathered element in its row, and its segment.
-    first = np.cumsum(lengths) - lengths
-    gather = np.repeat(indices - first, lengths) + np.arange(total)
-    segment = np.repeat(np.arange(k), lengths)
-    values = moved[..., gather].reshape(-1)
-    codes = (np.arange(nrows)[:, None] * k + segment).reshape(-1)
-    sums = grouped(name, values, codes, nrows * k, result, False, False)
-    res = np.moveaxis(sums.reshape(outer + (k,)), -1, axis)
+    nrows = math.prod(outer)
+    sums = np.empty(outer + (k,), result)
+    flat = sums.reshape(nrows, k)
+    budget = max(1, rows_module.SCRATCH_BYTES // rows_module.TERM_COPY_BYTES)
+    for first, stop in _segment_runs(lengths, budget):
+        if lengths[first] >= LONG_SEGMENT:
+            start = int(indices[first])
+            part = moved[..., start:start + int(lengths[first])]
+            sums[..., first] = exact_reduce(name, part, -1, result, None, False, NO_VALUE,
+                                            True, False)
+            continue
+        run = int(lengths[first:stop].sum())
+        step = max(1, budget // max(run, 1))
+        for r0 in range(0, nrows, step):
+            rows = np.arange(r0, min(r0 + step, nrows))
+            flat[rows, first:stop] = _gathered_sums(moved, rows, indices[first:stop],
+                                                    lengths[first:stop], result, name)
+    res = np.moveaxis(sums, -1, axis)
     if out is not None:
         np.copyto(out, res, casting="same_kind")
         return out

@@ -216,8 +216,6 @@ def vector_layout(a, b, axis, func_name="exact_dot"):
 
 def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
     """The NumPy body of exact_dot (see xsumufunc._api.dot)."""
-    dtypes.reject_masked(a, "exact_dot")
-    dtypes.reject_masked(b, "exact_dot")
     a = np.asarray(a)
     b = np.asarray(b)
     (da, ka), (db, kb), (axis_a, axis_b), shape, kept_at = vector_layout(a, b, axis)
@@ -234,9 +232,8 @@ def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
     else:
         result = default
 
-    target = None
-    if out is not None and out.dtype == result:
-        target = np.squeeze(out, axis=kept_at) if keepdims else out
+    # Results go to a temporary, copied into out at the end: a call that
+    # raises (Ctrl-C) leaves out untouched, and out may overlap the operands.
     part = dtypes.component(result)
     axes = [(axis_a,), (axis_b,), ()]
     if kind == "real":
@@ -247,12 +244,9 @@ def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
                                 _cast_bytes((a, b), compute, True) <= rows.SCRATCH_BYTES)
             wide = split is None                 # integers to split, in smaller blocks
         if split is not None:
-            res = exact_dot_ufunc(*operands_of(split, (axis_a, axis_b)), out=target, axes=axes,
+            res = exact_dot_ufunc(*operands_of(split, (axis_a, axis_b)), axes=axes,
                                   signature=(compute, compute, part))
         else:
-            # Into a temporary: out may overlap the operands that later
-            # blocks still read.
-            target = None
             res = np.empty(shape, result)
             loop = shape + (a.shape[axis_a],)
             _dot_in_blocks([(_loop_views(a, axis_a, loop), _loop_views(b, axis_b, loop), False)],
@@ -267,14 +261,12 @@ def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
         br, bi = (b.real, b.imag) if kb == "complex" else (b, _zeros_view(b))
         components = ([(ar, br, False), (ai, bi, False)], [(ar, bi, False), (ai, br, True)])
         if all(_pairs_bytes(pairs, compute) <= rows.SCRATCH_BYTES for pairs in components):
-            res = np.empty(shape, result) if target is None else target
+            res = np.empty(shape, result)
             for comp, pairs in zip((res.real, res.imag), components):
                 exact_dot_ufunc(*exact_operands(pairs, compute, (axis_a, axis_b)), out=comp,
                                 axes=axes, signature=(compute, compute, part))
         else:
-            # In bounded blocks (the parts would be concatenated whole), into a
-            # temporary: out may overlap the operands that later blocks read.
-            target = None
+            # In bounded blocks (the parts would be concatenated whole).
             res = np.empty(shape, result)
             loop = shape + (a.shape[axis_a],)
             for comp, pairs in zip((res.real, res.imag), components):
@@ -286,7 +278,6 @@ def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
     if keepdims:
         res = np.expand_dims(res, kept_at)
     if out is not None:
-        if target is None:
-            np.copyto(out, res, casting="same_kind")
+        np.copyto(out, res, casting="same_kind")
         return out
     return res[()] if res.ndim == 0 else res

@@ -68,20 +68,32 @@ def input_kind(dtype, func_name):
 
 
 def _holds_masked(a):
+    # np.ma.masked (the MaskedConstant) is a MaskedArray too.
     if isinstance(a, np.ma.MaskedArray):
         return True
     return isinstance(a, (list, tuple)) and any(
         _holds_masked(x) for x in a if isinstance(x, (list, tuple, np.ndarray)))
 
 
-def reject_masked(a, func_name):
-    """TypeError for a numpy.ma.MaskedArray, also inside a list or tuple:
-    np.asarray would drop its mask and every masked value would silently
-    become a term."""
-    if _holds_masked(a):
-        raise TypeError(
-            f"{func_name}: masked arrays are not supported (the mask would be ignored); "
-            "pass a.filled(0), or a.data with where=~numpy.ma.getmaskarray(a)")
+def reject_masked(a, func_name, argname="a", where=True):
+    """TypeError for a numpy.ma.MaskedArray or numpy.ma.masked, also inside a
+    list or tuple: np.asarray would drop its mask and every masked value
+    would silently become a term.  The one rule for every array argument of
+    every public function (xsumufunc._dispatch applies it); `where`: does
+    the function take where= (the message says how to use it)."""
+    if not _holds_masked(a):
+        return
+    if argname == "where":
+        how = "pass a plain boolean where= (where.filled(False))"
+    elif where:
+        how = (f"pass the data with where=~mask: {argname}.data and "
+               f"where=~numpy.ma.getmaskarray({argname})")
+    else:
+        how = (f"{func_name} takes no where=, so drop or fill the masked elements: "
+               f"{argname}.compressed() or {argname}.filled(...)")
+    raise TypeError(
+        f"{func_name}: {argname} is a numpy.ma masked array (or numpy.ma.masked); masked "
+        f"arrays are not supported (the mask would be ignored): {how}")
 
 
 #: A 64-bit integer beyond float64's 53 bits splits into two float64 values

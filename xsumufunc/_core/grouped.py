@@ -30,7 +30,7 @@ from .._ufuncs import exact_state_merge_ufunc, exact_sum_state_ufunc, exact_sum_
 from . import dtypes, moments
 from . import stateformat as fmt
 from .rows import masked_states_rows
-from .spec import as_input, skips_nan, warn_empty_mean
+from .spec import as_input, as_integer, skips_nan, warn_empty_mean
 from .states import round_states
 
 _INT64 = fmt.NATIVE
@@ -153,11 +153,8 @@ def _checked(func_name, values, codes, ngroups):
         raise ValueError(
             f"{func_name}: codes must be integers of the same shape as values "
             f"({values.shape}), not {codes.dtype} of shape {codes.shape}")
-    try:
-        ngroups = int(np.asarray(ngroups).item()) if np.ndim(ngroups) == 0 else None
-    except (TypeError, ValueError):
-        ngroups = None
-    if ngroups is None or ngroups < 0:
+    ngroups = as_integer(ngroups, func_name, "ngroups")
+    if ngroups < 0:
         raise ValueError(f"{func_name}: ngroups must be a non-negative integer")
     if codes.size and codes.max() >= ngroups:
         raise ValueError(f"{func_name}: codes must be below ngroups ({ngroups}); "

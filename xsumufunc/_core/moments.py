@@ -18,6 +18,7 @@ The finishing step is a Python loop over the results (not over the terms):
 a few microseconds per result.
 """
 
+import itertools
 import warnings
 from fractions import Fraction
 
@@ -265,24 +266,62 @@ def variance(func_name, a, axis, dtype, out, ddof, keepdims, where, skip_nan, co
     if out is not None:
         out = check_out(out, spec.out_shape, func_name)
     result = result_dtype(a.dtype, dtype, out, func_name)
-    keep = spec.mask
-    if spec.skip_nan:
-        keep = ~np.isnan(a) if keep is None else keep & ~np.isnan(a)
-    # The reduced axes last, as rows (a view when the layout allows).
-    order = [i for i in range(a.ndim) if i not in spec.axes] + list(spec.axes)
-    shape = (int(np.prod(spec.outer_shape, dtype=np.int64)), spec.terms_per_result)
-    rows = np.transpose(a, order).reshape(shape)
-    keep_rows = None if keep is None else np.transpose(keep, order).reshape(shape)
-    res = np.empty(len(rows), result)
-    todo = _decided_rows(rows, keep_rows, ddof, result, std, res)
-    if todo.size == len(rows):
-        res = finish(Moments.of_rows(rows, keep_rows, func_name), ddof, result, std, func_name)
-    elif todo.size:
-        res[todo] = finish(Moments.of_rows(rows[todo], None if keep_rows is None
-                                           else keep_rows[todo], func_name),
-                           ddof, result, std, func_name)
-    res = res.reshape(spec.out_shape)
+    res = np.empty(spec.outer_shape, result)
+    arrays = [a] if spec.mask is None else [a, spec.mask]
+    # Blocks of results, their terms as views or bounded copies (never a
+    # whole copy of a broadcast or transposed view), so that the scratch
+    # stays near rows.SCRATCH_BYTES.
+    for cut, pieces in rows_module.row_blocks(arrays, spec.axes, _RESULT_BYTES):
+        block = res[cut + (Ellipsis,)]          # a view, also of a 0-d res
+        block[...] = _block_variance(pieces, spec.skip_nan, ddof, result, std,
+                                     func_name).reshape(block.shape)
     if out is not None:
-        np.copyto(out, res, casting="same_kind")
+        np.copyto(out, res.reshape(spec.out_shape), casting="same_kind")
         return out
+    res = res.reshape(spec.out_shape)
     return res[()] if res.ndim == 0 else res
+
+
+#: What a block of variance holds per result: S1 and S2 states (two of
+#: each for complex) and the integers read from them.
+_RESULT_BYTES = 4 * (fmt.LENGTH + fmt.DOT_LENGTH) * fmt.NATIVE.itemsize
+
+
+def _selected(piece, skip_nan):
+    """The rows of a piece (rows.row_blocks) and which terms count (None: all)."""
+    rows, keep = piece[0], (piece[1] if len(piece) > 1 else None)
+    if skip_nan:
+        keep = ~np.isnan(rows) if keep is None else keep & ~np.isnan(rows)
+    return rows, keep
+
+
+def _merge(states, more, merge):
+    """States (..., LENGTH) merged with more of the same shape, piece axis -2."""
+    return merge(np.moveaxis(np.stack([states, more]), 0, -2))
+
+
+def _block_variance(pieces, skip_nan, ddof, result, std, func_name):
+    """The variances (std: roots) of the rows of one block of row_blocks:
+    one piece (whole rows) goes through the compiled loop for short rows
+    first; several pieces (parts of long rows) are read into moments and
+    merged piece by piece."""
+    first = _selected(next(pieces), skip_nan)
+    second = next(pieces, None)
+    if second is None:
+        rows, keep = first
+        res = np.empty(len(rows), result)
+        todo = _decided_rows(rows, keep, ddof, result, std, res)
+        if todo.size == len(rows):
+            return finish(Moments.of_rows(rows, keep, func_name), ddof, result, std, func_name)
+        if todo.size:
+            res[todo] = finish(Moments.of_rows(rows[todo], None if keep is None else keep[todo],
+                                               func_name), ddof, result, std, func_name)
+        return res
+    total = Moments.of_rows(*first, func_name)
+    for piece in itertools.chain([second], pieces):
+        more = Moments.of_rows(*_selected(piece, skip_nan), func_name)
+        total = Moments(total.counts + more.counts,
+                        _merge(total.s1, more.s1, exact_state_merge_ufunc),
+                        _merge(total.s2, more.s2, states.merge_dot_states),
+                        total.special | more.special)
+    return finish(total, ddof, result, std, func_name)

@@ -3,34 +3,31 @@ NumPy bodies of exact_moving_sum, exact_moving_mean, exact_moving_var and
 exact_moving_std; the algorithms: ``src/kernels/moving/xs_moving.c``,
 ``src/kernels/moving/xs_moving_var.c``)."""
 
-import operator
+import math
 
 import numpy as np
 
 from .._ufuncs import _moving_var_ufunc, exact_moving_ufunc
 from . import dtypes, moments
-from .spec import NO_VALUE, as_input, single_axis
+from . import rows as rows_module
+from .spec import NO_VALUE, as_input, as_integer, single_axis
 
 _F64, _I64 = np.dtype(np.float64), np.dtype(np.int64)
 
 
 def check_window(window, min_count, length, func_name):
     """window and min_count as ints: 1 <= min_count <= window <= length
-    (min_count None: the window)."""
-    try:
-        window = operator.index(window)
-    except TypeError:
-        raise TypeError(f"{func_name}: window must be an integer, not {window!r}") from None
-    if not 1 <= window <= max(length, 1):
-        raise ValueError(f"{func_name}: window must be in [1, {max(length, 1)}] (the length "
+    (min_count None: the window); an empty axis takes any window (it has no
+    windows)."""
+    window = as_integer(window, func_name, "window")
+    if window < 1:
+        raise ValueError(f"{func_name}: window must be at least 1, not {window}")
+    if length and window > length:
+        raise ValueError(f"{func_name}: window must be in [1, {length}] (the length "
                          f"of the axis), not {window}")
     if min_count is None:
         return window, window
-    try:
-        min_count = operator.index(min_count)
-    except TypeError:
-        raise TypeError(f"{func_name}: min_count must be None or an integer, "
-                        f"not {min_count!r}") from None
+    min_count = as_integer(min_count, func_name, "min_count")
     if not 1 <= min_count <= window:
         raise ValueError(f"{func_name}: min_count must be in [1, window={window}], "
                          f"not {min_count}")
@@ -53,13 +50,37 @@ def moving(func_name, a, window, axis, min_count, mean):
     a, _ = as_input(a, func_name)
     axis, window, min_count, result = check(func_name, a.dtype, a.shape, window, axis,
                                             min_count)
-    parts = [np.moveaxis(p, axis, -1) for p in dtypes.float64_parts(a)]
-    if len(parts) == 1:
-        res = exact_moving_ufunc(parts[0], window, min_count, mean,
-                                 signature=(_F64, _I64, _I64, np.dtype(bool), result))
-    else:
-        res = moving_of_halves(parts, window, min_count, mean)
+    rows = np.moveaxis(a, axis, -1)
+    if rows.dtype == _F64:
+        return np.moveaxis(_moving_rows(rows, window, min_count, mean, result), -1, axis)
+    # Other dtypes are read as float64 (exact parts): a stretch of the rows
+    # at a time, each stretch with the window - 1 terms before it, so that
+    # every window is whole and the copies stay near rows.SCRATCH_BYTES
+    # (a float8 row of 3e8 terms was widened whole: 2.4 GB, and NumPy's
+    # cast cannot be interrupted); Ctrl-C is seen between stretches.
+    res = np.empty(rows.shape, result)
+    count = max(1, math.prod(rows.shape[:-1]))
+    stretch = max(4 * window, rows_module.SCRATCH_BYTES // (_BYTES_PER_TERM * count))
+    n = rows.shape[-1]
+    for start in range(0, max(n, 1), stretch):
+        first = max(0, start - (window - 1))
+        part = _moving_rows(rows[..., first:start + stretch], window, min_count, mean, result)
+        res[..., start:start + stretch] = part[..., start - first:]
     return np.moveaxis(res, -1, axis)
+
+
+#: Scratch per term of a stretch: its float64 parts (two for wide integers,
+#: interleaved) and the result.
+_BYTES_PER_TERM = 40
+
+
+def _moving_rows(rows, window, min_count, mean, result):
+    """The moving sums (means) of the last axis of rows, into `result`."""
+    parts = dtypes.float64_parts(rows)
+    if len(parts) == 1:
+        return exact_moving_ufunc(parts[0], window, min_count, mean,
+                                  signature=(_F64, _I64, _I64, np.dtype(bool), result))
+    return moving_of_halves(parts, window, min_count, mean)
 
 
 def moving_of_halves(halves, window, min_count, mean):

@@ -38,6 +38,7 @@ of 1e-300 included), so each step is an exact dot product:
 Rows are taken in blocks (_NORM_BLOCK_BYTES), so the scratch is bounded.
 """
 
+import itertools
 import math
 
 import numpy as np
@@ -49,6 +50,7 @@ from .._ufuncs import (
     exact_dot_ufunc,
 )
 from . import dtypes, states
+from . import rows as rows_module
 from . import stateformat as fmt
 from .rational import sqrt_rational
 
@@ -426,3 +428,96 @@ def result_dtype(dtype):
     if dtype.kind in "biu":
         return _F64
     return dtypes.component(dtype)
+
+
+#: What norm2 holds per result of a block: a dot state and its integer.
+_RESULT_BYTES = 2 * fmt.DOT_LENGTH * fmt.NATIVE.itemsize
+
+
+def _column_chunks(rows):
+    """Views of long rows, a bounded number of terms at a time (row_blocks
+    pieces of one array)."""
+    cols = max(1, rows_module.SCRATCH_BYTES // (rows_module.TERM_COPY_BYTES * max(len(rows), 1)))
+    for first in range(0, max(rows.shape[-1], 1), cols):
+        yield [rows[:, first:first + cols]]
+
+
+def _exact_norms_of_pieces(pieces, count, result_dtype):
+    """Norms of `count` rows given as pieces of rows (each [2-D rows], the
+    columns of a piece some of each row's terms): the exact sum of squares
+    of each piece as a dot state (square_operands of its float64 parts,
+    copies of one piece at a time), merged piece by piece, then one exact
+    root per row.  NaN where a term is NaN, else inf where one is inf."""
+    total = None
+    has_nan = np.zeros(count, bool)
+    has_inf = np.zeros(count, bool)
+    for (rows,) in pieces:
+        if rows.dtype.kind == "c":
+            rows = np.concatenate([rows.real, rows.imag], axis=-1)
+        if rows.dtype.kind == "f" or rows.dtype in dtypes.CODES or rows.dtype == dtypes.BFLOAT16:
+            with np.errstate(invalid="ignore"):
+                has_nan |= np.isnan(rows).any(axis=-1)
+                has_inf |= np.isinf(rows).any(axis=-1)
+        left, right = square_operands(dtypes.float64_parts(rows))
+        state = exact_dot_state_ufunc(left, right, signature=(_F64, _F64, fmt.NATIVE))
+        total = state if total is None else states.merge_dot_states(np.stack([total, state], -2))
+    fmt_of_result = dtypes.FORMATS[result_dtype]
+    values, exponent = dot_state_integers(total)
+    out = np.empty(count, result_dtype)
+    for i, value in enumerate(values):
+        out[i] = (math.nan if has_nan[i] else math.inf if has_inf[i]
+                  else sqrt_rational(value, 1, exponent, fmt_of_result))
+    return out
+
+
+def norm2(x, axes, result_dtype):
+    """Euclidean norms of x over `axes` (the kept axes in order), each
+    correctly rounded into `result_dtype`, without a whole copy of x
+    (rows.row_blocks): short rows that are views by norm2_rows; long rows
+    first by the compiled one-pass loop where it applies, the rows it
+    leaves and rows that are not views as exact dot states of bounded
+    pieces, merged."""
+    kept = tuple(x.shape[ax] for ax in range(x.ndim) if ax not in axes)
+    result = np.empty(kept, result_dtype)
+    n = math.prod(x.shape[ax] for ax in axes)
+    terms = n * (2 if x.dtype.kind == "c" else 1)
+    for cut, pieces in rows_module.row_blocks([x], axes, _RESULT_BYTES):
+        block = result[cut + (Ellipsis,)]
+        (rows,) = next(pieces)
+        more = next(pieces, None)
+        if more is None and terms <= LONG_ROW_TERMS:
+            block[...] = norm2_rows(rows, result_dtype).reshape(block.shape)
+            continue
+        count = block.size
+        if more is not None:
+            flat = _exact_norms_of_pieces(itertools.chain([[rows]], [more], pieces), count,
+                                          result_dtype)
+        else:
+            flat = np.empty(count, result_dtype)
+            rest = _native_rows(rows, result_dtype, flat)
+            rest = np.arange(count) if rest is None else rest
+            for i in rest:      # one long row at a time, by views of its columns
+                flat[i] = _exact_norms_of_pieces(_column_chunks(rows[i:i + 1]), 1,
+                                                 result_dtype)[0]
+        block[...] = flat.reshape(block.shape)
+    return result
+
+
+def norm_of_moments(moments, result_dtype):
+    """Norms from exact moments (moments.Moments: S2 is the exact sum of
+    squares, per component for complex), each correctly rounded into
+    result_dtype: NaN where a term is NaN, else inf where one is infinite
+    (S1's flags say which)."""
+    s2 = moments.s2.reshape(len(moments.counts), -1, fmt.DOT_LENGTH)
+    flags = moments.s1[..., fmt.FLAGS].reshape(len(moments.counts), -1)
+    nan = ((flags & fmt.NAN) != 0).any(axis=-1)
+    inf = ((flags & (fmt.POS_INF | fmt.NEG_INF)) != 0).any(axis=-1)
+    values, exponent = dot_state_integers(s2)
+    parts = s2.shape[1]
+    fmt_of_result = dtypes.FORMATS[result_dtype]
+    out = np.empty(len(moments.counts), result_dtype)
+    for i in range(len(out)):
+        total = sum(values[i * parts:(i + 1) * parts])
+        out[i] = (math.nan if nan[i] else math.inf if inf[i]
+                  else sqrt_rational(total, 1, exponent, fmt_of_result))
+    return out

@@ -115,7 +115,6 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
                  mean=False):
     """The exact sum (mean=True: divided by the number of terms) of the
     selected terms of `a`, rounded once (NumPy arrays, lists and scalars)."""
-    dtypes.reject_masked(a, func_name)
     a = np.asarray(a)
     if (dtype is None and out is None and initial is NO_VALUE and where is True
             and not keepdims and a.dtype in _PLAIN_CALL_DTYPES and not skip_nan
@@ -148,19 +147,16 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
             mask, skip_nan = mask & ~np.isnan(a), False
         selection = (mask, skip_nan)
 
-    # The exact work, rounding once into result_dtype.  With out of the
-    # result dtype, the loops write straight into it (seen without the
-    # reduced axes); otherwise into a temporary.
+    # The exact work, rounding once into result_dtype, into a temporary
+    # even for out= of that dtype: a call that raises (Ctrl-C) leaves out
+    # untouched; the results are copied into it at the end.
     outer_shape = spec.outer_shape
-    target = None
-    if out is not None and out.dtype == result_dtype:
-        target = np.reshape(out, outer_shape, copy=False)
     first = initial_state[0] if initial_state else None
     if spec.kind == "real":
-        res, counts = _reduce_blocked(a, axes, result_dtype, target, first, mean, selection)
+        res, counts = _reduce_blocked(a, axes, result_dtype, None, first, mean, selection)
     else:
         part = dtypes.component(result_dtype)
-        res = np.empty(outer_shape, result_dtype) if target is None else target
+        res = np.empty(outer_shape, result_dtype)
         _reduce_blocked(a.real, axes, part, res.real, first, mean, selection)
         _, counts = _reduce_blocked(a.imag, axes, part, res.imag,
                                     initial_state and initial_state[1], mean, selection)
@@ -170,8 +166,7 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
         warn_empty_mean(stacklevel=4)
 
     if out is not None:
-        if target is None:
-            np.copyto(out, res.reshape(spec.out_shape), casting="same_kind")
+        np.copyto(out, res.reshape(spec.out_shape), casting="same_kind")
         return out
     res = res.reshape(spec.out_shape)
     return res[()] if res.ndim == 0 else res

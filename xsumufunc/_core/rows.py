@@ -165,3 +165,72 @@ def masked_states(values, mask, axes, skip_nan):
                                          np.moveaxis(mask, inner, -1), skip_nan)
     states, rest = _merge_states_over(states, axes, inner)
     return states, np.sum(counts, axis=rest, dtype=fmt.NATIVE)
+
+
+def _cuts(shape, budget):
+    """Slices that cut an array of `shape` into blocks of at most `budget`
+    elements (one element at least), in C order: whole leading indices
+    when they fit, else one index at a time of the leading axis, its
+    rest cut the same way."""
+    if not shape or math.prod(shape) <= budget:
+        yield (slice(None),) * len(shape)
+        return
+    inner = math.prod(shape[1:])
+    if inner <= budget:
+        step = max(1, budget // max(inner, 1))
+        for start in range(0, shape[0], step):
+            yield (slice(start, start + step),) + (slice(None),) * (len(shape) - 1)
+        return
+    for i in range(shape[0]):
+        for rest in _cuts(shape[1:], budget):
+            yield (slice(i, i + 1),) + rest
+
+
+#: Bytes one term may take in the copies of a block (the term, its float64
+#: parts, a mask, the operands of its square): row_blocks copies at most
+#: SCRATCH_BYTES // TERM_COPY_BYTES terms at a time.
+TERM_COPY_BYTES = 32
+
+
+def row_blocks(arrays, axes, result_bytes):
+    """The reduction of `arrays` (of one shape; e.g. values and a mask, which
+    may be broadcast views) over `axes`, cut so that nothing is copied
+    whole: yields (kept, pieces), kept the slices of a block of the output
+    (the kept axes, in order; at most SCRATCH_BYTES // result_bytes
+    results, result_bytes being what a caller holds per result) and pieces
+    an iterator, over the reduced axes, of [rows of each array] (2-D, one row per
+    result of the block in C order).  Every term of a result is in exactly
+    one row of one piece.  The rows are views when the strides allow (one
+    piece per block), else copies of at most SCRATCH_BYTES //
+    TERM_COPY_BYTES terms each."""
+    first = arrays[0]
+    kept = [ax for ax in range(first.ndim) if ax not in axes]
+    # Terms in memory order (largest stride first), as merge_axes does: the
+    # result does not depend on their order, and transposed data merges.
+    reduced = sorted(axes, key=lambda ax: -abs(first.strides[ax]))
+    moved = [np.transpose(x, kept + reduced) for x in arrays]
+    k = len(kept)
+    kept_shape = tuple(first.shape[ax] for ax in kept)
+    reduced_shape = tuple(first.shape[ax] for ax in reduced)
+    n = math.prod(reduced_shape)
+    term_budget = max(1, SCRATCH_BYTES // TERM_COPY_BYTES)
+    for out in _cuts(kept_shape, max(1, SCRATCH_BYTES // max(result_bytes, 1))):
+        blocks = [x[out] for x in moved]
+        count = math.prod(blocks[0].shape[:k])
+        try:
+            views = [np.reshape(b, (count, n), copy=False) for b in blocks]
+        except ValueError:
+            views = None
+        if views is not None:
+            yield out, iter([views])
+            continue
+        per_row = max(1, term_budget // max(count, 1))
+        yield out, _pieces(blocks, k, count, _cuts(reduced_shape, per_row))
+
+
+def _pieces(blocks, k, count, cuts):
+    """One piece at a time (see row_blocks): copies of the cuts of the
+    reduced axes of each block, as rows."""
+    for cut in cuts:
+        parts = [b[(slice(None),) * k + cut] for b in blocks]
+        yield [np.reshape(p, (count, p.size // max(count, 1))) for p in parts]

@@ -30,17 +30,34 @@ class _NoValueType:
 NO_VALUE = _NoValueType()
 
 
+def as_integer(value, func_name, argname):
+    """The one rule for integer arguments (axis, window, min_count, ngroups,
+    an integer initial): what operator.index takes (Python and NumPy
+    integers, 0-d integer arrays), never a bool (True is not axis 1 or a
+    window of 1) nor a float (2.0 is not taken for 2).  TypeError naming
+    the argument otherwise."""
+    if isinstance(value, (bool, np.bool_)) or (
+            isinstance(value, np.ndarray) and value.dtype.kind == "b"):
+        raise TypeError(f"{func_name}: {argname} must be an integer, not the bool {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{func_name}: {argname} must be an integer, not {value!r}") from None
+
+
 def normalize_axes(axis, ndim, func_name):
     """Tuple of non-negative axes (None: all of them).
 
-    TypeError for a non-integer, AxisError when out of range, ValueError when
-    repeated (NumPy's rules), each naming the function.
+    TypeError for a non-integer (as_integer), AxisError when out of range,
+    ValueError when repeated (NumPy's rules), each naming the function.
     """
     if axis is None:
         return tuple(range(ndim))
     try:
-        if not isinstance(axis, tuple):
-            axis = operator.index(axis)
+        if isinstance(axis, tuple):
+            axis = tuple(as_integer(ax, func_name, "axis") for ax in axis)
+        else:
+            axis = as_integer(axis, func_name, "axis")
         return normalize_axis_tuple(axis, ndim)
     except TypeError:
         raise TypeError(f"{func_name}: axis must be None, an integer or a tuple of "
@@ -117,7 +134,6 @@ def where_mask(where, shape, func_name, xp=np):
 
 def as_input(a, func_name):
     """a as an ndarray, and 'real' or 'complex' (TypeError for other dtypes)."""
-    dtypes.reject_masked(a, func_name)
     a = np.asarray(a)
     return a, dtypes.input_kind(a.dtype, func_name)
 
@@ -127,8 +143,26 @@ def skips_nan(skip_nan, dtype):
     return bool(skip_nan) and np.dtype(dtype).kind not in "biu"
 
 
+def _integer_parts(n, func_name):
+    """A Python integer beyond 64 bits as float64 values whose exact sum is
+    it (each step takes the nearest float64 off the rest: about 53 bits)."""
+    parts = []
+    try:
+        while n:
+            parts.append(float(n))
+            n -= int(parts[-1])
+    except OverflowError:
+        raise ValueError(f"{func_name}: initial={n} is beyond the float64 range") from None
+    return np.array(parts)
+
+
 def check_initial(initial, kind, func_name):
-    """`initial` as a 0-d ndarray of a dtype we sum (complex only for complex input)."""
+    """`initial` as an ndarray of a dtype we sum (complex only for complex
+    input): 0-d, or for an integer beyond 64 bits, float64 parts whose
+    exact sum it is (states.initial_state sums them)."""
+    if isinstance(initial, int) and not isinstance(initial, bool) and not (
+            -2**63 <= initial < 2**64):
+        return _integer_parts(as_integer(initial, func_name, "initial"), func_name)
     value = np.asarray(initial)
     if value.ndim != 0:
         raise ValueError(f"{func_name}: initial must be a scalar, not shape {value.shape}")

@@ -82,10 +82,11 @@ def canonical(states):
 
 
 def initial_state(value, kind):
-    """The exact state of the one term `value` (a checked 0-d array, see
-    spec.check_initial), per component: a tuple of one or two states."""
+    """The exact state of the one term `value` (a checked array, see
+    spec.check_initial: 0-d, or the exact parts of a wide integer), per
+    component: a tuple of one or two states."""
     def state_of(part):
-        part = np.asarray(part).reshape(1)
+        part = np.asarray(part).reshape(-1)
         return exact_sum_state_ufunc(part, signature=(dtypes.native(part.dtype), fmt.NATIVE))
 
     if kind == "real":

@@ -22,7 +22,6 @@ array(1.)
 array([0.e+000, 1.e+100, 1.e+100, 1.e+000])
 """
 
-import math
 import operator
 from typing import Any
 
@@ -322,20 +321,7 @@ def linalg_vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     return _vecdot(x1, x2, axis, "linalg.vecdot")
 
 
-def _norm_rows(x, axis, keepdims, func_name):
-    """x with the reduced axes merged into one last axis, and the output
-    shape."""
-    axes = normalize_axes(axis, x.ndim, func_name)
-    kept = [i for i in range(x.ndim) if i not in axes]
-    moved = np.transpose(x, kept + list(axes))
-    outer = tuple(x.shape[i] for i in kept)
-    rows = moved.reshape(outer + (math.prod(x.shape[i] for i in axes),))
-    out_shape = (kept_shape(x.shape, axes)
-                 if keepdims else outer)
-    return rows, out_shape
-
-
-@_accepting_foreign("x")
+@dispatching("vector_norm", ("x",), backends=("foreign", "dask"))
 def vector_norm(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False,
                 ord: float = 2) -> Any:
     """Vector norm over `axis`.
@@ -365,8 +351,9 @@ def vector_norm(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdim
     _dtypes.input_kind(x.dtype, "vector_norm")           # TypeError for other dtypes
     result = _norm.result_dtype(x.dtype)
     if ord == 2 and not isinstance(ord, bool):
-        rows, out_shape = _norm_rows(x, axis, keepdims, "vector_norm")
-        return _norm.norm2_rows(rows, result).reshape(out_shape)
+        axes = normalize_axes(axis, x.ndim, "vector_norm")
+        norms = _norm.norm2(x, axes, result)
+        return norms.reshape(kept_shape(x.shape, axes)) if keepdims else norms
     if ord == 1 and not isinstance(ord, bool):
         magnitude = np.abs(x)
         if x.dtype.kind == "i":               # abs(min) wraps: read it unsigned

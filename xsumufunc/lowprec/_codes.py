@@ -103,6 +103,23 @@ def kahan_add(w, c, u):
     return s.astype(w.dtype), c_new.astype(c.dtype)
 
 
+def kahan_add_computed(w, c, u, compute):
+    """Kahan's update computed in the wider float dtype `compute` (optimi's
+    way: float32): u rounded into it, every operation rounded to nearest in
+    it, then the weights rounded into w's dtype and the compensation, the
+    error of that rounding measured in `compute`, into c's dtype.  u
+    float64 (exact).  Returns (w_new, c_new)."""
+    func = "kahan_add"
+    w64, c64 = w.astype(FLOAT64), c.astype(FLOAT64)
+    u = round_nearest(np.asarray(u, FLOAT64)[..., None], compute, func).astype(FLOAT64)
+    y = add_nearest(u, -c64, compute, func)        # compensate
+    s = add_nearest(w64, y, compute, func)         # accumulate
+    w_new = round_nearest(s[..., None], w.dtype, func)
+    t = add_nearest(w_new.astype(FLOAT64), -w64, compute, func)    # what was added...
+    c_new = round_nearest(add_nearest(t, -y, compute, func)[..., None], c.dtype, func)
+    return w_new, c_new                            # ...minus what was meant
+
+
 def stochastic_add(w, u, r, k):
     """w + u (u float64) exactly (two-sum in float64), rounded
     stochastically into w's dtype with k-bit integers r."""
