@@ -46,10 +46,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from ._backends.plans import declare
 from ._core import records as _records
 from ._core import states as _states
-from ._core.stateformat import DTYPE as STATE_DTYPE
 from ._core.spec import NO_VALUE as _NO_VALUE
+from ._core.stateformat import DTYPE as STATE_DTYPE
 from ._core.stateformat import LENGTH as STATE_LENGTH
 from ._dispatch import dispatching
 
@@ -97,6 +98,7 @@ def exact_sum_state(a: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
     np.float64(1.0)
     """
     return _states.exact_sum_state(a, axis, keepdims=keepdims, where=where, skip_nan=skip_nan)
+declare(exact_sum_state, "state", counts=False)
 
 
 @dispatching("exact_count", ("a", "where"))
@@ -114,6 +116,7 @@ def exact_count(a: ArrayLike, axis: int | tuple[int, ...] | None = None, *, keep
     array([1, 2])
     """
     return _states.exact_count(a, axis, keepdims=keepdims, where=where, skip_nan=skip_nan)
+declare(exact_count, "state", counts=True)
 
 
 @dispatching("merge_states", ("states",))
@@ -147,6 +150,7 @@ def merge_states(states: ArrayLike, axis: int = 0, *, complex_parts: bool = Fals
     True
     """
     return _states.merge_states(states, axis, complex_parts=complex_parts)
+declare(merge_states, "merge_states")
 
 
 @dispatching("round_state", ("state",))
@@ -169,6 +173,7 @@ def round_state(state: ArrayLike, dtype: DTypeLike = np.float64) -> Any:
     (np.float32(1.0000001), np.float64(1.0000000596046448))
     """
     return _states.round_state(state, dtype)
+declare(round_state, "round_state")
 
 
 @dispatching("state_mean", ("state", "count"))
@@ -194,6 +199,7 @@ def state_mean(state: ArrayLike, count: ArrayLike, dtype: DTypeLike = np.float64
     np.True_
     """
     return _states.state_mean(state, count, dtype)
+declare(state_mean, "state_mean")
 
 
 # ---- framed states ------------------------------------------------------------
