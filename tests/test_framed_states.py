@@ -135,6 +135,11 @@ def test_grouped_states_over_any_split_finish_to_the_oracle(data, dtype, ngroups
     got_sum = S.finish_sum(sums)
     got_var = quiet(S.finish_var, moms, 1)
     assert_same(got_sum, xs.exact_grouped_sum(values, codes, ngroups, skip_nan=skip_nan))
+    # A moments state holds the same sums (signed zeros too) and the same bytes
+    # whatever the split.
+    assert_same(S.finish_sum(moms), got_sum)
+    assert moms.tobytes() == S.grouped_moments_state(values, codes, ngroups,
+                                                     skip_nan=skip_nan).tobytes()
     assert_same(got_var, quiet(xs.exact_grouped_var, values, codes, ngroups, ddof=1,
                                skip_nan=skip_nan))
     for g in range(ngroups):
@@ -226,3 +231,41 @@ def test_state_info_and_sizes():
     assert S.sum_state([1.0]).nbytes == 48 + 560
     assert S.dot_state([1.0], [1.0]).nbytes == 48 + 3 * 552
     assert S.moments_state([1.0]).nbytes == 48 + 8 + 552 + 3 * 552 + 8
+
+
+@given(data=st.data(), ngroups=st.integers(1, 5))
+def test_regroup_onto_one_numbering(data, ngroups):
+    """Parts that number their groups locally (any map onto the global
+    groups, several local groups onto one allowed) regroup, merge and finish
+    to the grouped result of all the data."""
+    values = data.draw(arrays_1d(FLOAT64, specials=False))
+    codes = np.array(data.draw(st.lists(st.integers(0, ngroups - 1), min_size=values.size,
+                                        max_size=values.size)), np.int64)
+    cuts = data.draw(split_points(values.size))
+    parts = []
+    for v, c in zip(pieces(values, cuts), pieces(codes, cuts)):
+        local = data.draw(st.lists(st.integers(0, ngroups - 1), min_size=ngroups,
+                                   max_size=ngroups))
+        # A local numbering: local group j holds the values of global group
+        # local_to_global[j]; several local groups may name one global group.
+        local_to_global = np.array(local + list(range(ngroups)), np.int64)
+        choice = np.array([data.draw(st.sampled_from(
+            [j for j, g in enumerate(local_to_global) if g == code])) for code in c], np.int64)
+        state = S.grouped_moments_state(v, choice, local_to_global.size)
+        parts.append(S.regroup(state, local_to_global, ngroups))
+    merged = merged_in_random_tree(parts, data.draw)
+    assert merged.tobytes() == S.grouped_moments_state(values, codes, ngroups).tobytes()
+    got = quiet(S.finish_var, merged)
+    for g in range(ngroups):
+        check_variance(got[g], terms_of(values[codes == g]), 0, FLOAT64, False)
+
+
+def test_regroup_refuses_bad_codes():
+    state = S.grouped_sum_state([1.0, 2.0], [0, 1], 2)
+    with pytest.raises(ValueError, match="one per group"):
+        S.regroup(state, [0], 2)
+    with pytest.raises(ValueError, match="above every code"):
+        S.regroup(state, [0, 2], 2)
+    with pytest.raises(ValueError, match="grouped states"):
+        S.regroup(S.sum_state([1.0]), [0], 1)
+    assert_same(S.finish_sum(S.regroup(state, [-1, 0], 1)), np.array([2.0]))

@@ -57,7 +57,7 @@ from ._dispatch import dispatching
 __all__ = ["STATE_DTYPE", "STATE_LENGTH", "dot_state", "exact_count", "exact_sum_state",
            "finish_dot", "finish_mean", "finish_std", "finish_sum", "finish_var",
            "grouped_moments_state", "grouped_sum_state", "merge", "merge_states",
-           "moments_state", "round_state", "state_info", "state_mean", "sum_state"]
+           "moments_state", "regroup", "round_state", "state_info", "state_mean", "sum_state"]
 
 
 @dispatching("exact_sum_state", ("a", "where"))
@@ -336,6 +336,29 @@ def merge(states: Any) -> np.ndarray:
     True
     """
     return _records.merge_framed(states)
+
+
+def regroup(state: Any, codes: ArrayLike, ngroups: int) -> np.ndarray:
+    """A grouped state renumbered: its group g becomes group ``codes[g]`` of
+    `ngroups` (groups given one code are merged; a negative code drops the
+    group).  Workers that number their keys locally send their keys with
+    their state; regroup puts every state on one numbering before
+    :func:`merge`.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from xsumufunc.state import finish_sum, grouped_sum_state, merge, regroup
+    >>> codes_a, keys_a = pd.factorize(np.array(["y", "x", "y"]))
+    >>> a = grouped_sum_state([1e100, 2.0, 1.0], codes_a, len(keys_a))
+    >>> codes_b, keys_b = pd.factorize(np.array(["y"]))
+    >>> b = grouped_sum_state([-1e100], codes_b, len(keys_b))
+    >>> keys = pd.Index(["x", "y"])
+    >>> finish_sum(merge([regroup(a, keys.get_indexer(keys_a), 2),
+    ...                   regroup(b, keys.get_indexer(keys_b), 2)]))
+    array([2., 1.])
+    """
+    return _records.regroup_framed(state, codes, ngroups)
 
 
 def finish_sum(state: Any, dtype: DTypeLike | None = None) -> Any:

@@ -40,8 +40,25 @@ def of_moments(m, is_complex):
     """Moments records (R,) of a moments.Moments."""
     rec = empty("moments", is_complex, np.shape(m.counts))
     rec["count"], rec["s1"], rec["special"] = m.counts, states.canonical(m.s1), m.special
-    rec["s2"] = _canonical_parts(m.s2)
+    rec["s2"] = _canonical_squares(m.s2)
+    none = rec["count"] == 0            # rows of left-out terms only: no terms
+    rec["s1"][none], rec["s2"][none] = 0, 0
     return rec
+
+
+def _canonical_squares(s2):
+    """S2 dot states with flags that depend on their value only.  Left-out
+    terms padded into a row add +0 products to S2's flags; S2's flags are
+    never read (its value is, and S1's flags say Inf/NaN), so each part's
+    flags become its special bits plus 'had a non -0.0 term' when it is
+    non-zero or special: the same bytes for the same terms however they
+    were laid out."""
+    s2 = _canonical_parts(s2)
+    parts = s2.reshape(s2.shape[:-1] + (s2.shape[-1] // fmt.LENGTH, fmt.LENGTH))
+    specials = parts[..., fmt.FLAGS] & fmt.SPECIALS
+    used = (specials != 0) | np.any(parts[..., :fmt.FLAGS] != 0, axis=-1)
+    parts[..., fmt.FLAGS] = specials | np.where(used, fmt.HAS_TERM | fmt.NOT_NEG_ZERO, 0)
+    return s2
 
 
 def sum_records(a, axes, mask, skip_nan):
@@ -125,6 +142,8 @@ def merge(rec, axes, keepdims=False, func_name="merge"):
             out[name] = np.any(field != 0, axis=axes, keepdims=keepdims)
         else:
             out[name] = _merged_states(field, outer_ndim, axes, keepdims, func_name)
+    if "s2" in rec.dtype.names:
+        out["s2"] = _canonical_squares(out["s2"])
     return out
 
 
@@ -346,6 +365,38 @@ def finish_dots(state, dtype):
     result = (dtypes.as_result_dtype(dtype, kind, name, "dtype") if dtype is not None
               else dot_module.default_result(term, term) if kind == "real" else term)
     return finish_dot(rec, result, term.kind in "biu")
+
+
+def regroup_framed(state, codes, ngroups):
+    """A grouped state's group g moved to group codes[g] of `ngroups` (groups
+    that land together merged; a negative code drops the group)."""
+    name = "regroup"
+    kind, term, rec = unframe(state, name)
+    if not kind.startswith("grouped_"):
+        raise ValueError(f"{name}: state is a {kind} state; regroup takes grouped states")
+    codes = np.asarray(codes)
+    if codes.dtype.kind not in "iu" or codes.shape != rec.shape:
+        raise ValueError(f"{name}: codes must be integers, one per group of the state "
+                         f"({rec.shape[0]}), not {codes.dtype} of shape {codes.shape}")
+    try:
+        ngroups = int(ngroups)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: ngroups must be a non-negative integer") from None
+    if ngroups < 0 or (codes.size and codes.max() >= ngroups):
+        raise ValueError(f"{name}: ngroups must be a non-negative integer above every code")
+    out = np.zeros(ngroups, rec.dtype)
+    kept = np.flatnonzero(codes >= 0)
+    # Round r merges each target's r-th source group into it (all at once).
+    order = kept[np.argsort(codes[kept], kind="stable")]
+    targets = codes[order]
+    starts = np.searchsorted(targets, targets, side="left")
+    rank = np.arange(targets.size) - starts
+    for r in range(int(rank.max()) + 1 if rank.size else 0):
+        at = rank == r
+        g, src = targets[at], rec[order[at]]
+        out[g] = src if r == 0 else merge(np.stack([out[g], src]), (0,), False, name)
+    # Merged once more on its own: canonical, as any merge leaves a state.
+    return frame(kind, term, merge(out[np.newaxis], (0,), False, name))
 
 
 def info(state):
