@@ -19,9 +19,8 @@ length 2 before the state axis: ``(..., 2, 69)``, real then imaginary part.
 Functions: :func:`exact_sum_state`, :func:`exact_count`,
 :func:`merge_states`, :func:`round_state`, :func:`state_mean`.
 
-Framed states (one design for every reduction)
-----------------------------------------------
-:func:`sum_state`, :func:`moments_state` (for var and std), :func:`dot_state`,
+Framed states, one design for every reduction: :func:`sum_state`,
+:func:`moments_state` (for var and std), :func:`dot_state`,
 :func:`grouped_sum_state` and :func:`grouped_moments_state` return a *framed*
 state: one 1-D little-endian int64 array, a header (the word
 ``b"xsumstat"``, the format version, the kind of state, the name of the
