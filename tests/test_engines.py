@@ -170,7 +170,13 @@ def test_spark_recipe_through_the_stand_in(capsys):
     _run_spark_recipe(StandInFrame(parts), frame, capsys)
 
 
-def test_spark_recipe_on_spark(capsys):
+# pyspark's own warnings about the pandas and Python it runs with (not ours).
+@pytest.mark.filterwarnings("ignore:PySpark does not yet fully support:FutureWarning")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning:pyspark")
+def test_spark_recipe_on_spark(capsys, monkeypatch):
+    import sys
+    # The Python workers run this interpreter (the one with xsumufunc).
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
     session, reason = _spark_session()
     if session is None:
         pytest.skip(reason)
