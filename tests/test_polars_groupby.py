@@ -63,3 +63,13 @@ def test_arguments_are_checked():
         exact_group_by(df, [], "x")
     with pytest.raises(ValueError, match="statistics"):
         exact_group_by(df, "k", "x", statistics=["median"])
+
+
+def test_docstring_examples_run():
+    """(tests/test_docs.py runs the modules that import without extras.)"""
+    import doctest
+
+    import xsumufunc.polars
+    result = doctest.testmod(xsumufunc.polars, optionflags=doctest.NORMALIZE_WHITESPACE,
+                             verbose=False)
+    assert result.attempted > 0 and result.failed == 0
