@@ -147,3 +147,12 @@ def dispatching(name: str, arrays: Iterable[str],
         return cast(F, public)
 
     return decorate
+
+
+#: Public modules whose work lives in a backend module (imported on first use).
+_BACKEND_OF_MODULE = {"dask_dataframe": "xsumufunc._backends.dask_groupby"}
+
+
+def backend_of_module(name: str) -> Any:
+    """The backend module that does the work of public module `name`."""
+    return importlib.import_module(_BACKEND_OF_MODULE[name])

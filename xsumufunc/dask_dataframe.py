@@ -40,7 +40,9 @@ Examples
 
 import dask.dataframe as _dd
 
-from ._backends import dask_groupby as _groupby
+from ._dispatch import backend_of_module
+
+_groupby = backend_of_module("dask_dataframe")
 
 __all__ = ["aggregation", "exact_mean", "exact_nanmean", "exact_nanstd", "exact_nansum",
            "exact_nanvar", "exact_std", "exact_sum", "exact_var"]

@@ -18,6 +18,26 @@ length 2 before the state axis: ``(..., 2, 69)``, real then imaginary part.
 
 Functions: :func:`exact_sum_state`, :func:`exact_count`,
 :func:`merge_states`, :func:`round_state`, :func:`state_mean`.
+
+Framed states, one design for every reduction: :func:`sum_state`,
+:func:`moments_state` (for var and std), :func:`dot_state`,
+:func:`grouped_sum_state` and :func:`grouped_moments_state` return a *framed*
+state: one 1-D little-endian int64 array, a header (the word
+``b"xsumstat"``, the format version, the kind of state, the name of the
+terms' dtype, the result shape) and then one record per result (the term
+count and the exact states; the layouts are ``_core/stateformat.py``'s
+``record_dtype``).  :func:`merge` merges framed states of one kind, term
+dtype and shape, in any order and grouping (the result is canonical: the
+same bytes for the same terms); a state of another format version or kind
+is refused with a ValueError.  ``finish_sum``, ``finish_mean``,
+``finish_var``, ``finish_std`` and ``finish_dot`` round once and give the
+bits of the one-shot function on all the data.  A framed state is plain
+data: it pickles, ``np.save`` stores it, and its ``tobytes()`` (accepted
+back by every function here) travels as an Arrow binary value.
+
+The raw states above (``exact_sum_state`` & co.) are the sum records'
+``s1`` part without a header: they stay for code that stores them, and new
+code should use the framed states.
 """
 
 from typing import Any
@@ -25,13 +45,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from ._backends.plans import declare
+from ._core import records as _records
 from ._core import states as _states
+from ._core.spec import NO_VALUE as _NO_VALUE
 from ._core.stateformat import DTYPE as STATE_DTYPE
 from ._core.stateformat import LENGTH as STATE_LENGTH
 from ._dispatch import dispatching
 
-__all__ = ["STATE_DTYPE", "STATE_LENGTH", "exact_count", "exact_sum_state", "merge_states",
-           "round_state", "state_mean"]
+__all__ = ["STATE_DTYPE", "STATE_LENGTH", "dot_state", "exact_count", "exact_sum_state",
+           "finish_dot", "finish_mean", "finish_std", "finish_sum", "finish_var",
+           "grouped_moments_state", "grouped_sum_state", "merge", "merge_states",
+           "moments_state", "regroup", "round_state", "state_info", "state_mean", "sum_state"]
 
 
 @dispatching("exact_sum_state", ("a", "where"))
@@ -72,6 +97,7 @@ def exact_sum_state(a: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
     np.float64(1.0)
     """
     return _states.exact_sum_state(a, axis, keepdims=keepdims, where=where, skip_nan=skip_nan)
+declare(exact_sum_state, "state", counts=False)
 
 
 @dispatching("exact_count", ("a", "where"))
@@ -89,6 +115,7 @@ def exact_count(a: ArrayLike, axis: int | tuple[int, ...] | None = None, *, keep
     array([1, 2])
     """
     return _states.exact_count(a, axis, keepdims=keepdims, where=where, skip_nan=skip_nan)
+declare(exact_count, "state", counts=True)
 
 
 @dispatching("merge_states", ("states",))
@@ -122,6 +149,7 @@ def merge_states(states: ArrayLike, axis: int = 0, *, complex_parts: bool = Fals
     True
     """
     return _states.merge_states(states, axis, complex_parts=complex_parts)
+declare(merge_states, "merge_states")
 
 
 @dispatching("round_state", ("state",))
@@ -144,6 +172,7 @@ def round_state(state: ArrayLike, dtype: DTypeLike = np.float64) -> Any:
     (np.float32(1.0000001), np.float64(1.0000000596046448))
     """
     return _states.round_state(state, dtype)
+declare(round_state, "round_state")
 
 
 @dispatching("state_mean", ("state", "count"))
@@ -169,3 +198,250 @@ def state_mean(state: ArrayLike, count: ArrayLike, dtype: DTypeLike = np.float64
     np.True_
     """
     return _states.state_mean(state, count, dtype)
+declare(state_mean, "state_mean")
+
+
+# ---- framed states ------------------------------------------------------------
+
+def sum_state(a: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
+              where: ArrayLike = True, skip_nan: bool = False) -> np.ndarray:
+    """A framed state of the exact sum and count of `a` over `axis`: finish
+    it with :func:`finish_sum` or :func:`finish_mean`.
+
+    Parameters
+    ----------
+    a : array_like
+        Terms of any dtype :func:`xsumufunc.exact_sum` takes.
+    axis : None, int or tuple of ints, optional
+        Axes to reduce; None: every element.
+    where : array_like of bool, optional
+        Elements to include.
+    skip_nan : bool, optional
+        Leave NaNs out (as :func:`xsumufunc.exact_nansum`).
+
+    Returns
+    -------
+    ndarray of dtype ``'<i8'``, 1-D: the header and one record per result
+    (48 bytes of header plus 8 per result axis, then 560 bytes per real
+    result).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc.state import finish_mean, finish_sum, merge, sum_state
+    >>> parts = [np.array([1e100, 1.0]), np.array([-1e100, 2.0])]
+    >>> total = merge([sum_state(p) for p in parts])
+    >>> finish_sum(total), finish_mean(total)
+    (np.float64(3.0), np.float64(0.75))
+    """
+    return _records.build_sum(a, axis, where, skip_nan)
+
+
+def moments_state(a: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
+                  where: ArrayLike = True, skip_nan: bool = False) -> np.ndarray:
+    """A framed state of the exact moments (count, sum, sum of squares) of
+    `a` over `axis`: finish it with :func:`finish_var`, :func:`finish_std`,
+    :func:`finish_sum` or :func:`finish_mean`.
+
+    Arguments as for :func:`sum_state`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc import exact_var
+    >>> from xsumufunc.state import finish_std, finish_var, merge, moments_state
+    >>> x = np.array([1e8, 1.0, -3.5, 2.25, 7.0])
+    >>> merged = merge([moments_state(x[:2]), moments_state(x[2:])])
+    >>> finish_var(merged, ddof=1) == exact_var(x, ddof=1)
+    np.True_
+    """
+    return _records.build_moments(a, axis, where, skip_nan)
+
+
+def dot_state(a: ArrayLike, b: ArrayLike, axis: int = -1) -> np.ndarray:
+    """A framed state of the exact dot product ``conj(a) . b`` along `axis`
+    (as :func:`xsumufunc.exact_dot`): finish it with :func:`finish_dot`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc.state import dot_state, finish_dot, merge
+    >>> a, b = np.array([1e100, 1.0, -1e100]), np.array([1.0, 3.0, 1.0])
+    >>> finish_dot(merge([dot_state(a[:1], b[:1]), dot_state(a[1:], b[1:])]))
+    np.float64(3.0)
+    """
+    return _records.build_dot(a, b, axis)
+
+
+def grouped_sum_state(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
+                      skip_nan: bool = False) -> np.ndarray:
+    """A framed state of the exact sum and count of each group (arguments as
+    :func:`xsumufunc.exact_grouped_sum`): finish with :func:`finish_sum` or
+    :func:`finish_mean`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc.state import finish_sum, grouped_sum_state, merge
+    >>> one = grouped_sum_state([1e100, 5.0], [0, 1], 2)
+    >>> two = grouped_sum_state([1.0, -1e100], [0, 0], 2)
+    >>> finish_sum(merge([one, two]))
+    array([1., 5.])
+    """
+    return _records.build_grouped("grouped_sum_state", values, codes, ngroups, skip_nan, "sum")
+
+
+def grouped_moments_state(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
+                          skip_nan: bool = False) -> np.ndarray:
+    """A framed state of the exact moments of each group (arguments as
+    :func:`xsumufunc.exact_grouped_var`): finish with :func:`finish_var`,
+    :func:`finish_std`, :func:`finish_sum` or :func:`finish_mean`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc.state import finish_var, grouped_moments_state, merge
+    >>> one = grouped_moments_state([1.0, 2.0, 10.0], [0, 0, 1], 2)
+    >>> two = grouped_moments_state([3.0, 14.0], [0, 1], 2)
+    >>> finish_var(merge([one, two]), ddof=1)
+    array([1., 8.])
+    """
+    return _records.build_grouped("grouped_moments_state", values, codes, ngroups, skip_nan,
+                                  "moments")
+
+
+def merge(states: Any) -> np.ndarray:
+    """Merge framed states of one kind, term dtype and shape: the framed state
+    of all their terms.
+
+    Parameters
+    ----------
+    states : sequence of framed states (arrays or their bytes)
+        At least one.  Any order and grouping gives the same bytes.
+
+    Raises
+    ------
+    ValueError
+        A state of another format version, kind, term dtype or shape, or
+        anything that is not a framed state.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc.state import merge, sum_state
+    >>> x = np.random.default_rng(0).standard_normal(1000)
+    >>> a, b, c = sum_state(x[:10]), sum_state(x[10:500]), sum_state(x[500:])
+    >>> merge([merge([a, b]), c]).tobytes() == merge([c, a, b]).tobytes()
+    True
+    """
+    return _records.merge_framed(states)
+
+
+def regroup(state: Any, codes: ArrayLike, ngroups: int) -> np.ndarray:
+    """A grouped state renumbered: its group g becomes group ``codes[g]`` of
+    `ngroups` (groups given one code are merged; a negative code drops the
+    group).  Workers that number their keys locally send their keys with
+    their state; regroup puts every state on one numbering before
+    :func:`merge`.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from xsumufunc.state import finish_sum, grouped_sum_state, merge, regroup
+    >>> codes_a, keys_a = pd.factorize(np.array(["y", "x", "y"]))
+    >>> a = grouped_sum_state([1e100, 2.0, 1.0], codes_a, len(keys_a))
+    >>> codes_b, keys_b = pd.factorize(np.array(["y"]))
+    >>> b = grouped_sum_state([-1e100], codes_b, len(keys_b))
+    >>> keys = pd.Index(["x", "y"])
+    >>> finish_sum(merge([regroup(a, keys.get_indexer(keys_a), 2),
+    ...                   regroup(b, keys.get_indexer(keys_b), 2)]))
+    array([2., 1.])
+    """
+    return _records.regroup_framed(state, codes, ngroups)
+
+
+def finish_sum(state: Any, dtype: DTypeLike | None = None) -> Any:
+    """The exact sum of a sum or moments state (plain or grouped), rounded once
+    into `dtype` (default: what :func:`xsumufunc.exact_sum` gives for the
+    terms' dtype).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc.state import finish_sum, sum_state
+    >>> finish_sum(sum_state(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32), axis=0))
+    array([4., 6.], dtype=float32)
+    """
+    return _records.finish_sums("finish_sum", state, dtype, False)
+
+
+def finish_mean(state: Any, dtype: DTypeLike | None = None) -> Any:
+    """The exact mean of a sum or moments state (plain or grouped), rounded
+    once (as :func:`xsumufunc.exact_mean`: no terms gives NaN and a warning).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc.state import finish_mean, sum_state
+    >>> finish_mean(sum_state(np.array([0.1, 0.2, 0.3])))
+    np.float64(0.2)
+    """
+    return _records.finish_sums("finish_mean", state, dtype, True)
+
+
+def finish_var(state: Any, ddof: Any = 0, dtype: DTypeLike | None = None, *,
+               correction: Any = _NO_VALUE) -> Any:
+    """The exact variance of a moments state (plain or grouped), rounded once
+    (as :func:`xsumufunc.exact_var` with this `ddof`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc.state import finish_var, moments_state
+    >>> finish_var(moments_state(np.array([1.0, 2.0, 3.0, 4.0])))
+    np.float64(1.25)
+    """
+    return _records.finish_variances("finish_var", state, ddof, dtype, correction, False)
+
+
+def finish_std(state: Any, ddof: Any = 0, dtype: DTypeLike | None = None, *,
+               correction: Any = _NO_VALUE) -> Any:
+    """The exact standard deviation of a moments state, rounded once (as
+    :func:`xsumufunc.exact_std`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc.state import finish_std, moments_state
+    >>> finish_std(moments_state(np.array([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0])))
+    np.float64(2.0)
+    """
+    return _records.finish_variances("finish_std", state, ddof, dtype, correction, True)
+
+
+def finish_dot(state: Any, dtype: DTypeLike | None = None) -> Any:
+    """The exact dot product of a dot state, rounded once (as
+    :func:`xsumufunc.exact_dot`; default dtype as it gives).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc.state import dot_state, finish_dot
+    >>> finish_dot(dot_state(np.array([1, 2, 3]), np.array([4, 5, 6])))
+    np.float64(32.0)
+    """
+    return _records.finish_dots(state, dtype)
+
+
+def state_info(state: Any) -> dict[str, Any]:
+    """The header of a framed state: format version, kind, terms' dtype, shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xsumufunc.state import state_info, sum_state
+    >>> state_info(sum_state(np.ones((3, 4), np.float32), axis=1))
+    {'version': 1, 'kind': 'sum', 'dtype': dtype('float32'), 'shape': (3,)}
+    """
+    version, kind, term, shape = _records.info(state)
+    return {"version": version, "kind": kind, "dtype": term, "shape": shape}

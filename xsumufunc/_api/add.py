@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from .._backends.plans import declare
 from .._core import add as _add
 from .._core.reduce import exact_reduce
 from .._core.spec import NO_VALUE
@@ -22,8 +23,11 @@ def _reduce(a, axis=0, dtype=None, out=None, keepdims=False, initial=NO_VALUE, w
                         skip_nan=False)
 
 
+declare(_reduce, "reduce", skip_nan=False, mean=False)
 _accumulate = dispatching("exact_add.accumulate", ("a",))(_add.accumulate)
+declare(_accumulate, "accumulate")
 _reduceat = dispatching("exact_add.reduceat", ("a", "indices"))(_add.reduceat)
+declare(_reduceat, "reduceat")
 
 
 class ExactAdd:

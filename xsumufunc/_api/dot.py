@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from .._backends.plans import declare
 from .._core.dot import dot
 from .._dispatch import dispatching
 
@@ -52,3 +53,4 @@ def exact_dot(a: ArrayLike, b: ArrayLike, axis: int = -1, dtype: DTypeLike | Non
     np.complex128(1+0j)
     """
     return dot(a, b, axis, dtype, out, keepdims)
+declare(exact_dot, "dot")

@@ -6,6 +6,7 @@ from typing import Any
 
 from numpy.typing import ArrayLike, DTypeLike
 
+from .._backends.plans import declare
 from .._core.grouped import grouped, grouped_variance
 from .._core.spec import NO_VALUE
 from .._dispatch import dispatching
@@ -49,6 +50,7 @@ def exact_grouped_sum(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
         pd.Series(exact_grouped_sum(df["x"].to_numpy(), codes, len(keys)), index=keys)
     """
     return grouped("exact_grouped_sum", values, codes, ngroups, dtype, skip_nan, False)
+declare(exact_grouped_sum, "grouped", mean=False)
 
 
 @dispatching("exact_grouped_mean", _ARRAYS)
@@ -66,6 +68,7 @@ def exact_grouped_mean(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
     array([0.2, 7. ])
     """
     return grouped("exact_grouped_mean", values, codes, ngroups, dtype, skip_nan, True)
+declare(exact_grouped_mean, "grouped", mean=True)
 
 
 @dispatching("exact_grouped_var", _ARRAYS)
@@ -121,6 +124,7 @@ def exact_grouped_var(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
     """
     return grouped_variance("exact_grouped_var", values, codes, ngroups, dtype, ddof,
                             correction, skip_nan, std=False)
+declare(exact_grouped_var, "grouped_variance", std=False)
 
 
 @dispatching("exact_grouped_std", _ARRAYS)
@@ -142,3 +146,4 @@ def exact_grouped_std(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
     """
     return grouped_variance("exact_grouped_std", values, codes, ngroups, dtype, ddof,
                             correction, skip_nan, std=True)
+declare(exact_grouped_std, "grouped_variance", std=True)

@@ -5,6 +5,7 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
+from .._backends.plans import declare
 from .._core.moving import moving, moving_variance
 from .._dispatch import dispatching
 
@@ -50,6 +51,7 @@ def exact_moving_sum(a: ArrayLike, window: int, axis: int = -1,
     array([1., 1., 3., 6.])
     """
     return moving("exact_moving_sum", a, window, axis, min_count, mean=False)
+declare(exact_moving_sum, "moving", ddof=False)
 
 
 @dispatching("exact_moving_mean", ("a",))
@@ -69,6 +71,7 @@ def exact_moving_mean(a: ArrayLike, window: int, axis: int = -1,
     array([1. , 1.5, 3. , 4. ])
     """
     return moving("exact_moving_mean", a, window, axis, min_count, mean=True)
+declare(exact_moving_mean, "moving", ddof=False)
 
 
 @dispatching("exact_moving_var", ("a",))
@@ -115,6 +118,7 @@ def exact_moving_var(a: ArrayLike, window: int, axis: int = -1,
     array([0.  , 0.  , 0.  , 2.25])
     """
     return moving_variance("exact_moving_var", a, window, axis, min_count, ddof, std=False)
+declare(exact_moving_var, "moving", ddof=True)
 
 
 @dispatching("exact_moving_std", ("a",))
@@ -133,3 +137,4 @@ def exact_moving_std(a: ArrayLike, window: int, axis: int = -1,
     np.float64(2.0)
     """
     return moving_variance("exact_moving_std", a, window, axis, min_count, ddof, std=True)
+declare(exact_moving_std, "moving", ddof=True)

@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from .._backends.plans import declare
 from .._core.moments import variance
 from .._core.spec import NO_VALUE
 from .._dispatch import dispatching
@@ -72,6 +73,7 @@ def exact_var(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
     """
     return variance("exact_var", a, axis, dtype, out, ddof, keepdims, where, False,
                     correction, std=False)
+declare(exact_var, "variance", skip_nan=False, std=False)
 
 
 @dispatching("exact_std", _ARRAYS)
@@ -96,6 +98,7 @@ def exact_std(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
     """
     return variance("exact_std", a, axis, dtype, out, ddof, keepdims, where, False,
                     correction, std=True)
+declare(exact_std, "variance", skip_nan=False, std=True)
 
 
 @dispatching("exact_nanvar", _ARRAYS)
@@ -118,6 +121,7 @@ def exact_nanvar(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
     """
     return variance("exact_nanvar", a, axis, dtype, out, ddof, keepdims, where, True,
                     correction, std=False)
+declare(exact_nanvar, "variance", skip_nan=True, std=False)
 
 
 @dispatching("exact_nanstd", _ARRAYS)
@@ -138,3 +142,4 @@ def exact_nanstd(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
     """
     return variance("exact_nanstd", a, axis, dtype, out, ddof, keepdims, where, True,
                     correction, std=True)
+declare(exact_nanstd, "variance", skip_nan=True, std=True)

@@ -5,6 +5,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from .._backends.plans import declare
 from .._core.reduce import exact_reduce
 from .._core.spec import NO_VALUE
 from .._dispatch import dispatching
@@ -66,6 +67,7 @@ def exact_sum(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
     """
     return exact_reduce("exact_sum", a, axis, dtype, out, keepdims, initial, where,
                         skip_nan=False)
+declare(exact_sum, "reduce", skip_nan=False, mean=False)
 
 
 @dispatching("exact_nansum", _ARRAYS)
@@ -88,6 +90,7 @@ def exact_nansum(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
     """
     return exact_reduce("exact_nansum", a, axis, dtype, out, keepdims, initial, where,
                         skip_nan=True)
+declare(exact_nansum, "reduce", skip_nan=True, mean=False)
 
 
 @dispatching("exact_mean", ("a", "where"))
@@ -141,6 +144,7 @@ def exact_mean(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
     """
     return exact_reduce("exact_mean", a, axis, dtype, out, keepdims, NO_VALUE, where,
                         skip_nan=False, mean=True)
+declare(exact_mean, "reduce", skip_nan=False, mean=True)
 
 
 @dispatching("exact_nanmean", ("a", "where"))
@@ -161,3 +165,4 @@ def exact_nanmean(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
     """
     return exact_reduce("exact_nanmean", a, axis, dtype, out, keepdims, NO_VALUE, where,
                         skip_nan=True, mean=True)
+declare(exact_nanmean, "reduce", skip_nan=True, mean=True)

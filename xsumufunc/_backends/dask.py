@@ -32,133 +32,86 @@ from .._core import dtypes as _dtypes
 from .._core import moments as _moments
 from .._core import moving as _moving
 from .._core import norm as _norm
+from .._core import records as _records
 from .._core import stateformat as fmt
 from .._core import states as _state
 from .._core.add import reduceat_segments
-from .._core.grouped import grouped_moments, grouped_states
 from .._core.spec import (
     NO_VALUE,
     ReductionSpec,
-    as_integer,
     kept_shape,
     normalize_axes,
     single_axis,
-    warn_empty_mean,
 )
-from .._core.stateformat import DOT_LENGTH as DOT_STATE_LENGTH
-from .._core.stateformat import LENGTH as STATE_LENGTH
-from .._ufuncs import (
-    exact_cumsum_ufunc,
-    exact_dot_state_round_ufunc,
-    exact_dot_state_ufunc,
-)
+from .._ufuncs import exact_cumsum_ufunc
+from .plans import plan_of
 
 
-def _record_dtype(kind):
-    shape = (STATE_LENGTH,) if kind == "real" else (2, STATE_LENGTH)
-    return np.dtype([("state", fmt.DTYPE, shape), ("count", fmt.DTYPE)])
+def _record_dtype(kind, family="sum"):
+    return fmt.record_dtype(family, kind == "complex")
 
 
-def _pack(states, counts, kind, shape):
-    """Record array of `shape` from states and counts (shape without reduced axes)."""
-    rec = np.empty(shape, _record_dtype(kind))
-    trailing = rec["state"].shape[len(shape):]
-    rec["state"] = states.reshape(shape + trailing)
-    rec["count"] = counts.reshape(shape)
-    return rec
-
-
-
-def _placeholder(x, kind, keepdims, axes):
+def _placeholder(x, record, keepdims, axes):
     """What the reduction functions return for Dask's meta probes."""
     ndim = getattr(x, "ndim", 0)
     ndim = ndim if keepdims else ndim - len(axes)
-    return np.empty((0,) * max(ndim, 0), _record_dtype(kind))
+    return np.empty((0,) * max(ndim, 0), record)
 
 
 def _state_chunk(x, axis=None, keepdims=True, computing_meta=False, *, kind, skip_nan):
-    """Exact states of one chunk over the reduced axes (kept, length 1)."""
+    """Sum records of one chunk over the reduced axes (kept, length 1)."""
     axes = tuple(axis)
     if computing_meta or not isinstance(x, np.ndarray):
-        return _placeholder(x, kind, True, axes)
-    states, counts = _state.states_and_counts(x, axes, None, skip_nan)
-    return _pack(states, counts, kind, kept_shape(x.shape, axes))
+        return _placeholder(x, _record_dtype(kind), True, axes)
+    rec = _records.sum_records(x, axes, None, skip_nan)
+    return rec.reshape(kept_shape(x.shape, axes))
 
 
 def _masked_chunk(x, mask, *, axes, kind, skip_nan):
     """As _state_chunk, leaving out the terms where `mask` is False."""
-    states, counts = _state.states_and_counts(x, axes, np.asarray(mask, bool), skip_nan)
-    return _pack(states, counts, kind, kept_shape(x.shape, axes))
+    rec = _records.sum_records(x, axes, np.asarray(mask, bool), skip_nan)
+    return rec.reshape(kept_shape(x.shape, axes))
 
 
-def _merged(rec, axes, kind, keepdims):
-    """States and counts of the records merged over `axes`."""
-    trailing = 1 if kind == "real" else 2
-    states = _state.merge_over(np.asarray(rec["state"]).astype(np.int64), axes, trailing,
-                               "dask reduction", keepdims)
-    counts = np.sum(rec["count"], axis=axes, keepdims=keepdims, dtype=np.int64)
-    return states, np.asarray(counts)
-
-
-def _combine(rec, axis=None, keepdims=True, computing_meta=False, *, kind):
+def _combine(rec, axis=None, keepdims=True, computing_meta=False, *, record):
+    """Records merged over the reduced axes (a node of Dask's tree)."""
     axes = tuple(axis)
-    if computing_meta or not isinstance(rec, np.ndarray) or rec.dtype != _record_dtype(kind):
-        return _placeholder(rec, kind, keepdims, axes)
-    states, counts = _merged(rec, axes, kind, True)
-    return _pack(states, counts, kind, kept_shape(rec.shape, axes))
+    if computing_meta or not isinstance(rec, np.ndarray) or rec.dtype != record:
+        return _placeholder(rec, record, keepdims, axes)
+    return _records.merge(rec, axes, keepdims, "dask reduction")
 
 
-def _aggregate(rec, axis=None, keepdims=False, computing_meta=False, *, kind, result,
-               mean, initial_state):
-    """Merge the last partials and round once into `result`."""
-    axes = tuple(axis)
-    if computing_meta or not isinstance(rec, np.ndarray) or rec.dtype != _record_dtype(kind):
-        ndim = getattr(rec, "ndim", 0)
-        return np.empty((0,) * max(ndim if keepdims else ndim - len(axes), 0), result)
-    states, counts = _merged(rec, axes, kind, keepdims)
-    if initial_state is not None:
-        one = np.broadcast_to(initial_state, states.shape)
-        states = _state.merge_over(np.stack([states, one]).astype(np.int64), (0,),
-                                   states.ndim - counts.ndim, "dask reduction")
-    if mean:
-        if counts.size and np.any(counts == 0):
-            warn_empty_mean(stacklevel=1)
-        res = _state.round_states(states.astype(np.int64), counts, result, kind == "complex")
-    else:
-        res = _state.round_states(states.astype(np.int64), None, result, kind == "complex")
-    return res          # a NumPy scalar for a 0-d result, as NumPy's reductions give
-
-
-def _reduction(spec, a, mean, finish):
-    """da.reduction of `a` through exact states per chunk, merged up the
+def _reduction(spec, a, finish):
+    """da.reduction of `a` through sum records per chunk, merged up the
     tree; `finish(rec, axes, keepdims)` makes the result from the last
-    records (see _aggregate)."""
+    records."""
     kind, axes = spec.kind, spec.axes
-    combine = functools.partial(_combine, kind=kind)
+    record = _record_dtype(kind)
+    combine = functools.partial(_combine, record=record)
     if spec.mask is None:
         source = a
         chunk = functools.partial(_state_chunk, kind=kind, skip_nan=spec.skip_nan)
     else:
-        # Masked states per block first (reduced axes become length 1 per
+        # Masked records per block first (reduced axes become length 1 per
         # block), then the same merge tree.
         mask = spec.mask.rechunk(a.chunks)
         out_chunks = tuple((1,) * len(c) if i in axes else c for i, c in enumerate(a.chunks))
         source = da.map_blocks(
             functools.partial(_masked_chunk, axes=axes, kind=kind, skip_nan=spec.skip_nan),
-            a, mask, chunks=out_chunks, dtype=_record_dtype(kind),
-            meta=np.empty((0,) * a.ndim, _record_dtype(kind)))
+            a, mask, chunks=out_chunks, dtype=record, meta=np.empty((0,) * a.ndim, record))
         chunk = combine
     meta_ndim = a.ndim if spec.keepdims else a.ndim - len(axes)
     return da.reduction(
         source, chunk=chunk, aggregate=finish, combine=combine, axis=axes,
         # dtype= is that of the partials (Dask casts its probes to it); the
         # result's dtype comes from meta=.
-        keepdims=spec.keepdims, dtype=_record_dtype(kind), concatenate=True,
+        keepdims=spec.keepdims, dtype=record, concatenate=True,
         name=spec.func_name.replace(".", "-"), meta=finish.meta(meta_ndim))
 
 
 class _Finish:
-    """An aggregate for da.reduction with the meta of its result."""
+    """An aggregate for da.reduction: merge the last records over the
+    reduced axes, then `func(merged records)`; with the meta of its result."""
 
     def __init__(self, func, dtype, trailing=()):
         self.func, self.dtype, self.trailing = func, dtype, trailing
@@ -167,10 +120,19 @@ class _Finish:
         if computing_meta or not isinstance(rec, np.ndarray) or rec.dtype.names is None:
             ndim = getattr(rec, "ndim", 0)
             return self.meta(max(ndim if keepdims else ndim - len(tuple(axis)), 0))
-        return self.func(rec, tuple(axis), keepdims)
+        return self.func(_records.merge(rec, tuple(axis), keepdims, "dask reduction"))
 
     def meta(self, ndim):
         return np.empty((0,) * ndim + self.trailing, self.dtype)
+
+
+def _finish_sums(rec, *, result, mean, is_complex, initial=None):
+    """Merged sum records (with the records of `initial` merged in) rounded
+    once into `result`; a NumPy scalar for a 0-d result, as NumPy gives."""
+    if initial is not None:
+        one = np.broadcast_to(initial, rec.shape)
+        rec = _records.merge(np.stack([rec, one]), (0,), False, "dask reduction")
+    return _records.finish_sum(rec, result, mean, is_complex)
 
 
 def reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_nan, mean):
@@ -181,37 +143,33 @@ def reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_nan, m
             "dask array (or da.store) instead")
     spec = ReductionSpec.parse(func_name, a, axis, dtype, None, keepdims, where, initial,
                                skip_nan, xp=da)
-    initial_state = None
+    initial_rec = None
     if spec.initial is not NO_VALUE:
         parts = _state.initial_state(spec.initial, spec.kind)
-        initial_state = _state.canonical(parts[0] if spec.kind == "real" else np.stack(parts))
-    aggregate = functools.partial(_aggregate, kind=spec.kind, result=spec.result, mean=mean,
-                                  initial_state=initial_state)
-    finish = _Finish(lambda rec, axes, keep: aggregate(rec, axes, keep), spec.result)
-    return _reduction(spec, a, mean, finish)
+        states = parts[0] if spec.kind == "real" else np.stack(parts)
+        # The initial value is not a term of a mean: exact_sum only takes it.
+        initial_rec = _records.of_sums(states, np.zeros((), fmt.NATIVE),
+                                       spec.kind == "complex")
+    finish = _Finish(functools.partial(_finish_sums, result=spec.result, mean=mean,
+                                       is_complex=spec.kind == "complex",
+                                       initial=initial_rec), spec.result)
+    return _reduction(spec, a, finish)
 
 
-def _state_functions(func_name, a, axis, keepdims, where, skip_nan):
-    """exact_sum_state / exact_count of a dask array, lazily."""
+def _state_functions(func_name, a, axis, keepdims, where, skip_nan, counts):
+    """exact_sum_state / exact_count (counts) of a dask array, lazily."""
     spec = ReductionSpec.parse(func_name, a, axis, keepdims=keepdims, where=where,
                                skip_nan=skip_nan, rounds=False, xp=da)
-    trailing = 1 if spec.kind == "real" else 2
-
-    def records(rec, axes, keep):
-        merged, counts = _merged(rec, axes, spec.kind, keep)
-        return _pack(_state.canonical(merged), counts, spec.kind, counts.shape)
-
-    def counts(rec, axes, keep):
-        return np.asarray(_merged(rec, axes, spec.kind, keep)[1], fmt.DTYPE)
-
-    if func_name == "exact_count":
-        return _reduction(spec, a, False, _Finish(counts, fmt.DTYPE))
-    recs = _reduction(spec, a, False, _Finish(records, _record_dtype(spec.kind)))
+    if counts:
+        return _reduction(spec, a, _Finish(lambda rec: np.asarray(rec["count"], fmt.DTYPE),
+                                           fmt.DTYPE))
+    record = _record_dtype(spec.kind)
+    recs = _reduction(spec, a, _Finish(lambda rec: rec, record))
     # The states of the records, with the state axes as new trailing axes.
-    trailing = (STATE_LENGTH,) if spec.kind == "real" else (2, STATE_LENGTH)
+    trailing = record["s1"].shape
     ndim = recs.ndim
     return recs.map_blocks(
-        lambda r: np.ascontiguousarray(r["state"]), dtype=fmt.DTYPE,
+        lambda r: np.ascontiguousarray(r["s1"]), dtype=fmt.DTYPE,
         new_axis=list(range(ndim, ndim + len(trailing))),
         chunks=recs.chunks + tuple((n,) for n in trailing),
         meta=np.empty((0,) * (ndim + len(trailing)), fmt.DTYPE))
@@ -219,61 +177,9 @@ def _state_functions(func_name, a, axis, keepdims, where, skip_nan):
 
 # ---- exact prefix sums across chunks ------------------------------------
 
-_DIGIT_MASK = (1 << 32) - 1
-_DIGIT_WEIGHTS = 32 * np.arange(STATE_LENGTH - 2) - 1075      # log2 of each digit's unit
-_SPECIAL_TERMS = ((4, np.inf), (8, -np.inf), (16, np.nan))
 # Offsets of up to this many times 2**1023 (partial sums past the float64
 # range) are carried into the next chunk as copies of 2**1023.
 _MAX_COPIES = 64
-
-
-def _state_as_terms(states, func_name):
-    """float64 terms (..., K) whose exact sum is each (real) state's value,
-    padded with -0.0 (neutral once a real term follows, as it always does
-    here).  The digits of |value| become one double each; Inf/NaN become
-    themselves; a state of only -0.0 terms becomes -0.0."""
-    states = states.astype(np.int64)
-    flags = states[..., -1]
-    digits = states[..., :-1].copy()
-    negative = digits[..., -1] < 0
-    if np.any(negative):
-        # |value| of negative states: negate the digits, then carry.
-        neg = -digits[negative]
-        carry = np.zeros(neg.shape[:-1], np.int64)
-        for j in range(neg.shape[-1] - 1):
-            v = neg[..., j] + carry
-            neg[..., j] = v & _DIGIT_MASK
-            carry = v >> 32
-        neg[..., -1] += carry
-        digits[negative] = neg
-    # Digits 0..64 and digit 65 below 2**18 hold |value| mod 2**1023 (unit
-    # 2**-1075: bit 2098 is 2**1023); what is above becomes copies of 2**1023.
-    if np.any(digits[..., 67] != 0) or np.any(digits[..., 66] >= 1 << 10):
-        raise NotImplementedError(
-            f"{func_name}: a running sum beyond 2**1064 crosses a chunk boundary; "
-            "rechunk the axis into one chunk")
-    copies = (digits[..., 65] >> 18) + (digits[..., 66] << 14)
-    if np.any(copies > _MAX_COPIES):
-        raise NotImplementedError(
-            f"{func_name}: a running sum beyond {_MAX_COPIES} * 2**1023 crosses a chunk "
-            "boundary; rechunk the axis into one chunk")
-    digits[..., 65] &= (1 << 18) - 1
-    digits[..., 66] = 0
-    big = np.where(np.arange(int(copies.max(initial=0))) < copies[..., None], 2.0**1023, 0.0)
-    used = np.flatnonzero(np.any(digits[..., :66] != 0, axis=tuple(range(digits.ndim - 1))))
-    # Highest digit first: the dropped prefix sums then stay below |value|
-    # and do not overflow (no spurious warnings).
-    used = used[::-1]
-    terms = np.ldexp(digits[..., used].astype(np.float64), _DIGIT_WEIGHTS[used])
-    terms = np.concatenate([big, terms], axis=-1)
-    terms = np.where(negative[..., None], -terms, terms)
-    terms[terms == 0] = -0.0
-    zero_term = np.where((flags & 2) != 0, 0.0, -0.0)          # +0.0 keeps the zero positive
-    extra = [zero_term]
-    for bit, value in _SPECIAL_TERMS:
-        if np.any(flags & bit):
-            extra.append(np.where((flags & bit) != 0, value, -0.0))
-    return np.concatenate([terms] + [e[..., None] for e in extra], axis=-1), big.size > 0
 
 
 def _as_float64_terms(x):
@@ -285,25 +191,37 @@ def _as_float64_terms(x):
 
 
 def _block_totals(x, *, axis, kind):
-    states, counts = _state.states_and_counts(x, (axis,))
-    return _pack(states, counts, kind, kept_shape(x.shape, (axis,)))
+    return _records.sum_records(x, (axis,), None, False).reshape(kept_shape(x.shape, (axis,)))
 
 
-def _add_records(left, right, *, axis, kind):
-    both = np.concatenate([left, right], axis=axis)
-    states, counts = _merged(both, (axis,), kind, True)
-    return _pack(states, counts, kind, left.shape)
+def _exclusive_prefix(totals, *, axis):
+    """Record k along `axis`: the merge of records 0..k-1 (all of them in one
+    block).  A doubling scan: log2(n) rounds of merges of shifted pairs."""
+    n = totals.shape[axis]
+    moved = np.moveaxis(totals, axis, 0)
+    prefix = np.empty_like(moved)
+    prefix[0] = np.zeros((), totals.dtype)                   # no terms
+    prefix[1:] = moved[:-1]
+    step = 1
+    while step < n:
+        pairs = np.stack([prefix[step:], prefix[:-step]])
+        prefix[step:] = _records.merge(pairs, (0,), False, "exact_add.accumulate")
+        step *= 2
+    return np.moveaxis(prefix, 0, axis)
 
 
 def _cumsum_block(x, offset, *, axis, kind, result, func_name):
     """Exact prefix sums of one block along `axis`, starting from the exact
-    state `offset` (one record per row) of all earlier blocks."""
+    state of all earlier blocks (`offset`: one sum record per row), written
+    in front of the block's terms as float64 terms of the same exact sum
+    (states.as_float64_terms)."""
     comps = (x,) if kind == "real" else (x.real, x.imag)
     out = np.empty(x.shape, result)
     parts = (out,) if kind == "real" else (out.real, out.imag)
     for c, (values, into) in enumerate(zip(comps, parts)):
-        st_c = offset["state"] if kind == "real" else offset["state"][..., c, :]
-        lead, huge = _state_as_terms(np.moveaxis(st_c, axis, -2)[..., 0, :], func_name)
+        st_c = offset["s1"] if kind == "real" else offset["s1"][..., c, :]
+        lead, huge = _state.as_float64_terms(np.moveaxis(st_c, axis, -2)[..., 0, :],
+                                             _MAX_COPIES, func_name)
         terms = _as_float64_terms(np.moveaxis(values, axis, -1))
         per = terms.shape[-1]
         rows = terms.reshape(terms.shape[:-2] + (terms.shape[-2] * per,))
@@ -327,7 +245,8 @@ def _cumsum_block(x, offset, *, axis, kind, result, func_name):
 
 def accumulate(a, axis, dtype, out):
     """exact_add.accumulate of a dask array: each chunk's prefix sums start
-    from the exact state of every earlier chunk along `axis`."""
+    from the exact state of every earlier chunk along `axis` (the block
+    totals' exclusive prefix, merged in one small task)."""
     name = "exact_add.accumulate"
     if out is not None:
         raise NotImplementedError(
@@ -341,20 +260,10 @@ def accumulate(a, axis, dtype, out):
     totals = da.map_blocks(functools.partial(_block_totals, axis=axis, kind=kind), a,
                            chunks=total_chunks, dtype=record,
                            meta=np.empty((0,) * a.ndim, record))
-    # Exclusive prefix of the block totals: offset k = totals of blocks 0..k-1.
-    zero_shape = tuple(1 if i == axis else n for i, n in enumerate(a.shape))
-    empty = np.zeros(zero_shape, record)
-    offset = da.from_array(empty, chunks=tuple(
-        (1,) if i == axis else c for i, c in enumerate(a.chunks)))
-    add = functools.partial(_add_records, axis=axis, kind=kind)
-    offsets = [offset]
-    for k in range(nblocks - 1):
-        step = totals[tuple(slice(k, k + 1) if i == axis else slice(None)
-                            for i in range(a.ndim))]
-        offset = da.map_blocks(add, offset, step, dtype=record,
-                               meta=np.empty((0,) * a.ndim, record))
-        offsets.append(offset)
-    offsets = da.concatenate(offsets, axis=axis)
+    # A record per block and row: small, so the prefix takes one task.
+    offsets = totals.rechunk({axis: -1}).map_blocks(
+        functools.partial(_exclusive_prefix, axis=axis), dtype=record,
+        meta=np.empty((0,) * a.ndim, record)).rechunk(total_chunks)
     func = functools.partial(_cumsum_block, axis=axis, kind=kind, result=result,
                              func_name=name)
     return da.map_blocks(func, a, offsets, dtype=result, chunks=a.chunks,
@@ -392,63 +301,29 @@ def _narrow_complex_dot(am, bm, result):
                          dtype=result, meta=np.empty((0,) * sums[0].ndim, result))
 
 
-_INT64 = np.dtype(np.int64)
+def _dot_block(a, b, *, kind):
+    """The dot records of one pair of blocks (vector axis last), with the
+    vector axis kept as length 1."""
+    return _records.dot_records(a, b, kind)[..., np.newaxis]
 
 
-def _dot_state_blocks(a, b, *, compute, parts):
-    """The exact dot states of one pair of blocks (vector axis last), with
-    the vector axis kept as length 1: (..., 1, len(parts), 207).  parts: the
-    (x, y, negate x) component pairs whose dots add up to one part each
-    (one part for real inputs; real and imaginary for complex), taken as
-    one exact dot (_dot.exact_operands: 64-bit integers split exactly)."""
-    states = []
-    for pairs in parts:
-        left, right = _dot.exact_operands([(x(a), y(b), neg) for x, y, neg in pairs], compute)
-        states.append(exact_dot_state_ufunc(left, right, signature=(compute, compute, _INT64)))
-    return np.stack(states, axis=-2)[..., np.newaxis, :, :]
-
-
-def _round_dot_states(states, *, result):
-    """(..., m, parts, 207) -> the dot rounded once into result."""
-    part = _dtypes.component(result)
-    merged = _state.merge_dot_states(np.moveaxis(states, -3, -2))
-    rounded = exact_dot_state_round_ufunc(merged, signature=(_INT64, part))
-    if np.dtype(result).kind != "c":
-        rounded = rounded[..., 0]
-        return rounded[()] if rounded.ndim == 0 else rounded
-    return _assemble_complex(rounded[..., 0], rounded[..., 1], result=result)
-
-
-def _real(x):
-    return x.real if x.dtype.kind == "c" else x
-
-
-def _imag(x):
-    return x.imag if x.dtype.kind == "c" else np.zeros_like(x)
-
-
-def _dot_through_states(am, bm, kind, result):
-    """exact_dot of dask arrays (vector axis last) through exact dot states:
-    one state per block pair, merged over the vector axis, rounded once."""
-    compute = _dot.compute_dtype(_dtypes.component(am.dtype), _dtypes.component(bm.dtype))
-    if kind == "real":
-        parts = [[(_real, _real, False)]]
-    else:                       # conj(a).b: ar.br + ai.bi, ar.bi - ai.br
-        parts = [[(_real, _real, False), (_imag, _imag, False)],
-                 [(_real, _imag, False), (_imag, _real, True)]]
+def _dot_through_states(am, bm, kind, result, integer_products):
+    """exact_dot of dask arrays (vector axis last) through dot records: one
+    per block pair, merged up Dask's tree over the vector axis, rounded
+    once."""
+    record = _record_dtype(kind, "dot")
     am, bm = da.broadcast_arrays(am, bm)            # lazy: blocks are views
     bm = bm.rechunk(am.chunks)
     nblocks = len(am.chunks[-1])
-    states = da.map_blocks(
-        functools.partial(_dot_state_blocks, compute=compute, parts=parts), am, bm,
-        chunks=am.chunks[:-1] + ((1,) * nblocks, (len(parts),), (DOT_STATE_LENGTH,)),
-        new_axis=[am.ndim, am.ndim + 1], dtype=_INT64,
-        meta=np.empty((0,) * (am.ndim + 2), _INT64))
-    states = states.rechunk({am.ndim - 1: -1})    # small: 1.6 kB per block and result
-    return da.map_blocks(
-        functools.partial(_round_dot_states, result=result), states,
-        drop_axis=[am.ndim - 1, am.ndim, am.ndim + 1], dtype=result,
-        meta=np.empty((0,) * (am.ndim - 1), result))
+    recs = da.map_blocks(functools.partial(_dot_block, kind=kind), am, bm,
+                         chunks=am.chunks[:-1] + ((1,) * nblocks,), dtype=record,
+                         meta=np.empty((0,) * am.ndim, record))
+    finish = _Finish(functools.partial(_records.finish_dot, result=result,
+                                       integer_products=integer_products), result)
+    return da.reduction(recs, chunk=functools.partial(_combine, record=record),
+                        combine=functools.partial(_combine, record=record),
+                        aggregate=finish, axis=am.ndim - 1, dtype=record,
+                        concatenate=True, name="exact_dot", meta=finish.meta(am.ndim - 1))
 
 
 def dot(a, b, axis, dtype, out, keepdims):
@@ -486,10 +361,10 @@ def dot(a, b, axis, dtype, out, keepdims):
                          False)
         else:
             res = _narrow_complex_dot(am, bm, result)
+        if _dot.integer_operands(dta, dtb):
+            res = res + np.zeros((), res.dtype)         # +0: see integer_operands
     else:
-        res = _dot_through_states(am, bm, kind, result)
-    if _dot.integer_operands(dta, dtb):
-        res = res + np.zeros((), res.dtype)             # +0: see integer_operands
+        res = _dot_through_states(am, bm, kind, result, _dot.integer_operands(dta, dtb))
     if keepdims:
         res = da.expand_dims(res, kept_at)
     return res
@@ -531,35 +406,53 @@ def _grouped_arguments(name, values, codes, ngroups):
     if codes.shape != values.shape:
         raise ValueError(f"{name}: codes must be integers of the same shape as values "
                          f"({values.shape}), not {codes.dtype} of shape {codes.shape}")
-    ngroups = as_integer(ngroups, name, "ngroups")
+    try:
+        ngroups = int(ngroups)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: ngroups must be a non-negative integer") from None
     if ngroups < 0:
         raise ValueError(f"{name}: ngroups must be a non-negative integer")
     return values, kind, codes.rechunk(values.chunks), ngroups
 
 
-def _grouped(core, values, codes, ngroups, dtype, skip_nan, mean):
-    """Grouped sums of dask values: per chunk, the exact state of every
-    group (ngroups states: bounded by the groups, not the values), merged
-    across the chunks and rounded once."""
-    name = "exact_grouped_mean" if mean else "exact_grouped_sum"
+def _grouped_reduction(name, values, codes, ngroups, skip_nan, family, finish):
+    """Per chunk, the records of every group (ngroups records: bounded by the
+    groups, not the values), merged up Dask's tree across the chunks and
+    finished by `finish` (a _Finish)."""
     values, kind, codes, ngroups = _grouped_arguments(name, values, codes, ngroups)
-    result = _dtypes.resolve_result(values.dtype, kind, dtype, None, name)
-    record = _record_dtype(kind)
+    record = _record_dtype(kind, family)
+    build = (_records.grouped_sum_records if family == "sum"
+             else _records.grouped_moment_records)
 
-    def chunk_records(v, c):
-        states, counts = grouped_states(name, v, c, ngroups, skip_nan)
-        return _pack(states, counts, kind, (1, ngroups))
+    def chunk_records(v, c, skip_nan):
+        return build(name, v, c, ngroups, skip_nan).reshape(1, ngroups)
 
-    recs = da.map_blocks(chunk_records, values, codes, dtype=record,
+    recs = da.map_blocks(functools.partial(chunk_records, skip_nan=skip_nan),
+                         values, codes, dtype=record,
                          chunks=((1,) * values.numblocks[0], (ngroups,)), new_axis=[1],
                          meta=np.empty((0, 0), record))
-    aggregate = functools.partial(_aggregate, kind=kind, result=result, mean=mean,
-                                  initial_state=None)
-    finish = _Finish(lambda rec, axes, keep: aggregate(rec, axes, keep), result)
-    return da.reduction(recs, chunk=functools.partial(_combine, kind=kind),
-                        combine=functools.partial(_combine, kind=kind), aggregate=finish,
-                        axis=0, dtype=record, concatenate=True, name=name,
-                        meta=finish.meta(1))
+    combine = functools.partial(_combine, record=record)
+    return da.reduction(recs, chunk=combine, combine=combine, aggregate=finish, axis=0,
+                        dtype=record, concatenate=True, name=name, meta=finish.meta(1))
+
+
+def _grouped(name, values, codes, ngroups, dtype, skip_nan, mean):
+    """Grouped sums (means) of dask values through grouped sum records."""
+    kind = _dtypes.input_kind(da.asarray(values).dtype, name)
+    result = _dtypes.resolve_result(da.asarray(values).dtype, kind, dtype, None, name)
+    finish = _Finish(functools.partial(_records.finish_sum, result=result, mean=mean,
+                                       complex_terms=kind == "complex"), result)
+    return _grouped_reduction(name, values, codes, ngroups, skip_nan, "sum", finish)
+
+
+def _grouped_variance(name, values, codes, ngroups, dtype, skip_nan, ddof, correction, std):
+    """Grouped variances (std: roots) of dask values through grouped moments
+    records, each group's variance rounded once."""
+    ddof = _moments.check_ddof(ddof, correction, name)
+    result = _moments.result_dtype(da.asarray(values).dtype, dtype, None, name)
+    finish = _Finish(functools.partial(_records.finish_moments, ddof=ddof, result=result,
+                                       std=std, func_name=name), result)
+    return _grouped_reduction(name, values, codes, ngroups, skip_nan, "moments", finish)
 
 
 def _kahan_sum(core, a, axis):
@@ -621,12 +514,13 @@ def _state_mean(core, state, count, dtype):
                          dtype=result, meta=np.empty((0,) * len(outer), result))
 
 
-def _elementwise(core, name, arrays, bound):
+def _plan_elementwise(function, arg):
     """An elementwise public function (the low-precision updates) block by
     block; a tuple result becomes a tuple of dask arrays."""
-    if bound.arguments.get("out") is not None:
+    core, name, arrays = function.core, function.name, function.arrays
+    if arg.get("out") is not None:
         raise NotImplementedError(f"{name}: out= is not supported for dask arrays")
-    values = [bound.arguments[n] for n in arrays]
+    values = [arg[n] for n in arrays]
     # Every array argument broadcast to one shape and chunked alike.
     arrays_in = [v for v in values if isinstance(v, (da.Array, np.ndarray)) and np.ndim(v)]
     shape = np.broadcast_shapes(*(v.shape for v in arrays_in))
@@ -634,7 +528,7 @@ def _elementwise(core, name, arrays, bound):
     chunks = da.broadcast_to(first, shape).chunks
     values = [da.broadcast_to(da.asarray(v), shape).rechunk(chunks)
               if isinstance(v, (da.Array, np.ndarray)) and np.ndim(v) else v for v in values]
-    others = {k: v for k, v in bound.arguments.items() if k not in arrays and k != "out"}
+    others = {k: v for k, v in arg.items() if k not in arrays and k != "out"}
     # The dtypes of the results (and the argument checks) from one element.
     probe = core(**dict(zip(arrays, [np.zeros((1,) * v.ndim, v.dtype)
                                      if isinstance(v, da.Array) else v for v in values])),
@@ -650,20 +544,14 @@ def _elementwise(core, name, arrays, bound):
                  for i, p in enumerate(probe))
 
 
-def _stochastic(core, name, arrays, bound):
-    if not isinstance(bound.arguments.get("bits"), (da.Array, np.ndarray)):
+def _plan_stochastic(function, arg):
+    name = function.name
+    if not isinstance(arg.get("bits"), (da.Array, np.ndarray)):
         raise TypeError(
             f"{name}: with dask arrays, pass the random bits as bits= (an array of the "
             "result's shape): a generator drawn chunk by chunk would not reproduce the "
             "NumPy result")
-    return _elementwise(core, name, arrays, bound)
-
-
-_REDUCTIONS = {
-    "exact_sum": (False, False), "exact_nansum": (True, False),
-    "exact_mean": (False, True), "exact_nanmean": (True, True),
-    "exact_add.reduce": (False, False),
-}
+    return _plan_elementwise(function, arg)
 
 
 def _moving_window(core, a, window, axis, min_count, name, *more):
@@ -681,112 +569,13 @@ def _moving_window(core, a, window, axis, min_count, name, *more):
                          meta=np.empty((0,) * a.ndim, result))
 
 
-_VARIANCES = {"exact_var": (False, False), "exact_std": (False, True),
-              "exact_nanvar": (True, False), "exact_nanstd": (True, True)}
-
-
-def call(function, args, kwargs):
-    """A public function (see ``_dispatch.Function``) on dask arrays: a lazy
-    dask result, exact and bit-identical to the NumPy result."""
-    name = function.name
-    arg = function.bind(args, kwargs).arguments
-    if name in _REDUCTIONS:
-        skip_nan, mean = _REDUCTIONS[name]
-        return reduce(name, da.asarray(arg["a"]), arg["axis"], arg["dtype"], arg["out"],
-                      arg["keepdims"], arg.get("initial", NO_VALUE), arg["where"], skip_nan,
-                      mean)
-    if name == "exact_add.accumulate":
-        return accumulate(da.asarray(arg["a"]), arg["axis"], arg["dtype"], arg["out"])
-    if name == "exact_add.reduceat":
-        return _reduceat(function.core, da.asarray(arg["a"]), arg["indices"], arg["axis"],
-                         arg["dtype"], arg["out"])
-    if name == "exact_dot":
-        return dot(arg["a"], arg["b"], arg["axis"], arg["dtype"], arg["out"], arg["keepdims"])
-    if name in ("exact_sum_state", "exact_count"):
-        return _state_functions(name, da.asarray(arg["a"]), arg["axis"], arg["keepdims"],
-                                arg["where"], arg["skip_nan"])
-    if name in ("exact_grouped_sum", "exact_grouped_mean"):
-        return _grouped(function.core, arg["values"], arg["codes"], arg["ngroups"],
-                        arg["dtype"], arg["skip_nan"], name == "exact_grouped_mean")
-    if name in ("exact_grouped_var", "exact_grouped_std"):
-        return _grouped_variance(name, arg["values"], arg["codes"], arg["ngroups"],
-                                 arg["dtype"], arg["skip_nan"], arg["ddof"], arg["correction"])
-    if name in _VARIANCES:
-        skip_nan, std = _VARIANCES[name]
-        return _variance(name, da.asarray(arg["a"]), arg["axis"], arg["dtype"], arg["out"],
-                         arg["ddof"], arg["keepdims"], arg["where"], arg["correction"],
-                         skip_nan, std)
-    if name in ("exact_moving_sum", "exact_moving_mean"):
-        return _moving_window(function.core, da.asarray(arg["a"]), arg["window"], arg["axis"],
-                              arg["min_count"], name)
-    if name in ("exact_moving_var", "exact_moving_std"):
-        return _moving_window(function.core, da.asarray(arg["a"]), arg["window"], arg["axis"],
-                              arg["min_count"], name, arg["ddof"])
-    if name == "kahan_sum":
-        return _kahan_sum(function.core, da.asarray(arg["a"]), arg["axis"])
-    if name == "merge_states":
-        return _merge_states(arg["states"], arg["axis"], arg["complex_parts"])
-    if name == "round_state":
-        return _round_state(function.core, arg["state"], arg["dtype"])
-    if name == "state_mean":
-        return _state_mean(function.core, arg["state"], arg["count"], arg["dtype"])
-    if name == "vector_norm" and arg["ord"] in (1, 2) and not isinstance(arg["ord"], bool):
-        x = da.asarray(arg["x"])
-        if arg["ord"] == 2:
-            return _vector_norm(name, x, arg["axis"], arg["keepdims"])
-        magnitude = da.abs(x)       # as the NumPy body: integers' abs read unsigned
-        if x.dtype.kind == "i":
-            magnitude = magnitude.astype(np.dtype(f"u{x.dtype.itemsize}"))
-        return reduce(name, magnitude, arg["axis"], _norm.result_dtype(x.dtype), None,
-                      arg["keepdims"], NO_VALUE, True, False, False)
-    if name == "kahan_add":
-        return _elementwise(function.core, name, function.arrays,
-                            function.bind(args, kwargs))
-    if name in ("stochastic_round", "stochastic_add"):
-        return _stochastic(function.core, name, function.arrays, function.bind(args, kwargs))
-    raise TypeError(f"{name}: dask arrays are not supported; pass a NumPy array "
-                    "(for example x.compute())")
-
-
 # ---- variance and standard deviation: mergeable exact moments ---------------
 
-def _moment_dtype(kind):
-    comp = () if kind == "real" else (2,)
-    return np.dtype([("count", fmt.DTYPE), ("s1", fmt.DTYPE, comp + (STATE_LENGTH,)),
-                     ("s2", fmt.DTYPE, comp + (DOT_STATE_LENGTH,)), ("special", bool)])
-
-
-def _moment_chunk(x, mask, *, axes, kind, skip_nan, func_name):
-    """The exact moments of one block over `axes` (kept as length 1)."""
+def _moment_chunk(x, mask, *, axes, skip_nan, func_name):
+    """The moments records of one block over `axes` (kept as length 1)."""
     keep = None if mask is None else np.asarray(mask, bool)
-    if skip_nan:
-        keep = ~np.isnan(x) if keep is None else keep & ~np.isnan(x)
-    order = [i for i in range(x.ndim) if i not in axes] + list(axes)
-    outer = tuple(x.shape[i] for i in order[:x.ndim - len(axes)])
-    shape = (int(np.prod(outer, dtype=np.int64)), int(np.prod([x.shape[a] for a in axes],
-                                                              dtype=np.int64)))
-    m = _moments.Moments.of_rows(np.transpose(x, order).reshape(shape),
-                                 None if keep is None else
-                                 np.transpose(keep, order).reshape(shape), func_name)
-    return _moment_records(m, kind).reshape(kept_shape(x.shape, axes))
-
-
-def _merge_moments(rec, axes, kind, keepdims):
-    """Moment records merged over `axes`: counts and flags added, states merged."""
-    trailing = 1 if kind == "real" else 2
-    name = "dask variance"
-    s1 = _state.merge_over(np.asarray(rec["s1"]).astype(fmt.NATIVE), axes, trailing, name,
-                           keepdims)
-    # The three parts of the dot states (main, fine, huge) merge one by one.
-    dot = np.asarray(rec["s2"]).astype(fmt.NATIVE)
-    s2 = np.concatenate([_state.merge_over(dot[..., k * STATE_LENGTH:(k + 1) * STATE_LENGTH],
-                                           axes, trailing, name, keepdims)
-                         for k in range(3)], axis=-1)
-    counts = np.sum(rec["count"], axis=axes, keepdims=keepdims, dtype=fmt.NATIVE)
-    special = np.any(rec["special"], axis=axes, keepdims=keepdims)
-    out = np.empty(counts.shape, _moment_dtype(kind))
-    out["count"], out["s1"], out["s2"], out["special"] = counts, s1, s2, special
-    return out
+    rec = _records.moment_records(x, axes, keep, skip_nan, func_name)
+    return rec.reshape(kept_shape(x.shape, axes))
 
 
 def _variance(name, a, axis, dtype, out, ddof, keepdims, where, correction, skip_nan, std):
@@ -797,95 +586,146 @@ def _variance(name, a, axis, dtype, out, ddof, keepdims, where, correction, skip
     spec = ReductionSpec.parse(name, a, axis, keepdims=keepdims, where=where,
                                skip_nan=skip_nan, rounds=False, xp=da)
     result = _moments.result_dtype(a.dtype, dtype, None, name)
-    return _moment_reduction(name, a, spec, keepdims, result,
-                             lambda m: _moments.finish(m, ddof, result, std, name))
+    finish = _Finish(functools.partial(_records.finish_moments, ddof=ddof, result=result,
+                                       std=std, func_name=name), result)
+    return _moments_reduction(name, a, spec, keepdims, finish)
+
+
+def _finish_norm(rec, result):
+    """Merged moments records -> each 2-norm (the root of S2) rounded once."""
+    res = _norm.norm_of_moments(_records.moments_of(rec), result).reshape(rec.shape)
+    return res[()] if res.ndim == 0 else res
 
 
 def _vector_norm(name, a, axis, keepdims):
     """linalg.vector_norm(ord=2) of a dask array: the exact sums of squares
-    are the S2 moments, merged as for variances, and rounded once from
-    their root (_norm.norm_of_moments)."""
+    are the S2 moments, merged as for variances, rounded once from their
+    root."""
     spec = ReductionSpec.parse(name, a, axis, keepdims=keepdims, rounds=False, xp=da)
     result = _norm.result_dtype(a.dtype)
-    return _moment_reduction(name, a, spec, keepdims, result,
-                             lambda m: _norm.norm_of_moments(m, result))
+    finish = _Finish(functools.partial(_finish_norm, result=result), result)
+    return _moments_reduction(name, a, spec, keepdims, finish)
 
 
-def _moment_reduction(name, a, spec, keepdims, result, finish):
-    """The exact moments of `a` over spec's axes, chunk by chunk, merged,
-    and finish(moments) -> the results (flat) in `result`."""
-    kind, axes = spec.kind, spec.axes
-    record = _moment_dtype(kind)
+def _moments_reduction(name, a, spec, keepdims, finish):
+    """The exact moments records of `a` over spec's axes, block by block,
+    merged up the tree, then `finish` (a _Finish) of the merged records."""
+    axes = spec.axes
+    record = _record_dtype(spec.kind, "moments")
     mask = None if spec.mask is None else spec.mask.rechunk(a.chunks)
     out_chunks = tuple((1,) * len(c) if i in axes else c for i, c in enumerate(a.chunks))
-    chunk = functools.partial(_moment_chunk, axes=axes, kind=kind, skip_nan=spec.skip_nan,
-                              func_name=name)
+    chunk = functools.partial(_moment_chunk, axes=axes, skip_nan=spec.skip_nan, func_name=name)
     arrays = (a,) if mask is None else (a, mask)
     source = da.map_blocks(lambda x, m=None: chunk(x, m), *arrays, chunks=out_chunks,
                            dtype=record, meta=np.empty((0,) * a.ndim, record))
-
-    def combine(rec, axis=None, keepdims=True, computing_meta=False):
-        if computing_meta or not isinstance(rec, np.ndarray) or rec.dtype != record:
-            ndim = getattr(rec, "ndim", 0)
-            return np.empty((0,) * max(ndim if keepdims else ndim - len(axis), 0), record)
-        return _merge_moments(rec, tuple(axis), kind, keepdims)
-
-    def aggregate(rec, axis=None, keepdims=False, computing_meta=False):
-        if computing_meta or not isinstance(rec, np.ndarray) or rec.dtype != record:
-            ndim = getattr(rec, "ndim", 0)
-            return np.empty((0,) * max(ndim if keepdims else ndim - len(axis), 0), result)
-        merged = _merge_moments(rec, tuple(axis), kind, keepdims).reshape(-1)
-        moments = _moments.Moments(merged["count"], merged["s1"], merged["s2"],
-                                   merged["special"])
-        res = finish(moments)
-        res = res.reshape(kept_shape(rec.shape, tuple(axis)) if keepdims else
-                          tuple(n for i, n in enumerate(rec.shape) if i not in axis))
-        return res[()] if res.ndim == 0 else res
-
+    combine = functools.partial(_combine, record=record)
     meta_ndim = a.ndim if keepdims else a.ndim - len(axes)
-    return da.reduction(source, chunk=combine, combine=combine, aggregate=aggregate,
+    return da.reduction(source, chunk=combine, combine=combine, aggregate=finish,
                         axis=axes, keepdims=keepdims, dtype=record, concatenate=True,
-                        name=name, meta=np.empty((0,) * meta_ndim, result))
+                        name=name, meta=finish.meta(meta_ndim))
 
 
-def _moment_records(moments, kind):
-    """The moment records (_moment_dtype) of the rows of a Moments."""
-    rec = np.empty(moments.counts.shape, _moment_dtype(kind))
-    rec["count"], rec["s1"], rec["s2"], rec["special"] = (
-        moments.counts, moments.s1, moments.s2, moments.special)
-    return rec
+# ---- the plans: how each public function is computed -----------------------
+#
+# Each public function declares its plan (and the plan's options) next to
+# itself in _api (see plans.py); a plan takes the Function and its bound
+# arguments.
+
+def _plan_reduce(function, arg, skip_nan, mean):
+    return reduce(function.name, da.asarray(arg["a"]), arg["axis"], arg["dtype"], arg["out"],
+                  arg["keepdims"], arg.get("initial", NO_VALUE), arg["where"], skip_nan, mean)
 
 
-def _grouped_variance(name, values, codes, ngroups, dtype, skip_nan, ddof, correction):
-    """Grouped variances of dask values: per chunk, the exact moments of
-    every group (_core.grouped.grouped_moments), merged across the chunks
-    (_merge_moments) and each group's variance rounded once."""
-    values, kind, codes, ngroups = _grouped_arguments(name, values, codes, ngroups)
-    ddof = _moments.check_ddof(ddof, correction, name)
-    result = _moments.result_dtype(values.dtype, dtype, None, name)
-    record = _moment_dtype(kind)
-    std = name == "exact_grouped_std"
+def _plan_variance(function, arg, skip_nan, std):
+    return _variance(function.name, da.asarray(arg["a"]), arg["axis"], arg["dtype"],
+                     arg["out"], arg["ddof"], arg["keepdims"], arg["where"],
+                     arg["correction"], skip_nan, std)
 
-    def chunk_records(v, c):
-        m = grouped_moments(name, v, c, ngroups, skip_nan)
-        return _moment_records(m, kind).reshape(1, ngroups)
 
-    recs = da.map_blocks(chunk_records, values, codes, dtype=record,
-                         chunks=((1,) * values.numblocks[0], (ngroups,)), new_axis=[1],
-                         meta=np.empty((0, 0), record))
+def _plan_accumulate(function, arg):
+    return accumulate(da.asarray(arg["a"]), arg["axis"], arg["dtype"], arg["out"])
 
-    def combine(rec, axis=None, keepdims=True, computing_meta=False):
-        if computing_meta or not isinstance(rec, np.ndarray) or rec.dtype != record:
-            ndim = getattr(rec, "ndim", 0)
-            return np.empty((0,) * max(ndim if keepdims else ndim - len(axis), 0), record)
-        return _merge_moments(rec, tuple(axis), kind, keepdims)
 
-    def aggregate(rec, axes, keepdims):
-        merged = _merge_moments(rec, axes, kind, False)
-        moments = _moments.Moments(merged["count"], merged["s1"], merged["s2"],
-                                   merged["special"])
-        return _moments.finish(moments, ddof, result, std, name)
+def _plan_reduceat(function, arg):
+    return _reduceat(function.core, da.asarray(arg["a"]), arg["indices"], arg["axis"],
+                     arg["dtype"], arg["out"])
 
-    finish = _Finish(aggregate, result)
-    return da.reduction(recs, chunk=combine, combine=combine, aggregate=finish, axis=0,
-                        dtype=record, concatenate=True, name=name, meta=finish.meta(1))
+
+def _plan_dot(function, arg):
+    return dot(arg["a"], arg["b"], arg["axis"], arg["dtype"], arg["out"], arg["keepdims"])
+
+
+def _plan_state(function, arg, counts):
+    return _state_functions(function.name, da.asarray(arg["a"]), arg["axis"],
+                            arg["keepdims"], arg["where"], arg["skip_nan"], counts)
+
+
+def _plan_grouped(function, arg, mean):
+    return _grouped(function.name, arg["values"], arg["codes"], arg["ngroups"],
+                    arg["dtype"], arg["skip_nan"], mean)
+
+
+def _plan_grouped_variance(function, arg, std):
+    return _grouped_variance(function.name, arg["values"], arg["codes"], arg["ngroups"],
+                             arg["dtype"], arg["skip_nan"], arg["ddof"], arg["correction"],
+                             std)
+
+
+def _plan_moving(function, arg, ddof):
+    more = (arg["ddof"],) if ddof else ()
+    return _moving_window(function.core, da.asarray(arg["a"]), arg["window"], arg["axis"],
+                          arg["min_count"], function.name, *more)
+
+
+def _plan_norm(function, arg):
+    """vector_norm of ord 1 (the exact sum of |x|) or 2; other orders are not
+    exact sums: refused for dask arrays."""
+    ord_ = arg["ord"]
+    if isinstance(ord_, bool) or ord_ not in (1, 2):
+        raise TypeError(f"{function.name}: dask arrays take ord=1 or ord=2 only, not "
+                        f"{ord_!r}; pass a NumPy array (for example x.compute())")
+    x = da.asarray(arg["x"])
+    if ord_ == 2:
+        return _vector_norm(function.name, x, arg["axis"], arg["keepdims"])
+    magnitude = da.abs(x)       # as the NumPy body: integers' abs read unsigned
+    if x.dtype.kind == "i":
+        magnitude = magnitude.astype(np.dtype(f"u{x.dtype.itemsize}"))
+    return reduce(function.name, magnitude, arg["axis"], _norm.result_dtype(x.dtype), None,
+                  arg["keepdims"], NO_VALUE, True, False, False)
+
+
+def _plan_kahan_sum(function, arg):
+    return _kahan_sum(function.core, da.asarray(arg["a"]), arg["axis"])
+
+
+def _plan_merge_states(function, arg):
+    return _merge_states(arg["states"], arg["axis"], arg["complex_parts"])
+
+
+def _plan_round_state(function, arg):
+    return _round_state(function.core, arg["state"], arg["dtype"])
+
+
+def _plan_state_mean(function, arg):
+    return _state_mean(function.core, arg["state"], arg["count"], arg["dtype"])
+
+
+_PLANS = {
+    "reduce": _plan_reduce, "variance": _plan_variance, "accumulate": _plan_accumulate,
+    "reduceat": _plan_reduceat, "dot": _plan_dot, "state": _plan_state,
+    "grouped": _plan_grouped, "grouped_variance": _plan_grouped_variance,
+    "moving": _plan_moving, "kahan_sum": _plan_kahan_sum, "norm": _plan_norm,
+    "merge_states": _plan_merge_states, "round_state": _plan_round_state,
+    "state_mean": _plan_state_mean, "elementwise": _plan_elementwise,
+    "stochastic": _plan_stochastic,
+}
+
+
+def call(function, args, kwargs):
+    """A public function (see ``_dispatch.Function``) on dask arrays: a lazy
+    dask result, exact and bit-identical to the NumPy result."""
+    plan = plan_of(function)
+    if plan is None:
+        raise TypeError(f"{function.name}: dask arrays are not supported; pass a NumPy array "
+                        "(for example x.compute())")
+    return _PLANS[plan.name](function, function.bind(args, kwargs).arguments, **plan.options)

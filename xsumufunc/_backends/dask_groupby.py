@@ -6,9 +6,8 @@ a tree of partial results), and ``finalize`` on the last results.  Here:
 
 - chunk: for each group, the exact moments of its values, as one byte
   string: the name of the result dtype (padded to ``_HEAD`` bytes), then a
-  NumPy record of the Dask array backend (``_backends/dask.py``): the exact
-  state and the count (sum, mean), or the count, the exact states S1 and S2
-  and a NaN/Inf flag (var, std);
+  sum or moments record (``_core/records.py``, the records of the public
+  framed states and of the Dask array backend);
 - agg: the records of each group merged (exact: any order and grouping of
   partitions gives the same value);
 - finalize: each group's merged record rounded once into the result dtype,
@@ -35,10 +34,10 @@ import pandas as pd
 
 from .._core import dtypes as _dtypes
 from .._core import moments as _moments
+from .._core import records as _records
+from .._core import stateformat as _fmt
 from .._core import states as _state
-from .._core.grouped import grouped_moments, grouped_states
 from .._core.spec import NO_VALUE, skips_nan
-from .dask import _merge_moments, _merged, _moment_dtype, _moment_records, _pack, _record_dtype
 
 _HEAD = 16          # bytes for the result dtype's name in front of each record
 
@@ -79,7 +78,7 @@ class _Statistic:
     # -- records ---------------------------------------------------------
 
     def _record_type(self, kind):
-        return _moment_dtype(kind) if self.moments else _record_dtype(kind)
+        return _fmt.record_dtype("moments" if self.moments else "sum", kind == "complex")
 
     def _result(self, dtype):
         if self.moments:
@@ -106,10 +105,9 @@ class _Statistic:
             if skips_nan(self.skip_nan, values.dtype):
                 keep = ~np.isnan(values)[None, :]
             m = _moments.Moments.of_rows(values[None, :], keep, self.name)
-            record = _moment_records(m, kind).reshape(())
+            record = _records.of_moments(m, kind == "complex").reshape(())
         else:
-            states, counts = _state.states_and_counts(values, (0,), None, self.skip_nan)
-            record = _pack(states, counts, kind, ())
+            record = _records.sum_records(values, (0,), None, self.skip_nan)
         return self._encode(self._result(values.dtype), kind, record)
 
     def merged_record(self, series):
@@ -119,12 +117,7 @@ class _Statistic:
         if len(blobs) == 1:
             return blobs[0]
         records = np.stack([self._decode(b)[2] for b in blobs])
-        if self.moments:
-            merged = _merge_moments(records, (0,), kind, False)
-        else:
-            states, counts = _merged(records, (0,), kind, False)
-            merged = _pack(_state.canonical(states), counts, kind, ())
-        return self._encode(result, kind, merged)
+        return self._encode(result, kind, _records.merge(records, (0,), False, self.name))
 
     def rounded(self, blob):
         """finalize, for one group's merged record."""
@@ -133,11 +126,9 @@ class _Statistic:
             count = int(record["count"])
             if count - self.ddof <= 0:
                 return result.type(np.nan)
-            moments = _moments.Moments(record["count"].reshape(1), record["s1"][None],
-                                       record["s2"][None], record["special"].reshape(1))
-            return _moments.finish(moments, self.ddof, result, self.statistic == "std",
-                                   self.name)[0]
-        state = record["state"].astype(np.int64)
+            return _moments.finish(_records.moments_of(record), self.ddof, result,
+                                   self.statistic == "std", self.name)[0]
+        state = record["s1"].astype(np.int64)
         if self.statistic == "sum":
             return _state.round_states(state, None, result, kind == "complex")[()]
         if int(record["count"]) == 0:
@@ -176,8 +167,8 @@ class _Statistic:
         """The moment records of each group, all groups at once
         (``_core.grouped.grouped_moments``, the moments of
         :func:`xsumufunc.exact_grouped_var`)."""
-        return _moment_records(grouped_moments(self.name, values, codes, ngroups,
-                                               self.skip_nan), kind)
+        return _records.grouped_moment_records(self.name, values, codes, ngroups,
+                                               self.skip_nan)
 
     def _chunk_all(self, grouped):
         groups = self._groups(grouped)
@@ -190,8 +181,8 @@ class _Statistic:
         if self.moments:
             records = self._moments_of_groups(values, codes, len(keys), kind)
         else:
-            states, counts = grouped_states(self.name, values, codes, len(keys), self.skip_nan)
-            records = _pack(states, counts, kind, (len(keys),))
+            records = _records.grouped_sum_records(self.name, values, codes, len(keys),
+                                                   self.skip_nan)
         return self._series(self._result(values.dtype), kind, records, keys)
 
     def _decoded(self, blobs):
@@ -205,10 +196,7 @@ class _Statistic:
 
     def _merge_pairs(self, pairs, kind):
         """Records (2, n) merged over the first axis."""
-        if self.moments:
-            return _merge_moments(pairs, (0,), kind, False)
-        states, counts = _merged(pairs, (0,), kind, False)
-        return _pack(_state.canonical(states), counts, kind, counts.shape)
+        return _records.merge(pairs, (0,), False, self.name)
 
     def _agg_all(self, grouped):
         groups = self._groups(grouped)
@@ -239,17 +227,14 @@ class _Statistic:
             # count <= ddof: NaN, as pandas gives, without NumPy's warning.
             ok = counts > self.ddof
             values = np.full(len(records), np.nan, result)
-            moments = _moments.Moments(counts[ok], records["s1"][ok].astype(np.int64),
-                                       records["s2"][ok].astype(np.int64),
-                                       records["special"][ok])
-            values[ok] = _moments.finish(moments, self.ddof, result, self.statistic == "std",
-                                         self.name)
+            values[ok] = _moments.finish(_records.moments_of(records[ok]), self.ddof, result,
+                                         self.statistic == "std", self.name)
         elif self.statistic == "sum":
-            values = _state.round_states(records["state"].astype(np.int64), None, result,
+            values = _state.round_states(records["s1"].astype(np.int64), None, result,
                                          kind == "complex")
         else:
             empty = counts == 0                     # nanmean of NaNs only: NaN, no warning
-            values = _state.round_states(records["state"].astype(np.int64),
+            values = _state.round_states(records["s1"].astype(np.int64),
                                          np.where(empty, 1, counts), result, kind == "complex")
             values[empty] = np.nan
         return pd.Series(np.asarray(values).reshape(-1), index=merged.index, name=merged.name)

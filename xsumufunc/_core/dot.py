@@ -281,3 +281,43 @@ def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
         np.copyto(out, res, casting="same_kind")
         return out
     return res[()] if res.ndim == 0 else res
+
+
+def _real(x):
+    return x.real if x.dtype.kind == "c" else x
+
+
+def _imag(x):
+    return x.imag if x.dtype.kind == "c" else np.zeros_like(x)
+
+
+def dot_states(a, b, kind):
+    """The exact dot states of conj(a).b over the last axis of NumPy
+    operands: (..., parts, DOT_LENGTH), one part for real operands, two
+    (real, imaginary) for complex ones, each one exact dot of pairs of
+    components (exact_operands: 64-bit integers split exactly)."""
+    compute = compute_dtype(dtypes.component(a.dtype), dtypes.component(b.dtype))
+    if kind == "real":
+        parts = [[(_real, _real, False)]]
+    else:                       # conj(a).b: ar.br + ai.bi, ar.bi - ai.br
+        parts = [[(_real, _real, False), (_imag, _imag, False)],
+                 [(_real, _imag, False), (_imag, _real, True)]]
+    out = []
+    for pairs in parts:
+        left, right = exact_operands([(x(a), y(b), neg) for x, y, neg in pairs], compute)
+        out.append(exact_dot_state_ufunc(left, right, signature=(compute, compute, fmt.NATIVE)))
+    return np.stack(out, axis=-2)
+
+
+def round_dot_states(dot_states_, result):
+    """Dot states (..., parts, DOT_LENGTH) rounded once into `result` (a
+    NumPy scalar for one result)."""
+    rounded = exact_dot_state_round_ufunc(dot_states_, signature=(fmt.NATIVE,
+                                                                   dtypes.component(result)))
+    if np.dtype(result).kind != "c":
+        rounded = rounded[..., 0]
+    else:
+        out = np.empty(rounded.shape[:-1], result)
+        out.real, out.imag = rounded[..., 0], rounded[..., 1]
+        rounded = out
+    return rounded[()] if rounded.ndim == 0 else rounded

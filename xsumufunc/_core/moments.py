@@ -164,7 +164,10 @@ class Moments:
         S1 the exact sum of every part, S2 = sum(x*x) one exact dot
         (norm.square_operands)."""
         if keep is not None:
-            parts = [np.where(keep, p, p.dtype.type(0)) for p in parts]
+            # -0.0 for the left-out terms: a sum of -0.0 keeps the sign of a
+            # zero sum, so S1 (whose flags a mean or sum reads) is that of
+            # the kept terms (records.of_moments also empties a row of none).
+            parts = [np.where(keep, p, p.dtype.type(-0.0)) for p in parts]
         native = parts[0].dtype
         flat = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)
         left, right = norm.square_operands(parts)

@@ -46,3 +46,47 @@ C_TOP_LIMIT = STATE_FORMAT["top_limit"]
 DTYPE = np.dtype("<i8")
 #: What the loops read and write.
 NATIVE = np.dtype(np.int64)
+
+# ---- framed states: the public, versioned, mergeable form -------------------
+#
+# A framed state is one little-endian int64 array: a header, then one record
+# per result (a record layout per family below, the same records the Dask
+# backend merges).  Header words: MAGIC, VERSION, the kind's code, the name of
+# the terms' dtype (ASCII, NUL-padded, HEADER_NAME_WORDS words), the number of
+# result axes, then the result shape.
+
+#: "xsumstat" read as a little-endian int64: marks a framed state.
+MAGIC = int.from_bytes(b"xsumstat", "little")
+#: Raised whenever a record layout or the meaning of a header word changes.
+VERSION = 1
+#: Kind of state -> (its code in the header, the family of its records).
+KINDS = {
+    "sum": (1, "sum"),
+    "dot": (2, "dot"),
+    "moments": (3, "moments"),
+    "grouped_sum": (4, "sum"),
+    "grouped_moments": (5, "moments"),
+}
+HEADER_NAME_WORDS = 2
+#: Words before the shape: magic, version, kind, dtype name, ndim.
+HEADER_WORDS = 4 + HEADER_NAME_WORDS
+
+
+def record_dtype(family, is_complex):
+    """The record of one result of a state `family`, little-endian.
+
+    sum: the term count and the exact state of the terms (``s1``);
+    moments: also the exact dot state of the terms with themselves (``s2``)
+    and a word that is 1 when a term is NaN or infinite (``special``);
+    dot: the exact dot states of the products, one per component.
+    A sum record is the start of a moments record: both finish as sums.
+    """
+    comp = (2,) if is_complex else ()
+    if family == "sum":
+        return np.dtype([("count", DTYPE), ("s1", DTYPE, comp + (LENGTH,))])
+    if family == "moments":
+        return np.dtype([("count", DTYPE), ("s1", DTYPE, comp + (LENGTH,)),
+                         ("s2", DTYPE, comp + (DOT_LENGTH,)), ("special", DTYPE)])
+    if family == "dot":
+        return np.dtype([("dot", DTYPE, (2 if is_complex else 1, DOT_LENGTH))])
+    raise ValueError(f"no state family {family!r}")

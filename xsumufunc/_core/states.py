@@ -266,3 +266,45 @@ def merge_dot_states(states):
     parts = states.reshape(states.shape[:-1] + (3, fmt.LENGTH))
     merged = exact_state_merge_ufunc(np.moveaxis(parts, -2, -3))
     return merged.reshape(merged.shape[:-2] + (fmt.DOT_LENGTH,))
+
+
+def as_float64_terms(states, max_copies, func_name):
+    """float64 terms (..., K) whose exact sum is the value of each real
+    state (..., LENGTH), found by rounding: the value rounded, then what is
+    left of it rounded, until nothing is (at most ~40 terms, usually 1 or
+    2), largest first so that no partial sum overshoots.  A value beyond the
+    float64 range leads with copies of +-2**1023 (at most `max_copies`,
+    NotImplementedError beyond); an Inf/NaN state is its rounded value.
+    Then a zero that keeps the sign of a zero sum: +0.0 once a term other
+    than -0.0 was seen, else -0.0 (also the padding: neutral once a real
+    term follows).  Returns the terms and whether copies of 2**1023 lead."""
+    rest = np.array(states, dtype=fmt.NATIVE).reshape(-1, fmt.LENGTH)
+    flags = rest[:, fmt.FLAGS]
+    special = (flags & fmt.SPECIALS) != 0
+    done = special | np.all(rest[:, :fmt.FLAGS] == 0, axis=-1)
+    terms, copies, huge = [], 0, False
+    f64 = np.dtype(np.float64)
+    while True:
+        with np.errstate(over="ignore", invalid="ignore"):
+            rounded = exact_state_round_ufunc(rest, signature=(fmt.NATIVE, f64))
+        beyond = np.isinf(rounded) & ~special
+        if np.any(beyond):
+            copies += 1
+            huge = True
+            if copies > max_copies:
+                raise NotImplementedError(
+                    f"{func_name}: a running sum beyond {max_copies} * 2**1023 crosses a "
+                    "chunk boundary; rechunk the axis into one chunk")
+        term = np.where(beyond, np.copysign(2.0**1023, rounded), rounded)
+        first = not terms
+        term = np.where(done & ~(special & first), -0.0, term)
+        terms.append(term)
+        if np.all(done | special):
+            break
+        taken = exact_sum_state_ufunc(-term[:, None], signature=(f64, fmt.NATIVE))
+        rest = exact_state_merge_ufunc(np.stack([rest, taken], axis=-2))
+        done |= special | np.all(rest[:, :fmt.FLAGS] == 0, axis=-1)
+    terms = [np.where(t == 0, -0.0, t) for t in terms]
+    terms.append(np.where((flags & fmt.NOT_NEG_ZERO) != 0, 0.0, -0.0))
+    shape = np.shape(states)[:-1]
+    return np.stack(terms, axis=-1).reshape(shape + (len(terms),)), huge

@@ -35,6 +35,7 @@ from .._api.sums import exact_mean, exact_sum
 from .._core import dtypes as _dtypes
 from .._core import norm as _norm
 from .._core.spec import kept_shape, normalize_axes
+from .._backends.plans import declare
 from .._dispatch import dispatching
 
 _INT64 = np.dtype(np.int64)
@@ -363,3 +364,6 @@ def vector_norm(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdim
     # (array_api_compat's hint leaves out the standard's axis=None)
     return _as_array(compat_linalg.vector_norm(x, axis=axis, keepdims=keepdims,  # type: ignore[arg-type]
                                                ord=ord))
+
+
+declare(vector_norm, "norm")

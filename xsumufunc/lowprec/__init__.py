@@ -27,6 +27,7 @@ array([1., 1., 1.])
 array([1.1015625, 1.1015625, 1.1015625])
 """
 
+from .._backends.plans import declare
 from .._dispatch import dispatching
 from . import _updates
 
@@ -36,6 +37,10 @@ __all__ = ["kahan_add", "kahan_sum", "stochastic_add", "stochastic_round"]
 STORAGE_DTYPES = _updates.STORAGE_DTYPES
 
 kahan_add = dispatching("kahan_add", ("w", "c", "u"))(_updates.kahan_add)
+declare(kahan_add, "elementwise")
 stochastic_round = dispatching("stochastic_round", ("x", "bits"))(_updates.stochastic_round)
+declare(stochastic_round, "stochastic")
 stochastic_add = dispatching("stochastic_add", ("w", "u", "bits"))(_updates.stochastic_add)
+declare(stochastic_add, "stochastic")
 kahan_sum = dispatching("kahan_sum", ("a",))(_updates.kahan_sum)
+declare(kahan_sum, "kahan_sum")
