@@ -1,0 +1,381 @@
+"""exact_matmul: every entry of a matrix product correctly rounded, from
+exact BLAS products of slices of the operands.
+
+Design (after Ozaki's error-free splitting, with truncation and a proof)
+------------------------------------------------------------------------
+For C = A @ B with A (n, k), B (k, m), every row i of A is scaled by
+2**-e_i and every column j of B by 2**-f_j, powers of two with
+max|A[i, :]| < 2**e_i (frexp), so that a = A/2**e_i and b = B/2**f_j have
+magnitudes below 1.  With beta bits per slice, each scaled row is cut
+into integer slices, from the top:
+
+    S_0 = a * 2**beta,  T_1 = rint(S_0),  R_1 = S_0 - T_1,
+    S_s = R_s * 2**beta,  T_{s+1} = rint(S_s),  R_{s+1} = S_s - T_{s+1},
+
+so that a = sum_s T_s 2**(-s*beta) + R_S 2**(-S*beta) with |T_1| <= 2**beta,
+|T_s| <= 2**(beta-1) (s >= 2) and |R_S| <= 1/2.  Every step is exact in
+float64: scaling by a power of two (ldexp; one that lands in the subnormal
+range may round, which only moves the value by 2**-1075 in S_0 units and is
+added to the bound below), rint, and the subtraction of a float64 from its
+own rounded value (its fraction).  The same for the columns of B (slices U_t).
+
+Exactness of the slice products.  Every product T_s[i, l] * U_t[l, j] is an
+integer of magnitude at most 2**(2*beta), so every partial sum of any subset
+of the k products is an integer of magnitude at most k * 2**(2*beta).  beta
+is the largest integer with k * 2**(2*beta) <= 2**53 (beta = 21 for
+k = 1000): then every product, every partial sum and every fused
+multiply-add a BLAS GEMM (``np.matmul`` in float64) can form is an integer
+of magnitude <= 2**53, hence a float64 value, and the GEMM's result
+G_st = T_s @ U_t is exact whatever the blocking, summation order or FMA use.
+Nothing else about the BLAS is assumed.
+
+Truncation and its bound.  With L levels, the GEMMs with s + t <= L are
+formed (L*(L-1)/2 of them) and P = sum 2**(-(s+t)*beta) G_st.  Writing
+a_s = T_s 2**(-s*beta) and a_{>r} for the part of a below slice r,
+
+    a.b - P = a_{>L-1}.b + sum_{s=1}^{L-1} a_s . b_{>L-s},
+
+so |a.b - P| <= 2**(-(L-1)*beta-1) * (|b_j|_1 + |a_1,i|_1 + (L-2)*k/2) + k*2**-1070
+in the scaled units (|a_{>r}| <= 2**(-r*beta)/2, |a_s| <= 2**(-(s-1)*beta)/2 for
+s >= 2, |a_1,i|_1 <= |a_i|_1 + k*2**(-beta-1); the 1-norms are float sums raised
+by a relative (k+2)*2**-52).  P itself is summed in double-double: the level-2
+GEMM G_11 and the level-3 sum G_12 + G_21 (an exact integer: both are at most
+k*2**(2*beta-1)) by an error-free TwoSum into (hi, err); the levels >= 4 in
+plain float64, whose rounding, and that of lo = err + rest, are bounded by a
+constant (see _accumulation_bound).  Finally c, d = TwoSum(hi, lo) and the
+candidate r is c rounded to the result's precision.  r is the correctly rounded
+a.b (in the scaled units, and so in the true ones when the true result is a
+normal number of the result format) when
+
+    |c - r| + |d| + accumulation bound + truncation bound < half the gap
+    from r to its neighbour (a quarter of r's ulp below a power of two),
+
+checked with a relative slack of 2**-40 on the left side.  The result is
+r * 2**(e_i + f_j) (exact).  Entries where this fails (near a midpoint, a
+zero or subnormal result, overflow), rows and columns holding a NaN or Inf,
+and operands the slicing does not take (complex values, 64-bit integers
+beyond 2**53, small products) get the exact dot product (``_core/dot.py``).
+
+L is the smallest number of levels whose truncation error lies far enough
+(12 bits) below the result's precision for typical data:
+(L - 1)*beta >= p + log2(k)/2 + 12 (float64 and k = 1000: L = 5, ten GEMMs).
+Operands are taken in blocks so that the slices stay within SCRATCH_BYTES.
+"""
+
+import math
+
+import numpy as np
+
+from . import dtypes
+from .dot import default_result
+from .dot import dot as exact_dot
+
+_F64 = np.dtype(np.float64)
+_U = 2.0**-53
+
+#: Bytes for the slices of one block of rows of A (and as many for B).
+SCRATCH_BYTES = 24 << 20
+
+#: The inner dimension is taken in chunks of at most this many terms: the
+#: bound of the inexact GEMMs grows as k**3 * 2**-106 (beta shrinks with k).
+K_CHUNK = 8192
+
+#: Products with fewer multiply-adds than this, or with fewer than
+#: _MIN_SIDE rows or columns, are taken as exact dots (the slicing costs a
+#: few passes over both operands, which a small or thin product does not
+#: repay).
+_MIN_WORK = 1 << 18
+_MIN_SIDE = 32
+
+#: Entries taken as exact dots in one gathered batch (rows of both operands
+#: copied: 16 * k bytes per entry).
+_GATHER_BYTES = 16 << 20
+
+#: Bounds the rounding of values that underflow on the way (a few times
+#: k * 2**-1074 in every unit used here): entries this small are left to the
+#: exact dot anyway.
+_TINY = 2.0**-1000
+
+
+def slice_bits(k):
+    """The largest beta with k * 2**(2*beta) <= 2**53."""
+    return (53 - (k - 1).bit_length()) // 2 if k > 1 else 26
+
+
+def exact_depth(p):
+    """Slices per operand in the exact GEMMs: 1 for results of up to 24
+    bits (one exact GEMM, two bounded), else 2 (three exact, three bounded)."""
+    return 1 if p <= 24 else 2
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _gamma(k):
+    """Higham's gamma_k = k*u / (1 - k*u): the relative bound of any
+    summation order (FMA or not) of k products."""
+    return k * _U / (1 - k * _U)
+
+
+def scales(x):
+    """The row exponents e (max|x[i]| < 2**e, 0 for a zero row) and the rows
+    holding a NaN or Inf (their exponent 0)."""
+    if x.shape[1] == 0:
+        return np.zeros(len(x), np.int64), np.zeros(len(x), bool)
+    top = np.maximum(np.max(x, axis=1), -np.min(x, axis=1))
+    bad = ~np.isfinite(top)
+    top[bad] = 0.0
+    return np.frexp(top)[1].astype(np.int64), bad
+
+
+class _Slices:
+    """The rows of x (r, kc) scaled by 2**(beta - e): ``whole`` (S_0), the
+    integer slices ``t`` and the remainders ``r`` after each (|r| <= 1/2),
+    and ``norm1``, an upper bound of each row's 1-norm of S_0.  Rows of NaN
+    or Inf (bad) are sliced as zeros."""
+
+    def __init__(self, x, e, bad, beta, depth):
+        scaled = np.ldexp(x, (beta - e)[:, None])
+        if bad.any():
+            scaled[bad] = 0.0
+        self.whole = scaled
+        self.norm1 = np.sum(np.abs(scaled), axis=1) * (1 + (x.shape[1] + 2) * 2.0**-52)
+        self.t, self.r = [], []
+        rest = scaled
+        for level in range(depth):
+            if level:
+                rest = rest * 2.0**beta
+            t = np.rint(rest)
+            rest = rest - t
+            self.t.append(t)
+            self.r.append(rest)
+
+    def transposed(self):
+        """The same for columns: every array transposed (views)."""
+        self.whole = self.whole.T
+        self.t = [t.T for t in self.t]
+        self.r = [r.T for r in self.r]
+        return self
+
+
+def _chunk(a_sl, b_sl, beta, depth, k):
+    """(hi, lo, bound) of one chunk of the inner dimension, in the scaled
+    units: hi + lo is within bound of the exact sum of a_il * b_lj."""
+    g = _gamma(k) + 2 * _U * (1 + _gamma(k))      # a GEMM, then two additions
+    t1 = a_sl.norm1[:, None] + k / 2               # >= the 1-norm of T_1
+    nb = b_sl.norm1[None, :]
+    if depth == 1:
+        hi = np.matmul(a_sl.t[0], b_sl.t[0])          # exact
+        hi *= 2.0 ** (-2 * beta)
+        lo = np.matmul(a_sl.t[0], b_sl.r[0])
+        lo += np.matmul(a_sl.r[0], b_sl.whole)
+        lo *= 2.0 ** (-2 * beta)
+        bound = (2.0 ** (-2 * beta) * g) * (0.5 * t1 + 0.5 * nb)
+        return hi, lo, bound
+    hi = np.matmul(a_sl.t[0], b_sl.t[0])              # exact
+    hi *= 2.0 ** (-2 * beta)
+    level3 = np.matmul(a_sl.t[0], b_sl.t[1])
+    level3 += np.matmul(a_sl.t[1], b_sl.t[0])         # exact: both <= k * 2**(2*beta-1)
+    level3 *= 2.0 ** (-3 * beta)
+    hi, err = _two_sum(hi, level3)
+    del level3
+    rem = np.matmul(a_sl.t[0], b_sl.r[1])
+    rem += np.matmul(a_sl.t[1], b_sl.r[0])
+    rem += np.matmul(a_sl.r[1], b_sl.whole)
+    rem *= 2.0 ** (-3 * beta)
+    lo = err + rem
+    del err, rem
+    bound = (2.0 ** (-3 * beta) * g) * (0.5 * t1 + k * 2.0 ** (beta - 2) + 0.5 * nb)
+    bound += 2.0**-52 * np.abs(lo)
+    return hi, lo, bound
+
+
+def _decide(hi, lo, bound, p):
+    """The candidate rounded to p bits (scaled units) and where it is proven
+    the correctly rounded value of every number within `bound` of hi + lo."""
+    c, d = _two_sum(hi, lo)
+    if p < 53:
+        m, ex = np.frexp(c)
+        r = np.ldexp(np.rint(np.ldexp(m, p)), ex - p)
+    else:
+        r = c
+    m, ex = np.frexp(r)
+    ulp = np.ldexp(1.0, ex - p)
+    half_gap = np.where(np.abs(m) == 0.5, 0.25 * ulp, 0.5 * ulp)
+    left = (np.abs(c - r) + np.abs(d) + bound + _TINY) * (1 + 2.0**-40)
+    return r, (left < half_gap) & (r != 0)
+
+
+def _block(fa, fb, rows, cols, a_scale, b_scale, b_cache, fmt_of_result, out):
+    """out[rows, cols] = the entries of that block that the slices decide;
+    returns the mask of the undecided ones.  b_cache: the B slices of the
+    block's columns when k is one chunk (else None)."""
+    p, emin, emax = fmt_of_result
+    depth = exact_depth(p)
+    k = fa.shape[1]
+    (e, bad_a), (f, bad_b) = a_scale, b_scale
+    total = None
+    for k0 in range(0, k, K_CHUNK):
+        inner = slice(k0, k0 + K_CHUNK)
+        kc = min(K_CHUNK, k - k0)
+        beta = slice_bits(kc)
+        a_sl = _Slices(fa[rows, inner], e[rows], bad_a[rows], beta, depth)
+        b_sl = b_cache if b_cache is not None else _Slices(
+            fb[inner, cols].T, f[cols], bad_b[cols], beta, depth).transposed()
+        part = _chunk(a_sl, b_sl, beta, depth, kc)
+        del a_sl
+        if total is None:
+            total = part
+            continue
+        hi, lo, bound = total
+        hi, err = _two_sum(hi, part[0])
+        first = lo + err
+        lo = first + part[1]
+        total = hi, lo, bound + part[2] + 2.0**-52 * (np.abs(first) + np.abs(lo))
+    r, decided = _decide(*total, p)
+    exponent = e[rows][:, None] + f[cols][None, :]
+    with np.errstate(over="ignore", under="ignore"):
+        value = np.ldexp(r, np.clip(exponent, -4000, 4000))
+    magnitude = np.abs(value)
+    # A normal number of the result format (halved: 2**(emax+1) is no float64).
+    decided &= (magnitude >= math.ldexp(1.0, emin)) & (magnitude * 0.5 < math.ldexp(1.0, emax))
+    decided &= ~bad_a[rows][:, None] & ~bad_b[cols][None, :]
+    np.copyto(out[rows, cols], value, where=decided, casting="unsafe")
+    return ~decided
+
+
+def _balanced(total, step):
+    """Blocks of at most `step` covering range(total), of near-equal sizes."""
+    count = -(-total // max(step, 1))
+    size = -(-total // max(count, 1))
+    return [slice(i, i + size) for i in range(0, total, size)]
+
+
+def _exact_entries(a, b, rows, cols, out, result):
+    """out[rows, cols] = the exact dots of those rows of a and columns of b,
+    gathered in batches within _GATHER_BYTES."""
+    k = a.shape[1]
+    step = max(1, _GATHER_BYTES // (16 * max(k, 1)))
+    bt = b.T
+    for start in range(0, len(rows), step):
+        r, c = rows[start:start + step], cols[start:start + step]
+        left = a[r]
+        if left.dtype.kind == "c":
+            left = np.conj(left)             # exact_dot conjugates its first operand
+        out[r, c] = exact_dot(left, bt[c], dtype=result)
+
+
+def _sliceable(x):
+    """x as float64 values when the slicing takes it (real, exact), or None."""
+    if x.dtype.kind == "c":
+        return None
+    if x.dtype.kind in "biu":
+        parts = dtypes.float64_parts(x, split=False)
+        return None if parts is None else parts[0]
+    return x.astype(_F64, copy=False)
+
+
+def _product_2d(a, b, out, result):
+    """out[...] = a @ b (2-D), every entry correctly rounded into result."""
+    n, k = a.shape
+    m = b.shape[1]
+    if n == 0 or m == 0:
+        return
+    if k == 0:
+        out[...] = 0
+        return
+    fa = fb = None
+    if n * m * k >= _MIN_WORK and min(n, m) >= _MIN_SIDE:
+        fa, fb = _sliceable(a), _sliceable(b)
+    if fa is None or fb is None:
+        _all_by_dots(a, b, out, result)
+        return
+    fmt_of_result = dtypes.FORMATS[result]
+    depth = exact_depth(fmt_of_result[0])
+    kc = min(k, K_CHUNK)
+    per_line = 8 * kc * (2 * depth + 1)           # whole, slices, remainders
+    a_scale, b_scale = scales(fa), scales(fb.T)
+    undecided_rows, undecided_cols = [], []
+    for cols in _balanced(m, SCRATCH_BYTES // per_line):
+        b_cache = None
+        if k <= K_CHUNK:
+            b_cache = _Slices(fb[:, cols].T, b_scale[0][cols], b_scale[1][cols],
+                              slice_bits(k), depth).transposed()
+        for rows in _balanced(n, SCRATCH_BYTES // per_line):
+            undecided = _block(fa, fb, rows, cols, a_scale, b_scale, b_cache,
+                               fmt_of_result, out)
+            ri, ci = np.nonzero(undecided)
+            undecided_rows.append(ri + rows.start)
+            undecided_cols.append(ci + cols.start)
+    rows = np.concatenate(undecided_rows)
+    cols = np.concatenate(undecided_cols)
+    if rows.size:
+        _exact_entries(a, b, rows, cols, out, result)
+
+
+def _all_by_dots(a, b, out, result):
+    """Every entry as an exact dot: a row of a against all columns of b at a
+    time; when a is b's transpose (a Gram matrix), the upper triangle only."""
+    gram = a.shape == b.T.shape and a.dtype == b.dtype and np.shares_memory(a, b) and \
+        a.strides == b.T.strides and a.__array_interface__["data"][0] == \
+        b.__array_interface__["data"][0]
+    left = np.conj(a) if a.dtype.kind == "c" else a
+    bt = np.ascontiguousarray(b.T) if b.T.strides[-1] != b.itemsize else b.T
+    if left.strides[-1] != left.itemsize and left.size * left.itemsize <= SCRATCH_BYTES:
+        left = np.ascontiguousarray(left)
+    for i in range(a.shape[0]):
+        first = i if gram else 0
+        out[i, first:] = exact_dot(left[i], bt[first:], dtype=result)
+    if gram:
+        upper = np.triu_indices(a.shape[0], 1)
+        out[upper[::-1]] = out[upper]
+
+
+def result_dtype(da, db):
+    """exact_dot's result dtype for these operands."""
+    if da.kind == "c" or db.kind == "c":
+        res = np.result_type(da, db)
+        return res if res in dtypes.COMPLEX_RESULTS else np.dtype(np.complex128)
+    return default_result(da, db)
+
+
+def matmul(a, b):
+    """The NumPy body of exact_matmul."""
+    name = "exact_matmul"
+    dtypes.reject_masked(a, name)
+    dtypes.reject_masked(b, name)
+    a, b = np.asarray(a), np.asarray(b)
+    for x, arg in ((a, "a"), (b, "b")):
+        dtypes.input_kind(dtypes.native(x.dtype), f"{name}: {arg}")
+        if x.ndim == 0:
+            raise ValueError(f"{name}: {arg} must have at least one dimension (matmul "
+                             "takes no scalars)")
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    if a2.shape[-1] != b2.shape[-2]:
+        raise ValueError(f"{name}: a has {a2.shape[-1]} columns but b has {b2.shape[-2]} "
+                         f"rows (shapes {a.shape} and {b.shape})")
+    try:
+        batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    except ValueError:
+        raise ValueError(f"{name}: the leading axes of shapes {a.shape} and {b.shape} do "
+                         "not broadcast") from None
+    da, db = dtypes.native(a.dtype), dtypes.native(b.dtype)
+    result = result_dtype(da, db)
+    n, m = a2.shape[-2], b2.shape[-1]
+    out = np.empty(batch + (n, m), result)
+    av = np.broadcast_to(a2, batch + a2.shape[-2:])
+    bv = np.broadcast_to(b2, batch + b2.shape[-2:])
+    for index in np.ndindex(*batch):
+        _product_2d(av[index], bv[index], out[index], result)
+    if da.kind in "biu" and db.kind in "biu" and out.size:
+        out += 0            # +0 for a zero sum of integer products (see dot.integer_operands)
+    if b.ndim == 1:
+        out = out[..., 0]
+    if a.ndim == 1:
+        out = out[..., 0, :] if b.ndim > 1 else out[..., 0]
+    return out[()] if out.ndim == 0 else out
+
