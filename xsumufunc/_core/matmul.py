@@ -1,65 +1,73 @@
 """exact_matmul: every entry of a matrix product correctly rounded, from
-exact BLAS products of slices of the operands.
+exact BLAS products of integer slices of the operands and a proven bound.
 
-Design (after Ozaki's error-free splitting, with truncation and a proof)
-------------------------------------------------------------------------
-For C = A @ B with A (n, k), B (k, m), every row i of A is scaled by
-2**-e_i and every column j of B by 2**-f_j, powers of two with
-max|A[i, :]| < 2**e_i (frexp), so that a = A/2**e_i and b = B/2**f_j have
-magnitudes below 1.  With beta bits per slice, each scaled row is cut
-into integer slices, from the top:
+Design (after Ozaki's error-free splitting; truncated, with a proof)
+--------------------------------------------------------------------
+For C = A @ B with A (n, k), B (k, m), row i of A is scaled by 2**-e_i and
+column j of B by 2**-f_j, with max|A[i, :]| < 2**e_i (frexp): a = A/2**e_i
+and b = B/2**f_j have magnitudes below 1.  With beta bits per slice, the
+scaled rows are cut from the top (S_0 = a * 2**beta):
 
-    S_0 = a * 2**beta,  T_1 = rint(S_0),  R_1 = S_0 - T_1,
-    S_s = R_s * 2**beta,  T_{s+1} = rint(S_s),  R_{s+1} = S_s - T_{s+1},
+    T_1 = rint(S_0), R_1 = S_0 - T_1,  T_2 = rint(R_1 * 2**beta),
+    R_2 = R_1 * 2**beta - T_2,
 
-so that a = sum_s T_s 2**(-s*beta) + R_S 2**(-S*beta) with |T_1| <= 2**beta,
-|T_s| <= 2**(beta-1) (s >= 2) and |R_S| <= 1/2.  Every step is exact in
-float64: scaling by a power of two (ldexp; one that lands in the subnormal
-range may round, which only moves the value by 2**-1075 in S_0 units and is
-added to the bound below), rint, and the subtraction of a float64 from its
-own rounded value (its fraction).  The same for the columns of B (slices U_t).
+so a = 2**-beta (T_1 + R_1) = 2**-beta T_1 + 2**-2beta (T_2 + R_2), with
+|T_1| <= 2**beta, |T_2| <= 2**(beta-1) and |R_1|, |R_2| <= 1/2.  Every step is
+exact in float64: a power-of-two scaling (ldexp; one landing in the
+subnormal range moves S_0 by at most 2**-1075, covered by the slack
+below), rint, and the subtraction of a value's integer part.  The same for
+the columns of B: U_1, U_2, Q_1, Q_2 and the scaled whole W = S_0 of b.
 
-Exactness of the slice products.  Every product T_s[i, l] * U_t[l, j] is an
-integer of magnitude at most 2**(2*beta), so every partial sum of any subset
-of the k products is an integer of magnitude at most k * 2**(2*beta).  beta
-is the largest integer with k * 2**(2*beta) <= 2**53 (beta = 21 for
-k = 1000): then every product, every partial sum and every fused
-multiply-add a BLAS GEMM (``np.matmul`` in float64) can form is an integer
-of magnitude <= 2**53, hence a float64 value, and the GEMM's result
-G_st = T_s @ U_t is exact whatever the blocking, summation order or FMA use.
-Nothing else about the BLAS is assumed.
+Exact GEMMs.  Every product T_s[i, l] * U_t[l, j] is an integer of
+magnitude at most 2**(2*beta), so every partial sum of any subset of the k
+products, and every fused multiply-add on them, is an integer of magnitude
+at most k * 2**(2*beta).  beta is the largest integer with
+k * 2**(2*beta) <= 2**53 (beta = 21 for k = 1000): then all of them are
+float64 values, and a BLAS GEMM (``np.matmul`` in float64) returns
+G_st = T_s @ U_t exactly, whatever its blocking, summation order or use of
+FMA.  G_12 + G_21 is exact too (each at most k * 2**(2*beta-1)).
 
-Truncation and its bound.  With L levels, the GEMMs with s + t <= L are
-formed (L*(L-1)/2 of them) and P = sum 2**(-(s+t)*beta) G_st.  Writing
-a_s = T_s 2**(-s*beta) and a_{>r} for the part of a below slice r,
+Bounded GEMMs.  The rest is formed by GEMMs that do round:
 
-    a.b - P = a_{>L-1}.b + sum_{s=1}^{L-1} a_s . b_{>L-s},
+    a.b = 2**-2beta G_11 + 2**-3beta (G_12 + G_21)                 (exact)
+        + 2**-3beta (T_1 @ Q_2 + T_2 @ Q_1 + R_2 @ W)              (rounded)
 
-so |a.b - P| <= 2**(-(L-1)*beta-1) * (|b_j|_1 + |a_1,i|_1 + (L-2)*k/2) + k*2**-1070
-in the scaled units (|a_{>r}| <= 2**(-r*beta)/2, |a_s| <= 2**(-(s-1)*beta)/2 for
-s >= 2, |a_1,i|_1 <= |a_i|_1 + k*2**(-beta-1); the 1-norms are float sums raised
-by a relative (k+2)*2**-52).  P itself is summed in double-double: the level-2
-GEMM G_11 and the level-3 sum G_12 + G_21 (an exact integer: both are at most
-k*2**(2*beta-1)) by an error-free TwoSum into (hi, err); the levels >= 4 in
-plain float64, whose rounding, and that of lo = err + rest, are bounded by a
-constant (see _accumulation_bound).  Finally c, d = TwoSum(hi, lo) and the
-candidate r is c rounded to the result's precision.  r is the correctly rounded
-a.b (in the scaled units, and so in the true ones when the true result is a
-normal number of the result format) when
+(expand a = 2**-beta T_1 + 2**-2beta T_2 + 2**-2beta R_2 and b likewise).
+For any summation order, with or without FMA, a computed product of k
+terms x_l y_l is within gamma_k * sum |x_l y_l| of the exact one
+(gamma_k = k u / (1 - k u), u = 2**-53; Higham, Accuracy and Stability,
+sec. 3.1), plus at most k * 2**-1074 where values underflow.  With
+|Q|, |R| <= 1/2, |T_2| <= 2**(beta-1), sum_l |T_1[i, l]| <= |S_0[i]|_1 + k/2 and
+|W[:, j]|_1 computed as float sums raised by (k + 2) * 2**-52, the rounded
+part (two more additions included) is within
 
-    |c - r| + |d| + accumulation bound + truncation bound < half the gap
-    from r to its neighbour (a quarter of r's ulp below a power of two),
+    2**-3beta * (gamma_k + 2u(1 + gamma_k)) * (|T_1,i|_1 / 2 + k 2**(beta-2) + |W_j|_1 / 2)
 
-checked with a relative slack of 2**-40 on the left side.  The result is
-r * 2**(e_i + f_j) (exact).  Entries where this fails (near a midpoint, a
-zero or subnormal result, overflow), rows and columns holding a NaN or Inf,
-and operands the slicing does not take (complex values, 64-bit integers
-beyond 2**53, small products) get the exact dot product (``_core/dot.py``).
+of its exact value: about k**3 * 2**-106 relative to the result, which is
+why the inner dimension is taken in chunks of at most K_CHUNK terms.  The
+exact part is summed by an error-free TwoSum into (hi, err); lo = err +
+rounded part, whose own rounding adds 2**-52 |lo|.  Chunks of the inner
+dimension add up the same way (TwoSum on hi, the bounds added).  Results
+of at most 24 bits need one exact GEMM (T_1 @ U_1) and two bounded ones
+(T_1 @ Q_1 + R_1 @ W, scaled by 2**-2beta).
 
-L is the smallest number of levels whose truncation error lies far enough
-(12 bits) below the result's precision for typical data:
-(L - 1)*beta >= p + log2(k)/2 + 12 (float64 and k = 1000: L = 5, ten GEMMs).
-Operands are taken in blocks so that the slices stay within SCRATCH_BYTES.
+Decision.  c, d = TwoSum(hi, lo); r is c rounded to the result's
+precision p.  The exact a.b rounds to r when
+
+    |c - r| + |d| + bound + 2**-1000 < half the gap from r to its
+    neighbours (a quarter of r's ulp when r is a power of two),
+
+checked with a relative slack of 2**-40 on the left, in the scaled units;
+scaling back by 2**(e_i + f_j) is exact and rounds alike when the result
+is a normal number of the result format, which is checked.  Rows and
+columns with a NaN or Inf, zero, subnormal or overflowing results, entries
+near a midpoint, and operands the slicing does not take (complex values,
+64-bit integers beyond 2**53, small or thin products) get the exact dot
+product (``_core/dot.py``), so every entry is correctly rounded.
+
+Cost: six GEMMs per chunk for float64 results (three for float32), a few
+passes over the operands to slice them, and a few over the result; the
+slices are taken in blocks of rows and columns within SCRATCH_BYTES each.
 """
 
 import math
