@@ -82,8 +82,9 @@ def _round_quotient(num, den, fmt_of_result):
     """The (m, e) quotient num / den rounded once into a format (den != 0)."""
     (n, dn), (d, dd) = num, den
     sign = -1.0 if (n < 0) != (d < 0) else 1.0
-    value = round_rational(abs(n), abs(d), dn - dd, fmt_of_result)
-    return sign * value if value else 0.0
+    if n == 0:
+        return 0.0                                   # an exact zero is +0
+    return sign * round_rational(abs(n), abs(d), dn - dd, fmt_of_result)
 
 
 # ---- the exact sums of a block of variables ---------------------------------
@@ -424,7 +425,7 @@ def cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
             else:
                 num = sums.numerator(i, j)
                 if den[0] <= 0:
-                    value = np.nan if num[0] == 0 else np.copysign(np.inf, num[0])
+                    value = np.nan if num[0] == 0 else (np.inf if num[0] > 0 else -np.inf)
                 else:
                     value = _round_quotient(num, den, fmt_of_result)
             out[i, j] = out[j, i] = value
@@ -594,7 +595,8 @@ def average(a, axis, weights, returned, keepdims):
     num, e_num = norm.dot_state_integers(swa)
     den = norm.state_integers(sw[0])
     den_special = _specials(sw[0]).reshape(-1).tolist()
-    if len(den) == 1 and len(num) > 1:
+    if len(den) == 1 and len(num) != 1:
+        # One weight sum for every result (none when there are no results).
         den, den_special = den * len(num), den_special * len(num)
     if any(d == 0 and not s for d, s in zip(den, den_special)):
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")
