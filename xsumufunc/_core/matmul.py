@@ -146,7 +146,8 @@ class _Slices:
     or Inf (bad) are sliced as zeros."""
 
     def __init__(self, x, e, bad, beta, depth):
-        scaled = np.ldexp(x, (beta - e)[:, None])
+        with np.errstate(over="ignore", invalid="ignore"):      # bad rows: zeroed next
+            scaled = np.ldexp(x, (beta - e)[:, None])
         if bad.any():
             scaled[bad] = 0.0
         self.whole = scaled
