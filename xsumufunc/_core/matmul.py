@@ -74,6 +74,7 @@ import math
 
 import numpy as np
 
+from .._ufuncs import exact_dot_ufunc
 from . import dtypes
 from .dot import default_result
 from .dot import dot as exact_dot
@@ -325,19 +326,37 @@ def _product_2d(a, b, out, result):
         _exact_entries(a, b, rows, cols, out, result)
 
 
+def _rows_of(x):
+    """x with contiguous rows (a copy when they are not and it fits the
+    scratch, else x itself: the dot loops take any strides, more slowly)."""
+    if x.strides[-1] != x.itemsize and x.nbytes <= 2 * SCRATCH_BYTES:
+        return np.ascontiguousarray(x)
+    return x
+
+
 def _all_by_dots(a, b, out, result):
     """Every entry as an exact dot: a row of a against all columns of b at a
-    time; when a is b's transpose (a Gram matrix), the upper triangle only."""
-    gram = a.shape == b.T.shape and a.dtype == b.dtype and np.shares_memory(a, b) and \
-        a.strides == b.T.strides and a.__array_interface__["data"][0] == \
-        b.__array_interface__["data"][0]
-    left = np.conj(a) if a.dtype.kind == "c" else a
-    bt = np.ascontiguousarray(b.T) if b.T.strides[-1] != b.itemsize else b.T
-    if left.strides[-1] != left.itemsize and left.size * left.itemsize <= SCRATCH_BYTES:
-        left = np.ascontiguousarray(left)
+    time (the loop's fast case: one operand broadcast); when a is b's
+    transpose (a Gram matrix), the upper triangle only."""
+    gram = (a.shape == b.T.shape and a.strides == b.T.strides
+            and a.__array_interface__["data"] == b.__array_interface__["data"])
+    fa, fb = _sliceable(a), _sliceable(b)
+    if fa is None or fb is None:
+        left = _rows_of(np.conj(a) if a.dtype.kind == "c" else a)
+        bt = left if gram and a.dtype.kind != "c" else _rows_of(b.T)
+
+        def row(i, first):
+            return exact_dot(left[i], bt[first:], dtype=result)
+    else:
+        left = _rows_of(fa)
+        bt = left if gram else _rows_of(fb.T)
+        signature = (_F64, _F64, result)
+
+        def row(i, first):
+            return exact_dot_ufunc(left[i], bt[first:], signature=signature)
     for i in range(a.shape[0]):
         first = i if gram else 0
-        out[i, first:] = exact_dot(left[i], bt[first:], dtype=result)
+        out[i, first:] = row(i, first)
     if gram:
         upper = np.triu_indices(a.shape[0], 1)
         out[upper[::-1]] = out[upper]

@@ -517,7 +517,7 @@ def linear_regression(x, y, proportional):
     sx, sy = sums.swx
     top = _diff(_mul(sy, sxx), _mul(sx, sxy))
     intercept = _round_quotient(top, nxx, fmt_of_result)
-    return LinearRegression(result.type(slope), result.type(intercept + 0.0))
+    return LinearRegression(result.type(slope), result.type(intercept))
 
 
 # ---- weighted mean ----------------------------------------------------------
