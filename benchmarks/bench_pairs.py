@@ -53,7 +53,6 @@ def main(argv=None):
         yield ("exact_corrcoef (1e6, 10), rowvar=False",
                lambda: xs.exact_corrcoef(y, rowvar=False),
                lambda: np.corrcoef(y, rowvar=False), args.rounds)
-        del y
         g = rng.standard_normal((10**5, 10))
         yield ("exact_matmul X.T @ X, X (1e5, 10)", lambda: xs.exact_matmul(g.T, g),
                lambda: g.T @ g, 3 * args.rounds)

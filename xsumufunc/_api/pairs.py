@@ -4,7 +4,6 @@ statistics of pairs of variables from exact sums, each result rounded once
 
 from typing import Any
 
-import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from .._core import matmul as _matmul

@@ -635,3 +635,68 @@ def _special_quotient(dot_state, sum_state):
     bottom = exact_state_round_ufunc(sum_state, signature=(fmt.NATIVE, _F64))
     with np.errstate(all="ignore"):
         return top / bottom
+
+
+# ---- pairwise-complete observations (pandas' cov and corr) ------------------
+
+def stack_variables(columns):
+    """Columns (1-D arrays of n values) as variables (p, n): one dtype kept;
+    mixed dtypes as float64 when every value is one, else as Python numbers
+    (the exact path)."""
+    if not columns:
+        return np.empty((0, 0))
+    if len({c.dtype for c in columns}) == 1:
+        return np.stack(columns)
+    parts = [_float64_or_none(c) if c.dtype.kind in "biu" else c.astype(_F64) for c in columns]
+    if any(p is None for p in parts):
+        parts = [c.astype(object) if c.dtype.kind in "biu" else c.astype(_F64).astype(object)
+                 for c in columns]
+    return np.stack(parts)
+
+
+def pairwise(x, method, ddof, min_periods):
+    """pandas' cov (method 'cov') or Pearson corr ('corr') of the variables
+    x (p, n): for each pair, over the observations where both are not NaN;
+    NaN where there are fewer than min_periods of them.  Each entry rounded
+    once into float64."""
+    p, n = x.shape
+    fmt_of_result = dtypes.FORMATS[_F64]
+    missing = None if x.dtype.kind in "biuO" else np.isnan(x)
+    out = np.full((p, p), np.nan)
+    if missing is None or not missing.any():
+        sums = sums_of(x) if n >= max(min_periods, 1) else None
+        for i in range(p):
+            for j in range(i, p):
+                if sums is not None:
+                    out[i, j] = out[j, i] = _pair_value(sums, i, j, n, method, ddof,
+                                                         fmt_of_result)
+        return out
+    for i in range(p):
+        for j in range(i, p):
+            both = ~(missing[i] | missing[j])
+            count = int(np.count_nonzero(both))
+            if count < max(min_periods, 1):
+                continue
+            sums = sums_of(np.stack([x[i][both], x[j][both]]))
+            out[i, j] = out[j, i] = _pair_value(sums, 0, 1 if i != j else 0, count, method,
+                                                ddof, fmt_of_result)
+    return out
+
+
+def _pair_value(sums, i, j, count, method, ddof, fmt_of_result):
+    """One entry of pairwise from the sums of its observations."""
+    if sums.special[i] or sums.special[j]:
+        return np.nan
+    num = sums.numerator(i, j)
+    if method == "cov":
+        if count - ddof <= 0:
+            return np.nan
+        return _round_quotient(num, (count * (count - ddof), 0), fmt_of_result)
+    dx, dy = sums.numerator(i, i), sums.numerator(j, j)
+    if dx[0] == 0 or dy[0] == 0:
+        return np.nan
+    if i == j:
+        return 1.0
+    dx, dy, top = _same_exponent(dx, dy, num)
+    r = sqrt_rational(top * top, dx * dy, 0, fmt_of_result)
+    return -r if top < 0 else r

@@ -1,7 +1,8 @@
 """``xsumufunc.array_api.linalg``: the array-API linalg extension.
 
-Every function of ``array_api_compat.numpy.linalg``, with exact
-``matmul``, ``tensordot``, ``vecdot`` and ``vector_norm`` (see :mod:`xsumufunc.array_api._functions`).
+Every function of ``array_api_compat.numpy.linalg``, with exact ``matmul``,
+``tensordot``, ``vecdot`` and ``vector_norm`` (see
+:mod:`xsumufunc.array_api._functions`).
 A module of its own: ``array_api_compat.numpy.linalg`` is not modified.
 
 Examples
