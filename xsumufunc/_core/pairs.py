@@ -34,19 +34,24 @@ integers (a few microseconds per term).
 import math
 import warnings
 from collections import namedtuple
+from statistics import StatisticsError
 
 import numpy as np
 
 from .._ufuncs import (
+    exact_dot_state_round_ufunc,
     exact_dot_state_ufunc,
     exact_state_merge_ufunc,
+    exact_state_round_ufunc,
     exact_sum_state_ufunc,
 )
 from . import dtypes, norm, rows, states
 from . import stateformat as fmt
-from .dot import default_result
+from .dot import compute_dtype, default_result, exact_operands
 from .moments import warn_no_dof
 from .rational import round_rational, sqrt_rational
+from .reduce import exact_reduce
+from .spec import NO_VALUE, normalize_axes
 
 _F64 = np.dtype(np.float64)
 
@@ -336,7 +341,12 @@ def _weights_product(f, a):
 
 def cov_sums(inputs):
     """The Sums of a CovInputs, and sum(w * aweights) as (m, e) (or None)."""
-    x, f, a = inputs.x, inputs.f, inputs.a
+    return sums_with_weights(inputs.x, inputs.f, inputs.a)
+
+
+def sums_with_weights(x, f, a):
+    """The Sums of variables x (p, n) with checked fweights f and aweights a
+    (or None), and sum(w * aweights) as (m, e) (None without aweights)."""
     w = _weights_product(f, a) if (f is not None or a is not None) else None
     weighted = f is not None or a is not None
     if weighted and w is None:
@@ -411,11 +421,17 @@ def cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
         return np.array([], result).reshape(0, 0)
     sums, swa = cov_sums(inputs)
     weighted = inputs.f is not None or inputs.a is not None
+    return cov_of_sums(sums, swa, ddof, weighted, inputs.a is not None, result)
+
+
+def cov_of_sums(sums, swa, ddof, weighted, has_aweights, result, stacklevel=3):
+    """The covariance matrix of exact Sums (squeezed as NumPy's)."""
+    p = len(sums.swx)
     if weighted and _zero_weights(sums):
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")
-    den = None if sums.weights_special else _denominator(sums, swa, ddof, inputs.a is not None)
+    den = None if sums.weights_special else _denominator(sums, swa, ddof, has_aweights)
     if den is not None and den[0] <= 0:
-        warn_no_dof(stacklevel=3)
+        warn_no_dof(stacklevel=stacklevel + 1)
     fmt_of_result = dtypes.FORMATS[result]
     out = np.empty((p, p), result)
     for i in range(p):
@@ -430,6 +446,23 @@ def cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
                     value = _round_quotient(num, den, fmt_of_result)
             out[i, j] = out[j, i] = value
     return out.squeeze()
+
+
+def merge_sums(first, second):
+    """Two (Sums, swa) of disjoint observations of the same variables, added
+    exactly (how the Dask backend merges blocks)."""
+    (a, wa), (b, wb) = first, second
+
+    def add(u, v):
+        (x, y), e = _align(u, v)
+        return x + y, e
+
+    p = len(a.swx)
+    swxy = [[add(a.swxy[i][j], b.swxy[i][j]) for j in range(p)] for i in range(p)]
+    sums = Sums(add(a.sw, b.sw), [add(u, v) for u, v in zip(a.swx, b.swx)], swxy,
+                [u or v for u, v in zip(a.special, b.special)],
+                a.weights_special or b.weights_special)
+    return sums, (None if wa is None or wb is None else add(wa, wb))
 
 
 def correlations(sums, p, fmt_of_result, result):
@@ -485,8 +518,6 @@ LinearRegression = namedtuple("LinearRegression", ("slope", "intercept"))
 
 def linear_regression(x, y, proportional):
     """The NumPy body of exact_linear_regression."""
-    from statistics import StatisticsError
-
     name = "exact_linear_regression"
     x = _check_real(x, name, "x")
     y = _check_real(y, name, "y")
@@ -500,8 +531,13 @@ def linear_regression(x, y, proportional):
     if n < 2:
         raise StatisticsError("linear regression requires at least two data points")
     result = default_result(x.dtype, y.dtype)
-    fmt_of_result = dtypes.FORMATS[result]
     sums = sums_of(_stack(x.reshape(1, -1), y.reshape(1, -1)))
+    return regression_of_sums(sums, proportional, result)
+
+
+def regression_of_sums(sums, proportional, result):
+    """The LinearRegression of the exact Sums of (x, y)."""
+    fmt_of_result = dtypes.FORMATS[result]
     if sums.special[0] or sums.special[1]:
         return LinearRegression(result.type(np.nan), result.type(np.nan))
     sxx, sxy = sums.swxy[0][0], sums.swxy[0][1]
@@ -558,8 +594,6 @@ def _rows_over(x, axes, outer_shape):
 
 def _dot_states_rows(x, y):
     """Exact dot states of the rows of x and y (R, K), any real dtypes."""
-    from .dot import compute_dtype, exact_operands
-
     compute = compute_dtype(dtypes.native(x.dtype), dtypes.native(y.dtype))
     left, right = exact_operands([(x, y, False)], compute)
     return exact_dot_state_ufunc(left, right, signature=(compute, compute, fmt.NATIVE))
@@ -567,9 +601,6 @@ def _dot_states_rows(x, y):
 
 def average(a, axis, weights, returned, keepdims):
     """The NumPy body of exact_average."""
-    from .reduce import exact_reduce
-    from .spec import NO_VALUE, normalize_axes
-
     name = "exact_average"
     a = _check_real(a, name, "a")
     axes = None if axis is None else normalize_axes(axis, a.ndim, name)
@@ -629,8 +660,6 @@ def _weight_sums(w, wb, axes, outer_shape):
 
 def _special_quotient(dot_state, sum_state):
     """IEEE quotient of the rounded sums (a NaN or Inf among the terms)."""
-    from .._ufuncs import exact_dot_state_round_ufunc, exact_state_round_ufunc
-
     top = exact_dot_state_round_ufunc(dot_state, signature=(fmt.NATIVE, _F64))
     bottom = exact_state_round_ufunc(sum_state, signature=(fmt.NATIVE, _F64))
     with np.errstate(all="ignore"):
@@ -700,3 +729,27 @@ def _pair_value(sums, i, j, count, method, ddof, fmt_of_result):
     dx, dy, top = _same_exponent(dx, dy, num)
     r = sqrt_rational(top * top, dx * dy, 0, fmt_of_result)
     return -r if top < 0 else r
+
+
+def average_of_dot_states(states, result):
+    """Weighted means from exact dot states (..., 2, DOT_LENGTH) of
+    (sum(w*a), sum(w)) (the Dask backend's merged blocks), each rounded once
+    into result; ZeroDivisionError for an exact zero weight sum."""
+    shape = states.shape[:-2]
+    flat = states.reshape(-1, 2, fmt.DOT_LENGTH)
+    num, e = norm.dot_state_integers(flat[:, 0])
+    den, _ = norm.dot_state_integers(flat[:, 1])
+    special = _specials(flat.reshape(-1, 2, 3, fmt.LENGTH)[:, :, 0]).tolist()
+    if any(d == 0 and not s[1] for d, s in zip(den, special)):
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    fmt_of_result = dtypes.FORMATS[result]
+    out = np.empty(len(num), result)
+    for i, (n, d) in enumerate(zip(num, den)):
+        if special[i][0] or special[i][1]:
+            top, bottom = (exact_dot_state_round_ufunc(flat[i, k], signature=(fmt.NATIVE, _F64))
+                           for k in (0, 1))
+            with np.errstate(all="ignore"):
+                out[i] = top / bottom
+        else:
+            out[i] = _round_quotient((n, e), (d, e), fmt_of_result)
+    return out.reshape(shape)
