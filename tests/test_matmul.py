@@ -135,11 +135,16 @@ def test_matmul_shapes_and_broadcasting(path):
     assert_same(exact_matmul(np.ones((3, 0)), np.ones((0, 2))), np.zeros((3, 2)))
 
 
-def test_gram_matrix_by_dots_is_symmetric_and_exact():
+@pytest.mark.parametrize("scratch", [core.SCRATCH_BYTES, 1000])
+def test_gram_matrix_by_dots_is_symmetric_and_exact(scratch, monkeypatch):
+    # (A small scratch takes the inner dimension in chunks of exact states.)
+    monkeypatch.setattr(core, "SCRATCH_BYTES", scratch)
     rng = np.random.default_rng(6)
     x = 1e8 + rng.standard_normal((500, 3))
-    got = exact_matmul(x.T, x)
-    assert_same(got, oracle(x.T, x, F64))
+    x[7, 1] = 1e300
+    assert_same(exact_matmul(x.T, x), oracle(x.T, x, F64))
+    y = rng.standard_normal((500, 2))
+    assert_same(exact_matmul(x.T, y), oracle(x.T, y, F64))
 
 
 def test_errors():

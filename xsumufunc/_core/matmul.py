@@ -74,10 +74,12 @@ import math
 
 import numpy as np
 
-from .._ufuncs import exact_dot_ufunc
+from .._ufuncs import exact_dot_state_round_ufunc, exact_dot_state_ufunc, exact_dot_ufunc
 from . import dtypes
+from . import stateformat as fmt
 from .dot import default_result
 from .dot import dot as exact_dot
+from .states import merge_dot_states
 
 _F64 = np.dtype(np.float64)
 _U = 2.0**-53
@@ -337,10 +339,16 @@ def _rows_of(x):
 def _all_by_dots(a, b, out, result):
     """Every entry as an exact dot: a row of a against all columns of b at a
     time (the loop's fast case: one operand broadcast); when a is b's
-    transpose (a Gram matrix), the upper triangle only."""
+    transpose (a Gram matrix), the upper triangle only.  Real operands whose
+    contiguous copies would not fit twice SCRATCH_BYTES go by chunks of the
+    inner dimension (_dots_by_chunks)."""
     gram = (a.shape == b.T.shape and a.strides == b.T.strides
             and a.__array_interface__["data"] == b.__array_interface__["data"])
     fa, fb = _sliceable(a), _sliceable(b)
+    if fa is not None and fb is not None and (
+            8 * a.shape[1] * (a.shape[0] + b.shape[1]) > 2 * SCRATCH_BYTES):
+        _dots_by_chunks(fa, fb, gram, out, result)
+        return
     if fa is None or fb is None:
         left = _rows_of(np.conj(a) if a.dtype.kind == "c" else a)
         bt = left if gram and a.dtype.kind != "c" else _rows_of(b.T)
@@ -357,9 +365,40 @@ def _all_by_dots(a, b, out, result):
     for i in range(a.shape[0]):
         first = i if gram else 0
         out[i, first:] = row(i, first)
+    _mirror(out, gram)
+
+
+def _mirror(out, gram):
+    """A Gram matrix's lower triangle from its upper one."""
     if gram:
-        upper = np.triu_indices(a.shape[0], 1)
+        upper = np.triu_indices(out.shape[0], 1)
         out[upper[::-1]] = out[upper]
+
+
+def _dots_by_chunks(fa, fb, gram, out, result):
+    """_all_by_dots of float64 operands by chunks of the inner dimension:
+    each chunk of both copied contiguous (within SCRATCH_BYTES), its exact
+    dot states added to the running ones, every entry rounded once at the
+    end."""
+    n, k = fa.shape
+    m = fb.shape[1]
+    step = max(1, SCRATCH_BYTES // (8 * (n + m)))
+    first = [i if gram else 0 for i in range(n)]
+    total = None
+    for k0 in range(0, k, step):
+        left = np.ascontiguousarray(fa[:, k0:k0 + step])
+        right = left if gram else np.ascontiguousarray(fb[k0:k0 + step].T)
+        states = np.concatenate([
+            exact_dot_state_ufunc(left[i], right[first[i]:], signature=(_F64, _F64, fmt.NATIVE))
+            for i in range(n)])
+        total = states if total is None else merge_dot_states(np.stack([total, states], axis=-2))
+    values = exact_dot_state_round_ufunc(total, signature=(fmt.NATIVE, result))
+    at = 0
+    for i in range(n):
+        count = m - first[i]
+        out[i, first[i]:] = values[at:at + count]
+        at += count
+    _mirror(out, gram)
 
 
 def result_dtype(da, db):
