@@ -82,9 +82,11 @@ from .dot import dot as exact_dot
 from .states import merge_dot_states
 
 _F64 = np.dtype(np.float64)
+_NUMPY_FLOATS = {np.dtype(np.float16), np.dtype(np.float32), _F64}
 _U = 2.0**-53
 
-#: Bytes for the slices of one block of rows of A (and as many for B).
+#: Bytes for the slices of one block of rows of A (as many for B, and for
+#: the temporaries of a block of the result).
 SCRATCH_BYTES = 24 << 20
 
 #: The inner dimension is taken in chunks of at most this many terms: the
@@ -136,7 +138,7 @@ def scales(x):
     holding a NaN or Inf (their exponent 0)."""
     if x.shape[1] == 0:
         return np.zeros(len(x), np.int64), np.zeros(len(x), bool)
-    top = np.maximum(np.max(x, axis=1), -np.min(x, axis=1))
+    top = np.maximum(np.max(x, axis=1), -np.min(x, axis=1)).astype(_F64)
     bad = ~np.isfinite(top)
     top[bad] = 0.0
     return np.frexp(top)[1].astype(np.int64), bad
@@ -150,7 +152,7 @@ class _Slices:
 
     def __init__(self, x, e, bad, beta, depth):
         with np.errstate(over="ignore", invalid="ignore"):      # bad rows: zeroed next
-            scaled = np.ldexp(x, (beta - e)[:, None])
+            scaled = np.ldexp(x, (beta - e)[:, None], dtype=_F64)
         if bad.any():
             scaled[bad] = 0.0
         self.whole = scaled
@@ -281,13 +283,17 @@ def _exact_entries(a, b, rows, cols, out, result):
 
 
 def _sliceable(x):
-    """x as float64 values when the slicing takes it (real, exact), or None."""
+    """x as values the slicing and the float64 dot loops take exactly (real
+    NumPy floats as they are: blocks are widened as they are read;
+    integers as float64; other formats as float32), or None."""
     if x.dtype.kind == "c":
         return None
     if x.dtype.kind in "biu":
         parts = dtypes.float64_parts(x, split=False)
         return None if parts is None else parts[0]
-    return x.astype(_F64, copy=False)
+    if x.dtype in _NUMPY_FLOATS:
+        return x
+    return x.astype(np.float32)          # bfloat16 and smaller formats: exact
 
 
 def _product_2d(a, b, out, result):
@@ -309,14 +315,16 @@ def _product_2d(a, b, out, result):
     depth = exact_depth(fmt_of_result[0])
     kc = min(k, K_CHUNK)
     per_line = 8 * kc * (2 * depth + 1)           # whole, slices, remainders
+    # Blocks of the result: about ten temporaries of 8 * side**2 bytes each.
+    side = max(_MIN_SIDE, math.isqrt(SCRATCH_BYTES // 80))
     a_scale, b_scale = scales(fa), scales(fb.T)
     undecided_rows, undecided_cols = [], []
-    for cols in _balanced(m, SCRATCH_BYTES // per_line):
+    for cols in _balanced(m, min(side, SCRATCH_BYTES // per_line)):
         b_cache = None
         if k <= K_CHUNK:
             b_cache = _Slices(fb[:, cols].T, b_scale[0][cols], b_scale[1][cols],
                               slice_bits(k), depth).transposed()
-        for rows in _balanced(n, SCRATCH_BYTES // per_line):
+        for rows in _balanced(n, min(side, SCRATCH_BYTES // per_line)):
             undecided = _block(fa, fb, rows, cols, a_scale, b_scale, b_cache,
                                fmt_of_result, out)
             ri, ci = np.nonzero(undecided)
