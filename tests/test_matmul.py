@@ -162,3 +162,26 @@ def test_slice_bits_keep_every_partial_sum_below_2_53():
     for k in (1, 2, 3, 1000, 1024, 1025, 8192, 10**6):
         beta = core.slice_bits(k)
         assert k * 2 ** (2 * beta) <= 2**53 < k * 2 ** (2 * beta + 2)
+
+
+def test_scratch_is_bounded():
+    """Output + 64 MiB beyond the inputs (issue 32): slices, result blocks
+    and widened float32 blocks stay within it; no copy of a view."""
+    import tracemalloc
+
+    rng = np.random.default_rng(8)
+    for dtype in (np.float64, np.float32):
+        a = rng.standard_normal((700, 900)).astype(dtype)
+        b = rng.standard_normal((1800, 800)).astype(dtype)[::2, ::2]      # a strided view
+        tracemalloc.start()
+        try:
+            got = exact_matmul(a, b)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak <= got.nbytes + (64 << 20)
+        rows = rng.integers(0, 700, 5)
+        cols = rng.integers(0, 400, 5)
+        for i, j in zip(rows, cols):
+            assert_same(got[i, j], exact_dot_oracle(a[i].tolist(), b[:, j].tolist(),
+                                                    np.dtype(dtype)))
