@@ -344,3 +344,14 @@ def test_names_are_public():
                  "exact_matmul"):
         assert name in xsumufunc.__all__
     assert core_pairs.LinearRegression._fields == ("slope", "intercept")
+
+
+def test_cov_with_wide_frequency_weights_alone():
+    x = np.array([[1.0, 2.0, 4.0]])
+    f = np.array([2**62, 1, 2**61], np.int64)
+    rows = [Fraction(v) for v in x[0]]
+    w = [Fraction(int(v)) for v in f]
+    sw = sum(w)
+    mean = sum(a * b for a, b in zip(w, rows)) / sw
+    c = sum(a * (b - mean) ** 2 for a, b in zip(w, rows)) / (sw - 1)
+    assert_same(exact_cov(x, fweights=f), np.array(round_fraction(c, F64)))

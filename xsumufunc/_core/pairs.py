@@ -361,14 +361,22 @@ def sums_with_weights(x, f, a):
 
 
 def _exact_cov_sums(x, f, a):
-    """cov_sums in Python integers, for weights whose product is no float64."""
-    fi = [int(v) for v in f.tolist()]
-    special = a.dtype.kind == "f" and not bool(np.all(np.isfinite(a)))
-    ai = [0] * len(fi) if special else [_tiny_integer(v) for v in a.tolist()]
+    """sums_with_weights in Python integers, for weights whose product is no
+    float64 (or fweights beyond 2**53): w = f * a as integers times 2**ew."""
+    n = x.shape[1]
+    fi = [1] * n if f is None else [int(v) for v in f.tolist()]
+    special = False
+    if a is None:
+        ai, ew = [1] * n, 0
+    else:
+        values, special = _python_values(a)
+        ai = [0] * n if special else [_tiny_integer(v) for v in values]
+        ew = _TINY_EXPONENT
     w = [p * q for p, q in zip(fi, ai)]
-    sums = _exact_sums_weighted_ints(x, w, _TINY_EXPONENT, special)
-    swa = (sum(p * q for p, q in zip(w, ai)), 2 * _TINY_EXPONENT)
-    return sums, (None if special else swa)
+    sums = _exact_sums_weighted_ints(x, w, ew, special)
+    if a is None or special:
+        return sums, None
+    return sums, (sum(p * q for p, q in zip(w, ai)), 2 * ew)
 
 
 def _exact_sums_weighted_ints(x, ws, ew, weights_special):
