@@ -355,3 +355,16 @@ def test_cov_with_wide_frequency_weights_alone():
     mean = sum(a * b for a, b in zip(w, rows)) / sw
     c = sum(a * (b - mean) ** 2 for a, b in zip(w, rows)) / (sw - 1)
     assert_same(exact_cov(x, fweights=f), np.array(round_fraction(c, F64)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+@pytest.mark.parametrize("weights", [[1.0, 2.0, 3.0], [1.0, -4.0, 0.5]])
+def test_average_of_many_short_rows(dtype, weights):
+    # Random values with few low bits: about one row in six is an exact tie.
+    rng = np.random.default_rng(11)
+    a = (rng.random((300, 3)) * 8).astype(dtype)
+    got = exact_average(a, axis=1, weights=np.array(weights, dtype))
+    sw = sum(Fraction(v) for v in weights)
+    for i in range(len(a)):
+        q = sum(Fraction(float(u)) * Fraction(v) for u, v in zip(a[i], weights)) / sw
+        assert_same(got[i], round_fraction(q, dtype))

@@ -41,6 +41,7 @@ import numpy as np
 from .._ufuncs import (
     exact_dot_state_round_ufunc,
     exact_dot_state_ufunc,
+    exact_dot_ufunc,
     exact_state_merge_ufunc,
     exact_state_round_ufunc,
     exact_sum_state_ufunc,
@@ -627,9 +628,35 @@ def average(a, axis, weights, returned, keepdims):
     outer_shape = tuple(n for i, n in enumerate(a.shape) if i not in reduce_axes)
     kept = tuple(1 if i in reduce_axes else n for i, n in enumerate(a.shape))
     wb = np.broadcast_to(w, a.shape)
-    swa = _dot_states_rows(_rows_over(a, reduce_axes, outer_shape),
-                           _rows_over(wb, reduce_axes, outer_shape))
-    sw = _weight_sums(w, wb, reduce_axes, outer_shape)
+    a_rows = _rows_over(a, reduce_axes, outer_shape)
+    w_rows = _rows_over(wb, reduce_axes, outer_shape)
+    shared = w.shape != wb.shape
+    fast = _short_rows(a_rows, w_rows, result) if not returned else None
+    if fast is None:
+        out, den = _exact_rows(a_rows, w_rows, _weight_sums(w, wb, reduce_axes, outer_shape),
+                               result)
+    else:
+        out = fast[0]
+        left = np.flatnonzero(~fast[1])
+        if left.size:
+            sums = (states.exact_sum_state(w.reshape(1, -1), axis=1), True) if shared else (
+                states.exact_sum_state(w_rows[left], axis=1), False)
+            out[left] = _exact_rows(a_rows[left], w_rows[left], sums, result)[0]
+    avg = out.reshape(kept if keepdims else outer_shape)
+    avg = avg[()] if avg.ndim == 0 else avg
+    if not returned:
+        return avg
+    scl = np.array([round_rational(abs(d), 1, fmt.UNIT_EXPONENT, dtypes.FORMATS[result])
+                    * (-1.0 if d < 0 else 1.0) for d in den], result)
+    scl = scl.reshape(np.shape(avg))
+    return avg, scl[()] if scl.ndim == 0 else scl
+
+
+def _exact_rows(a_rows, w_rows, sw, result):
+    """The weighted means of rows from their exact states, each rounded by
+    the rational path (a Python step per row), and the weight sums as
+    integers in units of 2**UNIT_EXPONENT.  sw: (weight sum states, shared)."""
+    swa = _dot_states_rows(a_rows, w_rows)
     fmt_of_result = dtypes.FORMATS[result]
     num, e_num = norm.dot_state_integers(swa)
     den = norm.state_integers(sw[0])
@@ -647,14 +674,77 @@ def average(a, axis, weights, returned, keepdims):
                 0 if sw[1] else i])
         else:
             out[i] = _round_quotient((n, e_num), (d, fmt.UNIT_EXPONENT), fmt_of_result)
-    avg = out.reshape(kept if keepdims else outer_shape)
-    avg = avg[()] if avg.ndim == 0 else avg
-    if not returned:
-        return avg
-    scl = np.array([round_rational(abs(d), 1, fmt.UNIT_EXPONENT, fmt_of_result)
-                    * (-1.0 if d < 0 else 1.0) for d in den], result)
-    scl = scl.reshape(np.shape(avg))
-    return avg, scl[()] if scl.ndim == 0 else scl
+    return out, den
+
+
+#: Rows of at most this many terms are averaged by the vectorized proof
+#: (_short_rows): its copies cost about 50 bytes a term, and a longer row
+#: pays the exact path's few microseconds easily.
+SHORT_ROW_TERMS = 256
+
+_BRACKETED = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16))
+
+
+def _short_rows(a_rows, w_rows, result):
+    """(values, decided) of the weighted means of short rows, or None where
+    this path does not apply.  A candidate c (first the float64 quotient of
+    the rounded sums, rounded into result) is the correctly rounded X/Y
+    (X = sum(w*a), Y = sum(w)) iff X - m*Y has the sign of Y at the midpoint
+    m below c and the opposite sign at the one above; m = c -+ g with g half
+    the gap to c's neighbour, so X - m*Y = sum(w*a) - c*sum(w) +- g*sum(w),
+    one exact dot of the row extended by the weights twice, whose rounding
+    keeps the sign; a zero is a tie, decided to even).  A candidate beyond
+    a midpoint is replaced by its neighbour on that side, twice."""
+    count, k = a_rows.shape
+    if k > SHORT_ROW_TERMS or count < 2 or result not in _BRACKETED:
+        return None
+    a64, w64 = (_float64_or_none(v) if v.dtype.kind in "biu" else v.astype(_F64, copy=False)
+                for v in (a_rows, w_rows))
+    if a64 is None or w64 is None:
+        return None
+    sig = (_F64, _F64, _F64)
+    den = exact_dot_ufunc(np.ones_like(w64), w64, signature=sig)
+    with np.errstate(all="ignore"):
+        c = (exact_dot_ufunc(a64, w64, signature=sig) / den).astype(result)
+    left = np.concatenate([a64, w64, w64], axis=1)
+    decided = np.zeros(count, bool)
+    todo = np.arange(count)
+    for _ in range(3):
+        below, above, ok = _brackets(left[todo], w64[todo], c[todo], np.sign(den[todo]))
+        # Ties: X/Y is the midpoint; the neighbour wins where c is odd.
+        odd = (c[todo].view(f"u{result.itemsize}") & 1) == 1
+        down = (below < 0) | (odd & (below == 0))
+        up = (above > 0) | (odd & (above == 0))
+        decided[todo] = ok & ~down & ~up
+        move = ok & (down | up)
+        with np.errstate(all="ignore"):
+            c[todo[move]] = np.nextafter(c[todo[move]], np.where(
+                down[move], -np.inf, np.inf).astype(result))
+        todo = todo[move]
+        if not todo.size:
+            break
+    return c, decided
+
+
+def _brackets(left, w64, c, sign):
+    """(X - m*Y) * sign(Y) at the midpoints m below and above the candidates
+    c (see _short_rows), and where they could be formed."""
+    with np.errstate(all="ignore"):
+        c64 = c.astype(_F64)
+        g_up = 0.5 * (np.nextafter(c, c.dtype.type(np.inf)).astype(_F64) - c64)
+        g_down = 0.5 * (c64 - np.nextafter(c, c.dtype.type(-np.inf)).astype(_F64))
+    ok = (np.isfinite(c64) & (c64 != 0) & np.isfinite(g_up) & np.isfinite(g_down)
+          & (g_up >= 2.0**-1073) & (g_down >= 2.0**-1073) & (sign != 0))
+    c64, g_up, g_down = (np.where(ok, v, 0.0)[:, None] for v in (c64, g_up, g_down))
+    shape = w64.shape
+    sig = (_F64, _F64, _F64)
+    below = exact_dot_ufunc(left, np.concatenate(
+        [w64, np.broadcast_to(-c64, shape), np.broadcast_to(g_down, shape)], axis=1),
+        signature=sig)
+    above = exact_dot_ufunc(left, np.concatenate(
+        [w64, np.broadcast_to(-c64, shape), np.broadcast_to(-g_up, shape)], axis=1),
+        signature=sig)
+    return below * sign, above * sign, ok
 
 
 def _weight_sums(w, wb, axes, outer_shape):
