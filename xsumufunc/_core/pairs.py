@@ -21,7 +21,10 @@ the data, taken in blocks of observations copied contiguous
 states of blocks merge by adding, so the values do not depend on the
 blocking.  They become Python integers with a common power of two
 (``norm.state_integers``, ``norm.dot_state_integers``) and each result is
-rounded once (``rational.round_rational``).
+rounded once (``rational.round_rational``).  Many short rows of weighted
+means are decided together instead (``_short_rows``): a candidate is proven
+by the signs of two exact dots (the row against the midpoints around it),
+ties go to even, and only the rows left take the Python step.
 
 A weighted product ``w*x*y`` is one exact dot term ``(h + l)*y`` where
 ``h + l = w*x`` exactly (Dekker's product: exact when neither factor
@@ -517,7 +520,8 @@ def corrcoef(x, y, rowvar, dtype):
     if inputs.x.shape[1] == 0:
         warn_no_dof(stacklevel=3)
     sums, _ = cov_sums(inputs)
-    return correlations(sums, p, dtypes.FORMATS[result], result).squeeze()
+    out = correlations(sums, p, dtypes.FORMATS[result], result).squeeze()
+    return out[()] if out.ndim == 0 else out          # NumPy: a scalar for one variable
 
 
 # ---- least squares ----------------------------------------------------------
