@@ -149,6 +149,11 @@ CALLS = {
     "stochastic_add": (xs.stochastic_add, (W, U), {"bits": BITS}),
     "stochastic_round": (xs.stochastic_round, (U,), {"dtype": ml_dtypes.bfloat16,
                                                      "bits": BITS}),
+    "exact_average": (xs.exact_average, (X,), {"axis": 1, "weights": np.arange(1.0, 7.0)}),
+    "exact_cov": (xs.exact_cov, (X,), {"aweights": np.arange(1.0, 7.0)}),
+    "exact_corrcoef": (xs.exact_corrcoef, (X,), {"rowvar": False}),
+    "exact_linear_regression": (xs.exact_linear_regression, (X[0], X[1]), {}),
+    "exact_matmul": (xs.exact_matmul, (X, X.T), {}),
 }
 
 

@@ -76,6 +76,10 @@ SIGNATURES = {
     "linalg.vecdot": [("x1", POS, P.empty), ("x2", POS, P.empty), ("axis", KW, -1)],
     "linalg.vector_norm": [("x", POS, P.empty), ("axis", KW, None), ("keepdims", KW, False),
                            ("ord", KW, 2)],
+    "matmul": [("x1", POS, P.empty), ("x2", POS, P.empty)],
+    "linalg.matmul": [("x1", POS, P.empty), ("x2", POS, P.empty)],
+    "tensordot": [("x1", POS, P.empty), ("x2", POS, P.empty), ("axes", KW, 2)],
+    "linalg.tensordot": [("x1", POS, P.empty), ("x2", POS, P.empty), ("axes", KW, 2)],
 }
 
 
@@ -115,7 +119,8 @@ def test_namespace_is_complete():
     assert set(cnp.__all__) <= set(xp.__all__)
     assert xp.__array_api_version__ == cnp.__array_api_version__
     for name in cnp.__all__:
-        if name not in {"sum", "mean", "var", "std", "cumulative_sum", "vecdot", "linalg"}:
+        if name not in {"sum", "mean", "var", "std", "cumulative_sum", "vecdot", "linalg",
+                        "matmul", "tensordot"}:
             assert getattr(xp, name) is getattr(cnp, name), name
 
 
@@ -132,7 +137,7 @@ def test_linalg_is_a_module_of_its_own():
             if n in cnp.linalg.__all__ and not hasattr(xp.linalg, n)] == []
     assert set(cnp.linalg.__all__) <= set(xp.linalg.__all__)
     for name in cnp.linalg.__all__:
-        if name not in {"vecdot", "vector_norm"}:
+        if name not in {"vecdot", "vector_norm", "matmul", "tensordot"}:
             assert getattr(xp.linalg, name) is getattr(cnp.linalg, name), name
 
 

@@ -7,7 +7,7 @@ import pathlib
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-MODULES = ["xsumufunc._api.sums", "xsumufunc._api.dot", "xsumufunc._api.add",
+MODULES = ["xsumufunc._api.sums", "xsumufunc._api.pairs", "xsumufunc._api.dot", "xsumufunc._api.add",
            "xsumufunc._api.grouped", "xsumufunc._ufuncs", "xsumufunc.lowprec",
            "xsumufunc.lowprec._updates", "xsumufunc._lowprec_ufuncs", "xsumufunc.array_api",
            "xsumufunc.array_api._functions", "xsumufunc.array_api.linalg", "xsumufunc.state",

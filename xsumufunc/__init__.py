@@ -51,6 +51,13 @@ from ._api.grouped import (
     exact_grouped_var,
 )
 from ._api.moving import exact_moving_mean, exact_moving_std, exact_moving_sum, exact_moving_var
+from ._api.pairs import (
+    exact_average,
+    exact_corrcoef,
+    exact_cov,
+    exact_linear_regression,
+    exact_matmul,
+)
 from ._api.stats import exact_nanstd, exact_nanvar, exact_std, exact_var
 from ._api.sums import exact_mean, exact_nanmean, exact_nansum, exact_sum
 from ._ufuncs import (
@@ -108,6 +115,11 @@ __all__ = [
     "state_mean",
     "stochastic_add",
     "stochastic_round",
+    "exact_average",
+    "exact_cov",
+    "exact_corrcoef",
+    "exact_linear_regression",
+    "exact_matmul",
     # The raw state gufuncs behind xsumufunc.state (format in docs/contract.md;
     # native byte order: the public functions give portable little-endian states).
     "DOT_STATE_LENGTH",

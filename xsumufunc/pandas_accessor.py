@@ -37,9 +37,10 @@ import pandas as pd
 
 from ._api.grouped import exact_grouped_mean, exact_grouped_sum
 from ._api.moving import exact_moving_mean, exact_moving_std, exact_moving_sum, exact_moving_var
+from ._api.pairs import exact_average
 from ._api.stats import exact_nanstd, exact_nanvar, exact_std, exact_var
 from ._api.sums import exact_mean, exact_nanmean, exact_nansum, exact_sum
-from ._core import dtypes, moments, moving, states
+from ._core import dtypes, moments, moving, pairs, states
 from ._core.spec import NO_VALUE, as_integer, warn_empty_mean
 
 __all__ = ["ExactFrameAccessor", "ExactSeriesAccessor"]
@@ -159,6 +160,38 @@ def _grouped(method, values, codes, ngroups, skipna):
     return reduce(values, codes, ngroups, skip_nan=skip)
 
 
+def _pair_columns(df, numeric_only, func):
+    """The columns of df as variables (p, n) for pairwise statistics; pandas'
+    missing values as NaN."""
+    df = _numeric_columns(df, numeric_only)
+    columns = []
+    for c in df.columns:
+        values = _column_values(df[c], c, func)
+        if isinstance(values, list):
+            raise TypeError(f"{func}: column {c!r} holds missing values and integers beyond "
+                            "2**53; fill or cast it first")
+        columns.append(values)
+    return df.columns, pairs.stack_variables(columns)
+
+
+def _frame_cov(df, method, min_periods, ddof, numeric_only):
+    func = f"DataFrame.exact.{method}"
+    if isinstance(min_periods, bool) or not isinstance(min_periods, (int, np.integer)):
+        raise TypeError(f"{func}: min_periods must be an integer, not {min_periods!r}")
+    labels, x = _pair_columns(df, numeric_only, func)
+    values = pairs.pairwise(x, method, ddof, int(min_periods))
+    return pd.DataFrame(values, index=labels, columns=labels)
+
+
+def _average_weights(weights, df, axis, func):
+    if isinstance(weights, str) or (not hasattr(weights, "__len__")
+                                    and weights in df.columns):
+        if axis != 0:
+            raise ValueError(f"{func}: a weights column takes axis=0")
+        return _column_values(df[weights], weights, func), [weights]
+    return np.asarray(weights), []
+
+
 @pd.api.extensions.register_dataframe_accessor("exact")
 class ExactFrameAccessor:
     """``df.exact.sum/mean/var/std(axis=0, skipna=True, numeric_only=False)`` and
@@ -251,6 +284,88 @@ class ExactFrameAccessor:
         """``df.groupby(by).mean()``, exact and rounded once (see
         :meth:`grouped_sum`)."""
         return self._grouped_reduction("grouped_mean", by, sort, skipna, numeric_only)
+
+    def cov(self, min_periods: int | None = None, ddof: int = 1,
+            numeric_only: bool = False) -> pd.DataFrame:
+        """``df.cov()``: each entry the exact covariance of the pair's complete
+        observations (rows where neither is missing), rounded once; NaN for
+        fewer than `min_periods` (default 1) of them or ``n - ddof <= 0``.
+
+        Examples
+        --------
+        >>> import pandas as pd, xsumufunc.pandas_accessor
+        >>> df = pd.DataFrame({"a": [1e8, 1e8 + 1, 1e8 + 2], "b": [1.0, None, 3.0]})
+        >>> df.exact.cov()
+             a    b
+        a  1.0  2.0
+        b  2.0  2.0
+        """
+        return _frame_cov(self._df, "cov", 1 if min_periods is None else min_periods, ddof,
+                          numeric_only)
+
+    def corr(self, method: str = "pearson", min_periods: int = 1,
+             numeric_only: bool = False) -> pd.DataFrame:
+        """``df.corr()`` (Pearson): each entry correctly rounded from the exact
+        correlation of the pair's complete observations; 1 on the diagonal,
+        in [-1, 1]; NaN for fewer than `min_periods` or no spread.
+
+        Examples
+        --------
+        >>> import pandas as pd, xsumufunc.pandas_accessor
+        >>> df = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [2.0, 4.0, 6.0, 9.0]})
+        >>> df.exact.corr()["a"].tolist()
+        [1.0, 0.9943767126843689]
+        """
+        if method != "pearson":
+            raise ValueError(f"DataFrame.exact.corr: method must be 'pearson' (exact), not "
+                             f"{method!r}")
+        return _frame_cov(self._df, "corr", min_periods, 0, numeric_only)
+
+    def average(self, weights: Any = None, axis: int | str = 0, skipna: bool = True,
+                numeric_only: bool = False) -> pd.Series:
+        """Weighted means of the columns (axis=0) or rows (axis=1), exact and
+        rounded once (:func:`xsumufunc.exact_average`).
+
+        `weights`: one per row (axis=0; or the label of a weights column,
+        which is then not averaged) or per column (axis=1); None: the mean.
+        skipna: a NaN value leaves its term and weight out.  Weights summing
+        to zero exactly raise ZeroDivisionError.
+
+        Examples
+        --------
+        >>> import pandas as pd, xsumufunc.pandas_accessor
+        >>> df = pd.DataFrame({"x": [1e16, 1.0, -1e16, None], "w": [1.0, 3.0, 1.0, 2.0]})
+        >>> df.exact.average(weights="w").tolist()
+        [0.6]
+        """
+        func = "DataFrame.exact.average"
+        if axis not in _AXES:
+            raise ValueError(f"{func}: axis must be 0, 1, 'index' or 'columns', not {axis!r}")
+        axis = _AXES[axis]
+        if weights is None:
+            return self._reduction("mean", axis, skipna, numeric_only)
+        w, used = _average_weights(weights, self._df, axis, func)
+        df = _numeric_columns(self._df.drop(columns=used), numeric_only)
+        frame = df if axis == 0 else df.T
+        length = len(frame)
+        if w.shape != (length,):
+            raise ValueError(f"{func}: weights must be {length} values along axis {axis}, "
+                             f"not shape {w.shape}")
+        results = []
+        for c in frame.columns:
+            values = _column_values(frame[c], c, func)
+            if isinstance(values, list):
+                raise TypeError(f"{func}: column {c!r} holds missing values and integers "
+                                "beyond 2**53; fill or cast it first")
+            if skipna and values.dtype.kind == "f":
+                keep = ~np.isnan(values)
+                values, wk = values[keep], w[keep]
+            else:
+                wk = w
+            results.append(exact_average(values, weights=wk))
+        index = frame.columns
+        return pd.Series(results, index=index,
+                         dtype=np.result_type(*results) if results else np.float64)
 
 
 def _pandas_window(window, min_periods, values, func):

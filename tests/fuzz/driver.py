@@ -29,6 +29,11 @@ MOVING_VAR_TERMS), and
 for float64, float32, float16 and bfloat16 input the 2-norm
 (``array_api.linalg.vector_norm``, in the input's dtype: the correctly
 rounded root of the exact sum of squares, tests/oracle_roots.py).
+For those input dtypes and rows up to MOVING_VAR_TERMS: ``exact_cov`` of
+(x, y) with the case's ddof and ``exact_corrcoef`` into the target,
+``exact_average`` of x with small integer weights, and ``exact_matmul`` of
+x and y cut into (4, k) @ (k, 3), with the thresholds of its sliced GEMMs
+lowered so that these small products take them (set on import).
 
 Two oracles give the expected values: ``fraction`` is tests/oracle.py and
 tests/oracle_products.py (``fractions.Fraction`` term by term); ``fast`` (the
@@ -67,6 +72,10 @@ from oracle_roots import rounded_sqrt
 
 import xsumufunc as xs
 from xsumufunc import array_api as xp
+from xsumufunc._core import matmul as _matmul_core
+
+# Small products through the sliced GEMMs of exact_matmul (not only the dots).
+_matmul_core._MIN_WORK, _matmul_core._MIN_SIDE = 0, 1
 
 # The byte-coded formats (float8/float6/float4) come in about one case in six,
 # as inputs and as targets.
@@ -361,7 +370,86 @@ def results(case):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)       # groups with n <= ddof
             got["grouped_var"] = grouped(case.x_row, codes, case.cuts.size + 1, ddof=case.ddof)
+    if _checks_pairs(case):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            got["cov"] = xs.exact_cov(np.stack([case.x_row, case.y_row]), ddof=case.ddof,
+                                      dtype=t)
+            got["corrcoef"] = xs.exact_corrcoef(case.x_row, case.y_row, dtype=t)
+        got["average"] = xs.exact_average(case.x_row, weights=_pair_weights(case))
+        k = case.x.size // 4
+        got["matmul"] = xs.exact_matmul(case.x_row[:4 * k].reshape(4, k),
+                                        case.y_row[:3 * k].reshape(k, 3))
     return got
+
+
+def _checks_pairs(case):
+    """Whether the case checks cov, corrcoef, average and matmul."""
+    return (case.dtype in NORM_DTYPES and case.target in NORM_DTYPES
+            and 0 < case.x.size <= MOVING_VAR_TERMS)
+
+
+def _pair_weights(case):
+    """Small integer weights in the input dtype (exact in every one of them)."""
+    return (np.arange(case.x.size) % 7 + 1).astype(case.dtype)
+
+
+def _pairs_expected(case):
+    """{"cov", "corrcoef", "average", "matmul": expected} where the case checks
+    them: exact integer sums in units of 2**-_UNIT (Fractions), rounded once
+    (roots by rounded_sqrt)."""
+    if not _checks_pairs(case):
+        return {}
+    t = case.target
+    x, y = case.x.astype(np.float64), case.y.astype(np.float64)
+    n = x.size
+    special = [not np.isfinite(v).all() for v in (x, y)]
+    xf, yf = (_fractions(v) for v in (x, y))
+
+    def centered(u, v):
+        return n * sum(a * b for a, b in zip(u, v)) - sum(u) * sum(v)
+
+    cov = np.empty((2, 2), t)
+    for i, u in enumerate((xf, yf)):
+        for j, v in enumerate((xf, yf)):
+            if special[i] or special[j]:
+                cov[i, j] = np.nan
+            elif n - case.ddof <= 0:
+                c = centered(u, v)
+                cov[i, j] = np.nan if c == 0 else (np.inf if c > 0 else -np.inf)
+            else:
+                cov[i, j] = round_fraction(centered(u, v) / (n * (n - case.ddof)), t)
+    corr = np.empty((2, 2), t)
+    dx, dy = (None if s else centered(u, u) for s, u in zip(special, (xf, yf)))
+    for i in range(2):
+        for j in range(2):
+            d = (dx, dy)
+            if d[i] is None or d[j] is None or d[i] == 0 or d[j] == 0:
+                corr[i, j] = np.nan
+            elif i == j:
+                corr[i, j] = 1
+            else:
+                c = centered(xf, yf)
+                r = rounded_sqrt(c * c / (dx * dy), t)
+                corr[i, j] = -r if c < 0 else r
+    w = _pair_weights(case).astype(np.float64)
+    avg_t = default_result_dtype(case.x.dtype)
+    if special[0]:
+        avg = _dot_fast(x, w, np.dtype(np.float64)) / np.float64(w.sum())
+        average = np.array(avg, np.float64).astype(avg_t)[()]
+    else:
+        average = round_fraction(sum(a * int(b) for a, b in zip(xf, w)) / int(w.sum()), avg_t)
+    k = n // 4
+    a, b = x[:4 * k].reshape(4, k), y[:3 * k].reshape(k, 3)
+    matmul = np.array([[_dot_fast(a[r], b[:, c], avg_t) for c in range(3)] for r in range(4)],
+                      avg_t)
+    return {"cov": cov, "corrcoef": corr, "average": average, "matmul": matmul}
+
+
+def _fractions(v):
+    """Finite float64 values as Fractions (0 for the others: unused then)."""
+    m, s = _units(np.where(np.isfinite(v), v, 0.0))
+    return [Fraction(a << b, 1 << _UNIT) for a, b in zip(m, s)]
 
 
 # ---------------------------------------------------------------------------
@@ -385,7 +473,8 @@ def expected_fraction(case):
     } | _moving_var_entry(case, case.x.astype(np.float64), lambda: lambda lo, hi: (
         sum((Fraction(v) for v in terms[lo:hi] if math.isfinite(v)), Fraction(0)),
         sum((Fraction(v) ** 2 for v in terms[lo:hi] if math.isfinite(v)), Fraction(0)),
-    )) | _norm_entry(case, lambda: sum((Fraction(v) ** 2 for v in terms), Fraction(0)))
+    )) | _norm_entry(case, lambda: sum((Fraction(v) ** 2 for v in terms), Fraction(0))) \
+        | _pairs_expected(case)
 
 
 #: Input dtypes whose 2-norm the fuzz checks (its result is in the same dtype).
@@ -600,7 +689,8 @@ def expected_fast(case):
         "where": _sum_fast(selected, t),
         "merge": total,
         "moving": _moving_fast(case, x),
-    } | _moving_var_entry(case, x, lambda: _square_sums_fast(x)) | _norm_entry(case, lambda: _squares_fast(x))
+    } | _moving_var_entry(case, x, lambda: _square_sums_fast(x)) | _norm_entry(
+        case, lambda: _squares_fast(x)) | _pairs_expected(case)
 
 
 def _square_sums_fast(x):

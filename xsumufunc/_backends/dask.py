@@ -24,14 +24,17 @@ import contextlib
 import functools
 import warnings
 
+import dask
 import dask.array as da
 import numpy as np
 
 from .._core import dot as _dot
 from .._core import dtypes as _dtypes
+from .._core import matmul as _matmul_core
 from .._core import moments as _moments
 from .._core import moving as _moving
 from .._core import norm as _norm
+from .._core import pairs as _pairs
 from .._core import records as _records
 from .._core import stateformat as fmt
 from .._core import states as _state
@@ -43,7 +46,7 @@ from .._core.spec import (
     normalize_axes,
     single_axis,
 )
-from .._ufuncs import exact_cumsum_ufunc
+from .._ufuncs import DOT_STATE_LENGTH, exact_cumsum_ufunc, exact_dot_state_ufunc
 from .plans import plan_of
 
 
@@ -694,6 +697,11 @@ def _plan_norm(function, arg):
                   arg["keepdims"], NO_VALUE, True, False, False)
 
 
+def _plan_pairs(function, arg):
+    """The statistics of pairs and matrix products (below, by name)."""
+    return _PAIRS[function.name](arg)
+
+
 def _plan_kahan_sum(function, arg):
     return _kahan_sum(function.core, da.asarray(arg["a"]), arg["axis"])
 
@@ -715,6 +723,7 @@ _PLANS = {
     "reduceat": _plan_reduceat, "dot": _plan_dot, "state": _plan_state,
     "grouped": _plan_grouped, "grouped_variance": _plan_grouped_variance,
     "moving": _plan_moving, "kahan_sum": _plan_kahan_sum, "norm": _plan_norm,
+    "pairs": _plan_pairs,
     "merge_states": _plan_merge_states, "round_state": _plan_round_state,
     "state_mean": _plan_state_mean, "elementwise": _plan_elementwise,
     "stochastic": _plan_stochastic,
@@ -729,3 +738,202 @@ def call(function, args, kwargs):
         raise TypeError(f"{function.name}: dask arrays are not supported; pass a NumPy array "
                         "(for example x.compute())")
     return _PLANS[plan.name](function, function.bind(args, kwargs).arguments, **plan.options)
+
+
+# ---- statistics of pairs and matrix products (exact_average, exact_cov,
+# exact_corrcoef, exact_linear_regression, exact_matmul) ----------------------
+
+def _tree(parts, merge):
+    """The delayed parts merged pairwise up a tree."""
+    while len(parts) > 1:
+        parts = [dask.delayed(merge)(parts[i], parts[i + 1]) if i + 1 < len(parts)
+                 else parts[i] for i in range(0, len(parts), 2)]
+    return parts[0]
+
+
+def _block_sums(x, f, a, func_name):
+    """The exact (Sums, swa) of one block of observations (weights checked)."""
+    f, a = _pairs.checked_weights(f, a, x.shape[1], func_name)
+    return _pairs.sums_with_weights(np.asarray(x), f, a)
+
+
+def _pair_sums(x, f, a, func_name):
+    """Delayed exact (Sums, swa) of dask variables x (p, n): one per block of
+    observations (every variable in the block), added up a tree."""
+    x = x.rechunk({0: -1})
+    chunks = x.chunks[1]
+    blocks = x.to_delayed()[0]
+    weights = [None if w is None else da.asarray(w).rechunk((chunks,)).to_delayed()
+               for w in (f, a)]
+    parts = [dask.delayed(_block_sums)(b, None if weights[0] is None else weights[0][i],
+                                       None if weights[1] is None else weights[1][i],
+                                       func_name)
+             for i, b in enumerate(blocks)]
+    return _tree(parts, _pairs.merge_sums)
+
+
+def _variables(m, y, rowvar, func_name):
+    """The dask variables (p, n) of exact_cov's m and y, by NumPy's layout rules."""
+    def two_d(v):
+        v = da.asarray(v)
+        if v.ndim > 2:
+            raise ValueError(f"{func_name}: input has more than 2 dimensions")
+        v = v.reshape(1, -1) if v.ndim < 2 else v
+        return v.T if not rowvar and v.shape[0] != 1 else v
+
+    x = two_d(m)
+    return x if y is None else da.concatenate([x, two_d(y)], axis=0)
+
+
+def _cov(arg):
+    name = "exact_cov"
+    ddof = _pairs._check_ddof(arg["ddof"], arg["bias"], name)
+    result = _pairs._cov_result(arg["dtype"], name)
+    x = _variables(arg["m"], arg["y"], arg["rowvar"], name)
+    f, a = arg["fweights"], arg["aweights"]
+    weighted = f is not None or a is not None
+    total = _pair_sums(x, f, a, name)
+    finish = functools.partial(_finish_cov, ddof=ddof, weighted=weighted,
+                               has_aweights=a is not None, result=result)
+    p = x.shape[0]
+    shape = (p, p) if p != 1 else ()
+    return da.from_delayed(dask.delayed(finish)(total), shape, dtype=result)
+
+
+def _finish_cov(total, *, ddof, weighted, has_aweights, result):
+    sums, swa = total
+    return _pairs.cov_of_sums(sums, swa, ddof, weighted, has_aweights, result)
+
+
+def _corrcoef(arg):
+    name = "exact_corrcoef"
+    result = _pairs._cov_result(arg["dtype"], name)
+    x = _variables(arg["x"], arg["y"], arg["rowvar"], name)
+    p = x.shape[0]
+    total = _pair_sums(x, None, None, name)
+
+    def finish(t):
+        return _pairs.correlations(t[0], p, _dtypes.FORMATS[result], result).squeeze()
+
+    return da.from_delayed(dask.delayed(finish)(total), (p, p) if p != 1 else (), dtype=result)
+
+
+def _linear_regression(arg):
+    x, y = da.asarray(arg["x"]), da.asarray(arg["y"])
+    if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape or x.shape[0] < 2:
+        # The NumPy body's errors (shapes are known without computing).
+        return _pairs.linear_regression(np.zeros(x.shape, x.dtype), np.zeros(y.shape, y.dtype),
+                                        arg["proportional"])
+    result = _dot.default_result(_dtypes.native(x.dtype), _dtypes.native(y.dtype))
+    y = y.rechunk(x.chunks)
+    parts = [dask.delayed(_pair_block_sums)(xb, yb)
+             for xb, yb in zip(x.to_delayed(), y.to_delayed())]
+    total = _tree(parts, _pairs.merge_sums)
+    line = dask.delayed(_regression)(total, arg["proportional"], result)
+    return _pairs.LinearRegression(*(da.from_delayed(line[k], (), dtype=result)
+                                     for k in (0, 1)))
+
+
+def _pair_block_sums(x, y):
+    """(Sums, None) of one block of x and y (their values exactly, any dtypes)."""
+    return _pairs.sums_of(_pairs.stack_variables([np.asarray(x), np.asarray(y)])), None
+
+
+def _regression(total, proportional, result):
+    return _pairs.regression_of_sums(total[0], proportional, result)
+
+
+_INT64 = np.dtype(np.int64)
+
+
+def _real(x):
+    return x.real if x.dtype.kind == "c" else x
+
+
+def _dot_state_blocks(a, b, *, compute, parts):
+    """The exact dot states of one pair of blocks (vector axis last), with
+    the vector axis kept as length 1: (..., 1, len(parts), DOT_STATE_LENGTH).
+    parts: the (x, y, negate x) component pairs whose dots add up to one
+    part each, taken as one exact dot (_dot.exact_operands: 64-bit integers
+    split exactly)."""
+    states = []
+    for pairs in parts:
+        left, right = _dot.exact_operands([(x(a), y(b), neg) for x, y, neg in pairs], compute)
+        states.append(exact_dot_state_ufunc(left, right, signature=(compute, compute, _INT64)))
+    return np.stack(states, axis=-2)[..., np.newaxis, :, :]
+
+
+def _ones(x):
+    return np.ones_like(x)
+
+
+def _average(arg):
+    name = "exact_average"
+    a, weights, axis = da.asarray(arg["a"]), arg["weights"], arg["axis"]
+    if weights is None:
+        return reduce(name, a, axis, None, None, arg["keepdims"], NO_VALUE, True, False, True)
+    if arg["returned"] or not (axis is None or isinstance(axis, (int, np.integer))):
+        raise TypeError(f"{name}: dask arrays take axis=None or one int axis, and not "
+                        "returned=True; pass NumPy arrays")
+    w = da.asarray(weights)
+    result = _pairs._average_dtype(a, w)
+    if axis is None:
+        if w.shape != a.shape:
+            raise TypeError(f"{name}: Axis must be specified when shapes of a and weights "
+                            "differ.")
+        am, wm = a.reshape(-1), w.reshape(-1)
+        kept = (1,) * a.ndim
+    else:
+        axis = single_axis(axis, a.ndim, name)
+        w = _pairs._weights_like(a, w, (axis,), name)
+        am, wm = da.moveaxis(a, axis, -1), da.moveaxis(da.broadcast_to(w, a.shape), axis, -1)
+        kept = kept_shape(a.shape, (axis,))
+    compute = _dot.compute_dtype(_dtypes.native(a.dtype), _dtypes.native(w.dtype))
+    parts = [[(_real, _real, False)], [(_ones, _real, False)]]     # sum(a*w), sum(1*w)
+    am, wm = da.broadcast_arrays(am, wm)
+    wm = wm.rechunk(am.chunks)
+    nblocks = len(am.chunks[-1])
+    states = da.map_blocks(
+        functools.partial(_dot_state_blocks, compute=compute, parts=parts), am, wm,
+        chunks=am.chunks[:-1] + ((1,) * nblocks, (2,), (DOT_STATE_LENGTH,)),
+        new_axis=[am.ndim, am.ndim + 1], dtype=_INT64,
+        meta=np.empty((0,) * (am.ndim + 2), _INT64))
+    states = states.rechunk({am.ndim - 1: -1})
+    res = da.map_blocks(
+        functools.partial(_average_blocks, result=result), states,
+        drop_axis=[am.ndim - 1, am.ndim, am.ndim + 1], dtype=result,
+        meta=np.empty((0,) * (am.ndim - 1), result))
+    return res.reshape(kept) if arg["keepdims"] else res
+
+
+def _average_blocks(states, *, result):
+    """(..., m, 2, DOT_LENGTH) block states -> the weighted means."""
+    merged = _state.merge_dot_states(np.moveaxis(states, -3, -2))
+    return _pairs.average_of_dot_states(merged, result)
+
+
+def _matmul(arg):
+    """exact_matmul of 1-D or 2-D dask arrays: each output block from the
+    whole inner dimension (every entry is rounded once, so any chunking
+    gives the NumPy bits)."""
+    a, b = da.asarray(arg["a"]), da.asarray(arg["b"])
+    if a.ndim not in (1, 2) or b.ndim not in (1, 2):
+        raise TypeError("exact_matmul: dask arrays of 1 or 2 dimensions only; pass NumPy "
+                        "arrays for stacks of matrices")
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    if a2.shape[1] != b2.shape[0]:
+        _matmul_core.matmul(np.zeros(a.shape, a.dtype), np.zeros(b.shape, b.dtype))
+    result = _matmul_core.result_dtype(_dtypes.native(a.dtype), _dtypes.native(b.dtype))
+    out = da.blockwise(_matmul_core.matmul, "ij", a2.rechunk({1: -1}), "ik",
+                       b2.rechunk({0: -1}), "kj", dtype=result, concatenate=True,
+                       meta=np.empty((0, 0), result))
+    if b.ndim == 1:
+        out = out[:, 0]
+    if a.ndim == 1:
+        out = out[0]
+    return out
+
+
+_PAIRS = {"exact_average": _average, "exact_cov": _cov, "exact_corrcoef": _corrcoef,
+          "exact_linear_regression": _linear_regression, "exact_matmul": _matmul}

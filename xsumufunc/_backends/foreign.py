@@ -370,7 +370,9 @@ def _call(function, args, kwargs):
     if out is not None or like is None:     # NumPy's results for polars/pyarrow columns
         return result
     if isinstance(result, tuple):
-        return tuple(to_caller(r, like) for r in result)
+        values = (to_caller(r, like) for r in result)
+        # A named tuple (exact_linear_regression's) keeps its type.
+        return type(result)(*values) if hasattr(result, "_fields") else tuple(values)
     return to_caller(result, like)
 
 

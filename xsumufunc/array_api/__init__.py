@@ -1,7 +1,8 @@
 """``xsumufunc.array_api``: an array-API namespace with exact reductions.
 
 Everything of ``array_api_compat.numpy`` is here, except that ``sum``,
-``mean``, ``cumulative_sum``, ``vecdot``, ``linalg.vecdot`` and
+``mean``, ``cumulative_sum``, ``vecdot``, ``matmul``, ``tensordot``, their
+``linalg`` twins, ``linalg.vecdot`` and
 ``linalg.vector_norm`` are exact: floating results are the exact
 mathematical result rounded once into the result dtype (see
 :mod:`xsumufunc.array_api._functions` for the dtype rules).  ``linalg`` is a
@@ -31,7 +32,8 @@ except ImportError as exc:              # pragma: no cover - depends on the inst
         "xsumufunc.array_api needs array-api-compat: "
         'pip install "xsumufunc[array-api]"') from exc
 
-_OURS = {"cumulative_sum", "linalg", "mean", "std", "sum", "var", "vecdot"}
+_OURS = {"cumulative_sum", "linalg", "matmul", "mean", "std", "sum", "tensordot", "var",
+         "vecdot"}
 
 # Re-export the whole NumPy namespace of array_api_compat ...
 globals().update({_name: getattr(_compat, _name) for _name in _compat.__all__
@@ -40,6 +42,15 @@ __array_api_version__ = _compat.__array_api_version__
 
 # ... then put our exact functions and our own linalg module over it.
 from . import linalg  # noqa: E402, F401 (re-exported: __all__ below)
-from ._functions import cumulative_sum, mean, std, sum, var, vecdot  # noqa: E402, F401
+from ._functions import (  # noqa: E402, F401
+    cumulative_sum,
+    matmul,
+    mean,
+    std,
+    sum,
+    tensordot,
+    var,
+    vecdot,
+)
 
 __all__ = sorted(set(_compat.__all__) | _OURS)

@@ -30,6 +30,7 @@ from numpy.typing import DTypeLike
 
 from .._api.add import exact_add
 from .._api.dot import exact_dot
+from .._api.pairs import exact_matmul
 from .._api.stats import exact_std, exact_var
 from .._api.sums import exact_mean, exact_sum
 from .._core import dtypes as _dtypes
@@ -320,6 +321,115 @@ def linalg_vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     array([3., 7.])
     """
     return _vecdot(x1, x2, axis, "linalg.vecdot")
+
+
+def _integer_pair(x1, x2):
+    return x1.dtype.kind in "biu" and x2.dtype.kind in "biu"
+
+
+def _matmul(x1, x2, func_name):
+    x1 = _check_array(x1, func_name, "x1")
+    x2 = _check_array(x2, func_name, "x2")
+    if _integer_pair(x1, x2):
+        # Integer products are exact in NumPy (wrapping as the dtype does).
+        return _as_array(np.matmul(x1, x2))
+    return _as_array(exact_matmul(x1, x2))
+
+
+@_accepting_foreign("x1", "x2")
+def matmul(x1: Any, x2: Any, /) -> Any:
+    """Matrix product with ``matmul``'s broadcasting, every entry the exact
+    dot product rounded once (:func:`xsumufunc.exact_matmul`).
+
+    Examples
+    --------
+    >>> from xsumufunc import array_api as xp
+    >>> xp.matmul(xp.asarray([[1e16, 1.0, -1e16]]), xp.ones((3, 1)))
+    array([[1.]])
+    """
+    return _matmul(x1, x2, "matmul")
+
+
+@_accepting_foreign("x1", "x2")
+def linalg_matmul(x1: Any, x2: Any, /) -> Any:
+    """``linalg.matmul``: the same as :func:`matmul`.
+
+    Examples
+    --------
+    >>> from xsumufunc import array_api as xp
+    >>> xp.linalg.matmul(xp.asarray([[1.0, 2.0]]), xp.asarray([[3.0], [4.0]]))
+    array([[11.]])
+    """
+    return _matmul(x1, x2, "linalg.matmul")
+
+
+def _tensordot_axes(x1, x2, axes, func_name):
+    """The contracted axes of x1 and x2 (normalized lists) by the standard's rule."""
+    if isinstance(axes, (int, np.integer)):
+        count = operator.index(axes)
+        if count < 0 or count > min(x1.ndim, x2.ndim):
+            raise ValueError(f"{func_name}: axes must be in [0, {min(x1.ndim, x2.ndim)}], "
+                             f"not {count}")
+        return list(range(x1.ndim - count, x1.ndim)), list(range(count))
+    try:
+        first, second = axes
+    except (TypeError, ValueError):
+        raise TypeError(f"{func_name}: axes must be an int or a pair of sequences of "
+                        f"axes, not {axes!r}") from None
+    first = [first] if isinstance(first, (int, np.integer)) else list(first)
+    second = [second] if isinstance(second, (int, np.integer)) else list(second)
+    if len(first) != len(second):
+        raise ValueError(f"{func_name}: axes pairs {len(first)} axes of x1 with "
+                         f"{len(second)} of x2")
+    return ([int(a) % x1.ndim if x1.ndim else int(a) for a in first],
+            [int(b) % x2.ndim if x2.ndim else int(b) for b in second])
+
+
+def _tensordot(x1, x2, axes, func_name):
+    x1 = _check_array(x1, func_name, "x1")
+    x2 = _check_array(x2, func_name, "x2")
+    if _integer_pair(x1, x2):
+        return _as_array(np.tensordot(x1, x2, axes=axes))
+    a_axes, b_axes = _tensordot_axes(x1, x2, axes, func_name)
+    for a, b in zip(a_axes, b_axes):
+        if x1.shape[a] != x2.shape[b]:
+            raise ValueError(f"{func_name}: axis {a} of x1 has length {x1.shape[a]}, "
+                             f"axis {b} of x2 {x2.shape[b]}")
+    free_a = [i for i in range(x1.ndim) if i not in a_axes]
+    free_b = [i for i in range(x2.ndim) if i not in b_axes]
+    inner = math.prod(x1.shape[a] for a in a_axes)
+    left = np.transpose(x1, free_a + a_axes).reshape(-1, inner)
+    right = np.transpose(x2, b_axes + free_b).reshape(inner, -1)
+    shape = tuple(x1.shape[i] for i in free_a) + tuple(x2.shape[i] for i in free_b)
+    return _as_array(np.asarray(exact_matmul(left, right)).reshape(shape))
+
+
+@_accepting_foreign("x1", "x2")
+def tensordot(x1: Any, x2: Any, /, *, axes: Any = 2) -> Any:
+    """Tensor contraction over `axes` (the standard's rule), every entry the
+    exact dot product rounded once (through :func:`xsumufunc.exact_matmul`).
+
+    Examples
+    --------
+    >>> from xsumufunc import array_api as xp
+    >>> xp.tensordot(xp.asarray([1e16, 1.0, -1e16]), xp.ones(3), axes=1)
+    array(1.)
+    """
+    return _tensordot(x1, x2, axes, "tensordot")
+
+
+@_accepting_foreign("x1", "x2")
+def linalg_tensordot(x1: Any, x2: Any, /, *, axes: Any = 2) -> Any:
+    """``linalg.tensordot``: the same as :func:`tensordot`.
+
+    Examples
+    --------
+    >>> from xsumufunc import array_api as xp
+    >>> xp.linalg.tensordot(xp.ones((2, 3)), xp.ones((3, 2)), axes=1)
+    array([[3., 3.],
+           [3., 3.]])
+    """
+    return _tensordot(x1, x2, axes, "linalg.tensordot")
 
 
 @dispatching("vector_norm", ("x",), backends=("foreign", "dask"))
