@@ -208,12 +208,12 @@ class ExactFrameAccessor:
         """Exact means, rounded once."""
         return self._reduction("mean", axis, skipna, numeric_only)
 
-    def var(self, axis: int | str = 0, skipna: bool = True, ddof: int = 1,
+    def var(self, axis: int | str = 0, skipna: bool = True, ddof: float = 1,
             numeric_only: bool = False) -> pd.Series:
         """Exact variances (pandas' ddof=1), rounded once."""
         return self._reduction("var", axis, skipna, numeric_only, ddof=ddof)
 
-    def std(self, axis: int | str = 0, skipna: bool = True, ddof: int = 1,
+    def std(self, axis: int | str = 0, skipna: bool = True, ddof: float = 1,
             numeric_only: bool = False) -> pd.Series:
         """Correctly rounded standard deviations (pandas' ddof=1)."""
         return self._reduction("std", axis, skipna, numeric_only, ddof=ddof)
@@ -299,11 +299,11 @@ class ExactSeriesAccessor:
         """The exact mean, rounded once."""
         return self._reduction("mean", skipna)
 
-    def var(self, skipna: bool = True, ddof: int = 1) -> Any:
+    def var(self, skipna: bool = True, ddof: float = 1) -> Any:
         """The exact variance (pandas' ddof=1), rounded once."""
         return self._reduction("var", skipna, ddof=ddof)
 
-    def std(self, skipna: bool = True, ddof: int = 1) -> Any:
+    def std(self, skipna: bool = True, ddof: float = 1) -> Any:
         """The correctly rounded standard deviation (pandas' ddof=1)."""
         return self._reduction("std", skipna, ddof=ddof)
 
@@ -318,14 +318,14 @@ class ExactSeriesAccessor:
         return self._rolling("rolling_mean", window, min_periods)
 
     def rolling_var(self, window: int, min_periods: int | None = None,
-                    ddof: int = 1) -> pd.Series:
+                    ddof: float = 1) -> pd.Series:
         """``rolling(window, min_periods).var(ddof)``: each window's exact
         variance rounded once (never negative, no drift); NaN where a window
         has fewer than min_periods values or no more than ddof."""
         return self._rolling_variance("rolling_var", window, min_periods, ddof)
 
     def rolling_std(self, window: int, min_periods: int | None = None,
-                    ddof: int = 1) -> pd.Series:
+                    ddof: float = 1) -> pd.Series:
         """``rolling(window, min_periods).std(ddof)``: the correctly rounded
         root of each window's exact variance."""
         return self._rolling_variance("rolling_std", window, min_periods, ddof)

@@ -96,9 +96,9 @@ def exact_grouped_var(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
     skip_nan : bool, optional
         Leave NaNs out (as :func:`xsumufunc.exact_nanvar`): they are neither
         values nor counted.
-    ddof, correction : int, optional
+    ddof, correction : float, optional
         Delta degrees of freedom: the divisor is ``n - ddof`` (``correction``
-        is NumPy 2's name for it; give one of them).  A group with
+        is NumPy 2's name for it; give one of them), exact for a float too.  A group with
         ``n - ddof <= 0`` (an empty group, or one value with ``ddof=1``) is
         ``inf`` (``nan`` for zero spread), with one RuntimeWarning, as
         :func:`xsumufunc.exact_var` gives.

@@ -73,7 +73,7 @@ def exact_moving_mean(a: ArrayLike, window: int, axis: int = -1,
 
 @dispatching("exact_moving_var", ("a",))
 def exact_moving_var(a: ArrayLike, window: int, axis: int = -1,
-                     min_count: int | None = None, ddof: int = 0) -> Any:
+                     min_count: int | None = None, ddof: float = 0) -> Any:
     """Exact variance of each trailing window, rounded once (bottleneck's
     ``move_var``, pandas' ``rolling(window).var(ddof=...)``, never negative
     and without drift).
@@ -88,9 +88,9 @@ def exact_moving_var(a: ArrayLike, window: int, axis: int = -1,
     ----------
     a, window, axis, min_count
         As for :func:`exact_moving_sum`.
-    ddof : int, optional
+    ddof : float, optional
         Delta degrees of freedom: the divisor is ``n - ddof`` (pandas'
-        default is 1, NumPy's and bottleneck's 0).
+        default is 1, NumPy's and bottleneck's 0), exact for a float too.
 
     Returns
     -------
@@ -119,7 +119,7 @@ def exact_moving_var(a: ArrayLike, window: int, axis: int = -1,
 
 @dispatching("exact_moving_std", ("a",))
 def exact_moving_std(a: ArrayLike, window: int, axis: int = -1,
-                     min_count: int | None = None, ddof: int = 0) -> Any:
+                     min_count: int | None = None, ddof: float = 0) -> Any:
     """Exact standard deviation of each trailing window: the correctly
     rounded square root of the window's exact variance (not the root of a
     rounded variance).  Same arguments and NaN rules as

@@ -48,7 +48,7 @@ STATISTICS = ("sum", "mean", "var", "std")
 def _name_of(statistic, skip_nan, ddof):
     name = "exact_" + ("nan" if skip_nan else "") + statistic
     if statistic in ("var", "std") and ddof != 1:
-        name += f"_ddof{ddof}"
+        name += f"_ddof{float(ddof):g}"
     return name
 
 
@@ -131,7 +131,7 @@ class _Statistic:
         result, kind, record = self._decode(blob)
         if self.moments:
             count = int(record["count"])
-            if count - self.ddof <= 0:
+            if _moments.no_dof(count, self.ddof):
                 return result.type(np.nan)
             moments = _moments.Moments(record["count"].reshape(1), record["s1"][None],
                                        record["s2"][None], record["special"].reshape(1))
@@ -237,7 +237,7 @@ class _Statistic:
         counts = records["count"].astype(np.int64)
         if self.moments:
             # count <= ddof: NaN, as pandas gives, without NumPy's warning.
-            ok = counts > self.ddof
+            ok = ~_moments.no_dof(counts, self.ddof)
             values = np.full(len(records), np.nan, result)
             moments = _moments.Moments(counts[ok], records["s1"][ok].astype(np.int64),
                                        records["s2"][ok].astype(np.int64),
@@ -280,5 +280,5 @@ def statistic(statistic, skip_nan=False, ddof=1):
         raise TypeError(f"aggregation: skip_nan must be True or False, not {skip_nan!r}")
     ddof = _moments.check_ddof(ddof, NO_VALUE, "aggregation")
     if ddof < 0:
-        raise ValueError(f"aggregation: ddof must be a non-negative integer, not {ddof}")
-    return _Statistic(statistic, bool(skip_nan), int(ddof))
+        raise ValueError(f"aggregation: ddof must be a non-negative number, not {ddof}")
+    return _Statistic(statistic, bool(skip_nan), ddof)

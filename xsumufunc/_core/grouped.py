@@ -384,7 +384,7 @@ def grouped_variance(func_name, values, codes, ngroups, dtype, ddof, correction,
     ddof = moments.check_ddof(ddof, correction, func_name)
     result = moments.result_dtype(values.dtype, dtype, None, func_name)
     order, counts = _order(values, codes, ngroups, skip_nan)
-    if np.any(counts <= int(ddof)):
+    if np.any(moments.no_dof(counts, ddof)):
         moments.warn_no_dof(stacklevel=4)
     out = np.empty(ngroups, result)
     todo = _compiled_groups(values, kind, order, counts, ddof, result, std, out)

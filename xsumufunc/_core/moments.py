@@ -18,6 +18,7 @@ The finishing step is a Python loop over the results (not over the terms):
 a few microseconds per result.
 """
 
+import math
 import warnings
 from fractions import Fraction
 
@@ -102,8 +103,10 @@ def _decided_rows(rows, keep, ddof, result, std, out):
 
 
 def check_ddof(ddof, correction, func_name):
-    """ddof (or NumPy 2's alias correction) as an exact Fraction: an integer,
-    or a float with an integral value (the array API's correction=1.0)."""
+    """ddof (or NumPy 2's alias correction) as an exact Fraction: any finite
+    real number (the array API's correction is a float; NumPy takes
+    ddof=1.5 too).  A float is read exactly, so n - ddof is an exact
+    rational and the variance is still rounded once."""
     if correction is not NO_VALUE:
         if ddof != 0:
             raise ValueError(f"{func_name}: ddof and correction can't be provided "
@@ -112,10 +115,16 @@ def check_ddof(ddof, correction, func_name):
     if isinstance(ddof, (bool, np.bool_)) or not isinstance(
             ddof, (int, float, np.integer, np.floating, Fraction)):
         raise TypeError(f"{func_name}: ddof must be a real number, not {ddof!r}")
-    if not np.isfinite(float(ddof)) or Fraction(ddof).denominator != 1:
-        raise ValueError(f"{func_name}: ddof must be an integer (degrees of freedom), "
-                         f"not {ddof!r}")
-    return Fraction(ddof)
+    if not np.isfinite(float(ddof)):
+        raise ValueError(f"{func_name}: ddof must be a finite real number, not {ddof!r}")
+    if isinstance(ddof, (float, np.floating)):
+        return Fraction(*ddof.as_integer_ratio())      # exact, for every float width
+    return Fraction(ddof if isinstance(ddof, Fraction) else int(ddof))
+
+
+def no_dof(counts, ddof):
+    """Where n - ddof <= 0 for the integer counts n: n <= floor(ddof)."""
+    return counts <= math.floor(ddof)
 
 
 def result_dtype(in_dtype, dtype, out, func_name):
