@@ -338,9 +338,9 @@ class ExactFrameAccessor:
         Examples
         --------
         >>> import pandas as pd, xsumufunc.pandas_accessor
-        >>> df = pd.DataFrame({"k": [1, 1, 1, 2, 2], "x": [0.1, 0.2, 0.3, 1e16, 1e16 + 2]})
+        >>> df = pd.DataFrame({"k": [1, 1, 1, 2, 2], "x": [1.0, 2.0, 3.0, 1e16, 1e16 + 2]})
         >>> df.exact.grouped_var("k")["x"].tolist()
-        [0.01, 2.0]
+        [1.0, 2.0]
         """
         return self._grouped_reduction("grouped_var", by, sort, skipna, numeric_only,
                                        observed, ddof)

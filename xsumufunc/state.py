@@ -20,6 +20,10 @@ Functions: :func:`exact_sum_state`, :func:`exact_count`,
 :func:`merge_states`, :func:`round_state`, :func:`state_mean`.
 """
 
+# Hints as written (ArrayLike, DTypeLike), not NumPy's expanded Unions: help()
+# and the signatures stay readable.
+from __future__ import annotations
+
 from typing import Any
 
 import numpy as np

@@ -2,6 +2,10 @@
 exact_grouped_std: one exact result per group, without a Python call per
 group (the algorithm: ``_core/grouped.py``)."""
 
+# Hints as written (ArrayLike, DTypeLike), not NumPy's expanded Unions: help()
+# and the signatures stay readable.
+from __future__ import annotations
+
 from typing import Any
 
 from numpy.typing import ArrayLike, DTypeLike

@@ -1,6 +1,10 @@
 """exact_moving_sum and exact_moving_mean: sums and means of trailing
 windows that never drift (the algorithm: ``src/xs_moving.c``)."""
 
+# Hints as written (ArrayLike, DTypeLike), not NumPy's expanded Unions: help()
+# and the signatures stay readable.
+from __future__ import annotations
+
 from typing import Any
 
 from numpy.typing import ArrayLike

@@ -1,6 +1,10 @@
 """exact_var, exact_std, exact_nanvar and exact_nanstd: the variance about
 the exact mean, rounded once (the algorithm: ``_core/moments.py``)."""
 
+# Hints as written (ArrayLike, DTypeLike), not NumPy's expanded Unions: help()
+# and the signatures stay readable.
+from __future__ import annotations
+
 from typing import Any
 
 import numpy as np

@@ -22,6 +22,10 @@ array(1.)
 array([0.e+000, 1.e+100, 1.e+100, 1.e+000])
 """
 
+# Hints as written (ArrayLike, DTypeLike), not NumPy's expanded Unions: help()
+# and the signatures stay readable.
+from __future__ import annotations
+
 import math
 import operator
 from typing import Any
