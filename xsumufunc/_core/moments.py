@@ -62,7 +62,7 @@ def loop_ddof(ddof):
 def loop_applies(dtype, result, ddof):
     """Whether the compiled variance loops can take values of `dtype` into
     `result` with this ddof (real values, an integer ddof)."""
-    return dtype.kind != "c" and result in LOOP_RESULTS and Fraction(ddof).denominator == 1
+    return dtype.kind != "c" and result in LOOP_RESULTS and ddof.denominator == 1
 
 
 def grouped_loop(values, ends, ddof, std, out):
@@ -103,7 +103,7 @@ def _decided_rows(rows, keep, ddof, result, std, out):
 
 
 def check_ddof(ddof, correction, func_name):
-    """ddof (or NumPy 2's alias correction) as an exact Fraction: any finite
+    """ddof (or NumPy 2's alias correction) as an exact int or Fraction: any finite
     real number (the array API's correction is a float; NumPy takes
     ddof=1.5 too).  A float is read exactly, so n - ddof is an exact
     rational and the variance is still rounded once."""
@@ -118,8 +118,9 @@ def check_ddof(ddof, correction, func_name):
     if not np.isfinite(float(ddof)):
         raise ValueError(f"{func_name}: ddof must be a finite real number, not {ddof!r}")
     if isinstance(ddof, (float, np.floating)):
-        return Fraction(*ddof.as_integer_ratio())      # exact, for every float width
-    return Fraction(ddof if isinstance(ddof, Fraction) else int(ddof))
+        ddof = Fraction(*ddof.as_integer_ratio())      # exact, for every float width
+    # An integer as an int: Fraction arithmetic costs microseconds a call.
+    return int(ddof) if ddof.denominator == 1 else Fraction(ddof)
 
 
 def no_dof(counts, ddof):
@@ -239,7 +240,7 @@ def finish(moments, ddof, result, std, func_name, warn=True):
     out = np.empty(moments.counts.shape, result)
     fmt_of_result = dtypes.FORMATS[result]
     warned = not warn
-    if Fraction(ddof).denominator == 1:
+    if ddof.denominator == 1:
         ddof = int(ddof)                    # (int arithmetic: faster than Fraction's)
     numerators, exponent = moments.numerators()
     special = moments.special.tolist()
@@ -267,6 +268,15 @@ def finish(moments, ddof, result, std, func_name, warn=True):
 def variance(func_name, a, axis, dtype, out, ddof, keepdims, where, skip_nan, correction,
              std):
     """exact_var / exact_std (skip_nan: the nan-variants) of NumPy input."""
+    if (type(a) is np.ndarray and a.ndim == 1 and a.dtype == _F64 and type(ddof) is int
+            and 0 <= ddof < a.size <= ROW_LOOP_TERMS and axis is None and dtype is None
+            and out is None and not keepdims and where is True and not skip_nan
+            and correction is NO_VALUE):
+        # The common short call, with the least Python in front of the
+        # compiled loop (what _decided_rows does for one row).
+        res = np.empty(1, _F64)
+        if grouped_loop(a, (a.size,), ddof, std, res)[0]:
+            return res[0]
     a, kind = as_input(a, func_name)
     ddof = check_ddof(ddof, correction, func_name)
     spec = ReductionSpec.parse(func_name, a, axis, keepdims=keepdims, where=where,
