@@ -365,6 +365,11 @@ def vector_norm(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdim
     >>> xp.linalg.vector_norm(xp.asarray([[3.0, 4.0], [1e100, -1e100]]), axis=1, ord=1)
     array([7.e+000, 2.e+100])
     """
+    if (type(x) is np.ndarray and x.ndim == 1 and axis is None and not keepdims
+            and type(ord) is int and ord == 2):
+        done = _norm.norm2_vector(x)         # the common short call, straight to the loop
+        if done is not None:
+            return done
     x = _check_array(x, "vector_norm")
     _dtypes.input_kind(x.dtype, "vector_norm")           # TypeError for other dtypes
     result = _norm.result_dtype(x.dtype)
