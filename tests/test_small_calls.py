@@ -56,3 +56,16 @@ def test_norm_of_a_vector(data, dtype):
         assert type(got) is np.ndarray and got.shape == () and got.dtype == dtype
         assert_same(got, xp.linalg.vector_norm(x, axis=0))      # the general path
         assert_same(got, xp.linalg.vector_norm(x, keepdims=True)[0])
+
+
+@given(data=st.data(), ngroups=st.integers(1, 5))
+def test_grouped_sum_of_a_few_values(data, ngroups):
+    x = data.draw(arrays_1d(FLOAT64))
+    codes = np.array(data.draw(st.lists(st.integers(0, ngroups - 1), min_size=x.size,
+                                        max_size=x.size)), dtype=np.int64)
+    with np.errstate(all="ignore"):
+        got = xs.exact_grouped_sum(x, codes, ngroups)
+        # The general path: ngroups as a NumPy integer.
+        assert_same(got, xs.exact_grouped_sum(x, codes, np.int64(ngroups)))
+    for g in range(ngroups):
+        assert_same(got[g], exact_sum_oracle(terms_of(x[codes == g]), FLOAT64))
