@@ -31,3 +31,16 @@ napoleon_use_rtype = False
 myst_heading_anchors = 3
 html_theme = "alabaster"
 html_static_path: list[str] = []
+
+
+def _ufunc_call_as_literal(app, what, name, obj, options, lines):
+    """A ufunc's docstring opens with NumPy's generated call signature, whose
+    ``*,`` would read as reST emphasis: show it as a literal."""
+    import numpy as np
+
+    if isinstance(obj, np.ufunc) and lines and lines[0].startswith(f"{obj.__name__}("):
+        lines[0] = f"``{lines[0]}``"
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _ufunc_call_as_literal)

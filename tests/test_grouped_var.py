@@ -58,7 +58,7 @@ def _codes(data, size, ngroups):
 
 @pytest.mark.parametrize("batch", sorted(BATCHES))
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@given(data=st.data(), ddof=st.sampled_from([0, 1, 2, 5]), skip_nan=st.booleans())
+@given(data=st.data(), ddof=st.sampled_from([0, 1, 2, 5, 0.5, 2.5]), skip_nan=st.booleans())
 def test_each_group_is_exact_var_of_its_values_and_the_oracle(batch, dtype, data, ddof,
                                                                skip_nan):
     values = data.draw(arrays_1d(dtype))
@@ -240,8 +240,8 @@ def test_bad_arguments_are_clear_errors():
     v, c = np.array([1.0, 2.0]), np.array([0, 0])
     with pytest.raises(TypeError, match="exact_grouped_var: ddof must be a real number"):
         xs.exact_grouped_var(v, c, 1, ddof="1")
-    with pytest.raises(ValueError, match="exact_grouped_std: ddof must be an integer"):
-        xs.exact_grouped_std(v, c, 1, ddof=0.5)
+    with pytest.raises(ValueError, match="exact_grouped_std: ddof must be a finite real"):
+        xs.exact_grouped_std(v, c, 1, ddof=float("inf"))
     with pytest.raises(ValueError, match="ddof and correction"):
         xs.exact_grouped_var(v, c, 1, ddof=1, correction=1)
     with pytest.raises(ValueError, match="exact_grouped_var: codes must be integers of the "
@@ -290,5 +290,5 @@ def test_dask_bad_arguments_are_clear_errors():
         xs.exact_grouped_var(v, np.zeros(3, int), 1)
     with pytest.raises(ValueError, match="exact_grouped_std: ngroups must be"):
         xs.exact_grouped_std(v, np.zeros(4, int), -2)
-    with pytest.raises(ValueError, match="ddof must be an integer"):
-        xs.exact_grouped_var(v, np.zeros(4, int), 1, ddof=0.5)
+    with pytest.raises(ValueError, match="ddof must be a finite real number"):
+        xs.exact_grouped_var(v, np.zeros(4, int), 1, ddof=float("nan"))

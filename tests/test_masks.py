@@ -37,7 +37,9 @@ def _public():
 VALID = {"a": X, "x": X, "x1": X, "x2": X, "b": X, "values": X, "codes": np.array([0, 1, 0]),
          "where": np.array([True, True, True]), "initial": 0.0, "indices": [0, 1],
          "state": xs.exact_sum_state(X), "states": np.stack([xs.exact_sum_state(X)] * 2),
-         "count": 3, "w": F32, "c": F32, "u": F32, "bits": np.zeros(3, np.uint32)}
+         "count": 3, "w": F32, "c": F32, "u": F32, "bits": np.zeros(3, np.uint32),
+         "weights": np.ones(3), "m": X, "y": X, "fweights": np.array([1, 2, 1]),
+         "aweights": np.ones(3)}
 MASKED = {"where": WHERE, "codes": CODES, "initial": np.ma.masked, "count": np.ma.masked,
           "indices": np.ma.array([0, 1], mask=[0, 1]),
           "bits": np.ma.array(np.zeros(3, np.uint32), mask=[0, 1, 0])}

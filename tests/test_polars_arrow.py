@@ -113,8 +113,12 @@ def test_integers_with_nulls_stay_exact():
 
 
 def test_functions_without_where_refuse_nulls_they_cannot_skip():
-    with pytest.raises(ValueError, match=r"no where= to leave them out: drop them first"):
-        xs.exact_grouped_sum(pl.Series([1, None, 2]), np.array([0, 0, 1]), 2, skip_nan=True)
+    # The grouped functions leave nulls out as terms of no group, exactly.
+    got = xs.exact_grouped_sum(pl.Series([2**53 + 1, None, 1]), np.array([0, 0, 0]), 1,
+                               skip_nan=True)
+    assert_same(got, np.array([exact_sum_oracle([2**53 + 1, 1], FLOAT64)]))
+    with pytest.raises(ValueError, match=r"exact_moving_sum: a .* 1 null"):
+        xs.exact_moving_sum(pa.array([1, None, 2]), 2)
     # Floating nulls are NaNs to a function that skips NaN.
     got = xs.exact_grouped_sum(pl.Series([1.5, None, 2.0]), np.array([0, 0, 1]), 2,
                                skip_nan=True)

@@ -84,3 +84,15 @@ def test_var_and_std_reduce_any_dims(data, chunked, std):
     values = quiet(lambda: result.values)
     for i in range(a.shape[0]):
         check(values[i], a[i].tolist(), 1, FLOAT64, std)
+
+
+def test_the_manuals_xarray_page_runs():
+    """docs/xarray.md (the recipe, and the one-chunk rule of
+    dask="parallelized") prints what it says."""
+    import doctest
+    import pathlib
+
+    page = pathlib.Path(__file__).resolve().parents[1] / "docs" / "xarray.md"
+    result = doctest.testfile(str(page), module_relative=False,
+                              optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

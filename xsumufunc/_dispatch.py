@@ -47,7 +47,10 @@ def _is_dask(x):
 
 def _speaks_dlpack_or_array_api(x):
     return (hasattr(x, "__dlpack__") or hasattr(x, "__array_namespace__")
-            or type(x).__module__.split(".", 1)[0] in ("polars", "pyarrow"))
+            or type(x).__module__.split(".", 1)[0] in ("polars", "pyarrow")
+            # pandas' nullable columns (Int64, Float64, ...: NA), not its NumPy ones
+            or (type(x).__module__.split(".", 1)[0] == "pandas"
+                and not isinstance(getattr(x, "dtype", np.dtype(object)), np.dtype)))
 
 
 class Dispatch:

@@ -57,9 +57,9 @@ def aggregation(statistic, *, skip_nan=False, ddof=1):
     skip_nan : bool, optional
         Leave NaNs out (pandas' ``skipna=True``); otherwise a NaN makes the
         group's result NaN.
-    ddof : int, optional
-        Delta degrees of freedom of var and std (divisor ``count - ddof``):
-        1 (default) as pandas, 0 as NumPy.  Ignored by sum and mean.
+    ddof : float, optional
+        Delta degrees of freedom of var and std (divisor ``count - ddof``,
+        exact for a float too): 1 (default) as pandas, 0 as NumPy.  Ignored by sum and mean.
 
     Returns
     -------

@@ -30,12 +30,18 @@ Examples
 [nan, nan, 1.0, -1e+100, -1e+100, 3.0]
 """
 
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._api.grouped import exact_grouped_mean, exact_grouped_sum
+from ._api.grouped import (
+    exact_grouped_mean,
+    exact_grouped_std,
+    exact_grouped_sum,
+    exact_grouped_var,
+)
 from ._api.moving import exact_moving_mean, exact_moving_std, exact_moving_sum, exact_moving_var
 from ._api.pairs import exact_average
 from ._api.stats import exact_nanstd, exact_nanvar, exact_std, exact_var
@@ -126,29 +132,54 @@ def _reduce_parts(method, first, second, skipna, kwargs, func):
                                np.dtype(np.float64), False)
 
 
-_GROUPED = {"grouped_sum": exact_grouped_sum, "grouped_mean": exact_grouped_mean}
+_GROUPED = {"grouped_sum": exact_grouped_sum, "grouped_mean": exact_grouped_mean,
+            "grouped_var": exact_grouped_var, "grouped_std": exact_grouped_std}
 
 
-def _group_codes(obj, by, sort, func):
-    """pandas' own grouping of obj by `by` (a column label or labels, an
-    array of keys, a Series, ...): each row's group number (-1 for a missing
-    key, left out as groupby(dropna=True) does), the number of groups and
-    their index, in pandas' order."""
-    try:
-        grouper = obj.groupby(by, sort=sort, dropna=True)
-        # Missing keys have no group number (NaN): -1, left out.
-        codes = grouper.ngroup().to_numpy(dtype=np.float64, na_value=-1.0).astype(np.intp)
-        index = grouper.size().index
-    except (KeyError, ValueError, TypeError) as exc:
-        kind = next(k for k in (KeyError, TypeError, ValueError) if isinstance(exc, k))
-        raise kind(f"{func}: cannot group by {by!r}: {exc}") from None
-    return codes, len(index), index
+class _Groups:
+    """pandas' own grouping of an object by `by` (a column label or labels,
+    an array of keys, a Series, ...): each row's group number among the
+    observed groups (`codes`; -1 for a missing key, left out as
+    groupby(dropna=True) does), their number and index in pandas' order,
+    and with observed=False the index of every combination of categories
+    (the unobserved ones get the value of an empty group)."""
+
+    def __init__(self, obj, by, sort, observed, func):
+        if observed not in (True, False):
+            raise TypeError(f"{func}: observed must be True or False, not {observed!r}")
+        try:
+            grouper = obj.groupby(by, sort=sort, dropna=True, observed=True)
+            # Missing keys have no group number (NaN): -1, left out.
+            self.codes = grouper.ngroup().to_numpy(dtype=np.float64,
+                                                   na_value=-1.0).astype(np.intp)
+            self.index = grouper.size().index
+            self.full_index = (None if observed else
+                               obj.groupby(by, sort=sort, dropna=True,
+                                           observed=False).size().index)
+        except (KeyError, ValueError, TypeError) as exc:
+            kind = next(k for k in (KeyError, TypeError, ValueError) if isinstance(exc, k))
+            raise kind(f"{func}: cannot group by {by!r}: {exc}") from None
+        self.ngroups = len(self.index)
+
+    def complete(self, result, method):
+        """The result (a Series or DataFrame on self.index) on the full
+        index: an unobserved group's sum is 0, its other statistics NaN,
+        as pandas gives."""
+        if self.full_index is None or len(self.full_index) == len(self.index):
+            return result
+        empty = 0.0 if method == "grouped_sum" else np.nan
+        return result.reindex(self.full_index, fill_value=empty)
 
 
-def _grouped(method, values, codes, ngroups, skipna):
+def _grouped(method, values, codes, ngroups, skipna, ddof, func):
     """One exact result per group of a column's values (_column_values)."""
     reduce = _GROUPED[method]
+    extra = {"ddof": ddof} if method in ("grouped_var", "grouped_std") else {}
     if isinstance(values, list):
+        if extra:
+            raise TypeError(f"{func}: a nullable integer column with missing values beyond "
+                            "2**53 is not supported here; drop the missing values or pass "
+                            "a float64 column")
         # A nullable 64-bit integer column's two exact halves (NaN where
         # NA): every term counts twice, so a mean comes out halved and is
         # doubled back (exactly: a power of two, far from overflow).
@@ -157,7 +188,50 @@ def _grouped(method, values, codes, ngroups, skipna):
         return res * 2 if method == "grouped_mean" else res
     kind = values.dtype.kind
     skip = skipna and kind == "f"
-    return reduce(values, codes, ngroups, skip_nan=skip)
+    if not extra:
+        return reduce(values, codes, ngroups, skip_nan=skip)
+    # pandas' convention: a group of no more than ddof values is NaN, with
+    # no warning.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Degrees of freedom", RuntimeWarning)
+        res = reduce(values, codes, ngroups, skip_nan=skip, **extra)
+    kept = codes >= 0
+    if skip:
+        kept &= ~np.isnan(values)
+    counts = np.bincount(codes[kept], minlength=ngroups)
+    res[moments.no_dof(counts, moments.check_ddof(ddof, NO_VALUE, func))] = np.nan
+    return res
+
+
+def _rolling(series, method, window, min_periods, ddof, func):
+    """A column's rolling sums, means, variances or standard deviations
+    (method: rolling_sum, ...), each window exact and rounded once, with
+    pandas' window rules (_pandas_window)."""
+    values = _column_values(series, series.name, func)
+    first = values[0] if isinstance(values, list) else values
+    window, need, present = _pandas_window(window, min_periods, first, func)
+    if method in ("rolling_var", "rolling_std"):
+        if isinstance(values, list):                   # halves (_column_values)
+            raise TypeError(f"{func}: a nullable integer column with missing values "
+                            "beyond 2**53 is not supported here; pass series.dropna() "
+                            "or a float64 column")
+        if not window:                  # no terms anywhere: all windows empty
+            res = np.full(len(values), np.nan)
+        else:
+            variance = exact_moving_std if method == "rolling_std" else exact_moving_var
+            res = variance(values, window, min_count=need, ddof=ddof)
+        res = _pandas_windows_done(res, need, present, empty_is_zero=False)
+    else:
+        mean = method == "rolling_mean"
+        if not window:
+            res = np.full(len(first), np.nan if mean else 0.0)
+        elif isinstance(values, list):                 # halves (_column_values)
+            res = moving.moving_of_halves(values, window, need, mean)
+        else:
+            add = exact_moving_mean if mean else exact_moving_sum
+            res = add(values, window, min_count=need)
+        res = _pandas_windows_done(res, need, present, empty_is_zero=not mean)
+    return pd.Series(res, index=series.index, name=series.name)
 
 
 def _pair_columns(df, numeric_only, func):
@@ -194,8 +268,11 @@ def _average_weights(weights, df, axis, func):
 
 @pd.api.extensions.register_dataframe_accessor("exact")
 class ExactFrameAccessor:
-    """``df.exact.sum/mean/var/std(axis=0, skipna=True, numeric_only=False)`` and
-    ``df.exact.grouped_sum/grouped_mean(by, sort=True, skipna=True)``."""
+    """``df.exact.sum/mean/var/std(axis=0, skipna=True, numeric_only=False)``,
+    ``df.exact.grouped_sum/grouped_mean/grouped_var/grouped_std(by, sort=True,
+    skipna=True, ..., observed=True)`` and
+    ``df.exact.rolling_sum/rolling_mean/rolling_var/rolling_std(window,
+    min_periods=None, ...)``."""
 
     def __init__(self, df: pd.DataFrame) -> None:
         self._df = df
@@ -241,34 +318,40 @@ class ExactFrameAccessor:
         """Exact means, rounded once."""
         return self._reduction("mean", axis, skipna, numeric_only)
 
-    def var(self, axis: int | str = 0, skipna: bool = True, ddof: int = 1,
+    def var(self, axis: int | str = 0, skipna: bool = True, ddof: float = 1,
             numeric_only: bool = False) -> pd.Series:
         """Exact variances (pandas' ddof=1), rounded once."""
         return self._reduction("var", axis, skipna, numeric_only, ddof=ddof)
 
-    def std(self, axis: int | str = 0, skipna: bool = True, ddof: int = 1,
+    def std(self, axis: int | str = 0, skipna: bool = True, ddof: float = 1,
             numeric_only: bool = False) -> pd.Series:
         """Correctly rounded standard deviations (pandas' ddof=1)."""
         return self._reduction("std", axis, skipna, numeric_only, ddof=ddof)
 
-    def _grouped_reduction(self, method, by, sort, skipna, numeric_only):
+    def _grouped_reduction(self, method, by, sort, skipna, numeric_only, observed, ddof=1):
         func = f"DataFrame.exact.{method}"
-        codes, ngroups, index = _group_codes(self._df, by, sort, func)
+        groups = _Groups(self._df, by, sort, observed, func)
         keys = by if isinstance(by, list) else [by]
         named = [k for k in keys if isinstance(k, (str, int, tuple)) and k in self._df.columns]
         df = _numeric_columns(self._df.drop(columns=named), numeric_only)
-        out = {c: _grouped(method, _column_values(df[c], c, func), codes, ngroups, skipna)
+        out = {c: _grouped(method, _column_values(df[c], c, func), groups.codes,
+                           groups.ngroups, skipna, ddof, func)
                for c in df.columns}
-        return pd.DataFrame(out, index=index, columns=df.columns)
+        return groups.complete(pd.DataFrame(out, index=groups.index, columns=df.columns),
+                               method)
 
     def grouped_sum(self, by: Any, sort: bool = True, skipna: bool = True,
-                    numeric_only: bool = False) -> pd.DataFrame:
-        """``df.groupby(by).sum()``, each group's sum exact and rounded once,
-        all groups in a few vectorised calls (exact_grouped_sum).
+                    numeric_only: bool = False, observed: bool = True) -> pd.DataFrame:
+        """``df.groupby(by, observed=observed).sum()``, each group's sum
+        exact and rounded once, all groups in a few vectorised calls
+        (exact_grouped_sum).
 
         `by` is what ``df.groupby`` takes (a column label, labels, keys);
         key columns named in it are not summed; missing keys are left out
-        (``dropna=True``).  NaN values are skipped (``skipna=True``).
+        (``dropna=True``).  NaN values are skipped (``skipna=True``).  With
+        categorical keys, ``observed=False`` gives every category (an
+        unobserved one sums to 0, as in pandas); ``observed=True`` (pandas
+        3's default) only those that occur.
 
         Examples
         --------
@@ -276,14 +359,80 @@ class ExactFrameAccessor:
         >>> df = pd.DataFrame({"k": [1, 2, 1, 1], "x": [1e100, 0.5, 1.0, -1e100]})
         >>> df.groupby("k").sum()["x"].tolist(), df.exact.grouped_sum("k")["x"].tolist()
         ([0.0, 0.5], [1.0, 0.5])
+        >>> df["k"] = pd.Categorical(df["k"], categories=[1, 2, 3])
+        >>> df.exact.grouped_sum("k", observed=False)["x"].tolist()
+        [1.0, 0.5, 0.0]
         """
-        return self._grouped_reduction("grouped_sum", by, sort, skipna, numeric_only)
+        return self._grouped_reduction("grouped_sum", by, sort, skipna, numeric_only, observed)
 
     def grouped_mean(self, by: Any, sort: bool = True, skipna: bool = True,
+                     numeric_only: bool = False, observed: bool = True) -> pd.DataFrame:
+        """``df.groupby(by, observed=observed).mean()``, exact and rounded
+        once (see :meth:`grouped_sum`; an unobserved category's mean is
+        NaN)."""
+        return self._grouped_reduction("grouped_mean", by, sort, skipna, numeric_only,
+                                       observed)
+
+    def grouped_var(self, by: Any, sort: bool = True, skipna: bool = True, ddof: float = 1,
+                    numeric_only: bool = False, observed: bool = True) -> pd.DataFrame:
+        """``df.groupby(by, observed=observed).var(ddof)``: each group's
+        exact variance rounded once (see :meth:`grouped_sum`).  A group of
+        no more than ddof values is NaN, as in pandas.
+
+        Examples
+        --------
+        >>> import pandas as pd, xsumufunc.pandas_accessor
+        >>> df = pd.DataFrame({"k": [1, 1, 1, 2, 2], "x": [1.0, 2.0, 3.0, 1e16, 1e16 + 2]})
+        >>> df.exact.grouped_var("k")["x"].tolist()
+        [1.0, 2.0]
+        """
+        return self._grouped_reduction("grouped_var", by, sort, skipna, numeric_only,
+                                       observed, ddof)
+
+    def grouped_std(self, by: Any, sort: bool = True, skipna: bool = True, ddof: float = 1,
+                    numeric_only: bool = False, observed: bool = True) -> pd.DataFrame:
+        """``df.groupby(by, observed=observed).std(ddof)``: the correctly
+        rounded root of each group's exact variance (see
+        :meth:`grouped_var`)."""
+        return self._grouped_reduction("grouped_std", by, sort, skipna, numeric_only,
+                                       observed, ddof)
+
+    def _rolling(self, method, window, min_periods, ddof, numeric_only):
+        func = f"DataFrame.exact.{method}"
+        df = _numeric_columns(self._df, numeric_only)
+        out = {c: _rolling(df[c], method, window, min_periods, ddof, func) for c in df.columns}
+        return pd.DataFrame(out, index=df.index, columns=df.columns)
+
+    def rolling_sum(self, window: int, min_periods: int | None = None,
+                    numeric_only: bool = False) -> pd.DataFrame:
+        """``df.rolling(window, min_periods).sum()``: each column's windows
+        exact and rounded once (see :meth:`ExactSeriesAccessor.rolling_sum`).
+
+        Examples
+        --------
+        >>> import pandas as pd, xsumufunc.pandas_accessor
+        >>> df = pd.DataFrame({"a": [1e100, 1.0, -1e100], "b": [0.1, 0.2, 0.3]})
+        >>> df.exact.rolling_sum(3).iloc[-1].tolist()
+        [1.0, 0.6]
+        """
+        return self._rolling("rolling_sum", window, min_periods, 1, numeric_only)
+
+    def rolling_mean(self, window: int, min_periods: int | None = None,
                      numeric_only: bool = False) -> pd.DataFrame:
-        """``df.groupby(by).mean()``, exact and rounded once (see
-        :meth:`grouped_sum`)."""
-        return self._grouped_reduction("grouped_mean", by, sort, skipna, numeric_only)
+        """``df.rolling(window, min_periods).mean()``, exact and rounded once."""
+        return self._rolling("rolling_mean", window, min_periods, 1, numeric_only)
+
+    def rolling_var(self, window: int, min_periods: int | None = None, ddof: float = 1,
+                    numeric_only: bool = False) -> pd.DataFrame:
+        """``df.rolling(window, min_periods).var(ddof)``: each window's exact
+        variance rounded once."""
+        return self._rolling("rolling_var", window, min_periods, ddof, numeric_only)
+
+    def rolling_std(self, window: int, min_periods: int | None = None, ddof: float = 1,
+                    numeric_only: bool = False) -> pd.DataFrame:
+        """``df.rolling(window, min_periods).std(ddof)``: the correctly
+        rounded root of each window's exact variance."""
+        return self._rolling("rolling_std", window, min_periods, ddof, numeric_only)
 
     def cov(self, min_periods: int | None = None, ddof: int = 1,
             numeric_only: bool = False) -> pd.DataFrame:
@@ -415,7 +564,8 @@ class ExactSeriesAccessor:
     """``series.exact.sum/mean/var/std(skipna=True)``,
     ``series.exact.rolling_sum/rolling_mean(window, min_periods=None)``,
     ``series.exact.rolling_var/rolling_std(window, min_periods=None, ddof=1)`` and
-    ``series.exact.grouped_sum/grouped_mean(by, sort=True, skipna=True)``."""
+    ``series.exact.grouped_sum/grouped_mean/grouped_var/grouped_std(by,
+    sort=True, skipna=True, ..., observed=True)``."""
 
     def __init__(self, series: pd.Series) -> None:
         self._series = series
@@ -427,37 +577,9 @@ class ExactSeriesAccessor:
         return _reduce(method, self._values(method), None, skipna, kwargs,
                        f"Series.exact.{method}")
 
-    def _rolling(self, method, window, min_periods):
-        values = self._values(method)
-        first = values[0] if isinstance(values, list) else values
-        window, need, present = _pandas_window(window, min_periods, first,
-                                               f"Series.exact.{method}")
-        mean = method == "rolling_mean"
-        if not window:                  # no terms anywhere: all windows empty
-            res = np.full(len(first), np.nan if mean else 0.0)
-        elif isinstance(values, list):                 # halves (_column_values)
-            res = moving.moving_of_halves(values, window, need, mean)
-        else:
-            func = exact_moving_mean if mean else exact_moving_sum
-            res = func(values, window, min_count=need)
-        res = _pandas_windows_done(res, need, present, empty_is_zero=not mean)
-        return pd.Series(res, index=self._series.index, name=self._series.name)
-
-    def _rolling_variance(self, method, window, min_periods, ddof):
-        values = self._values(method)
-        if isinstance(values, list):                   # halves (_column_values)
-            raise TypeError(f"Series.exact.{method}: a nullable integer column with missing "
-                            "values beyond 2**53 is not supported here; pass "
-                            "series.dropna() or a float64 column")
-        window, need, present = _pandas_window(window, min_periods, values,
-                                               f"Series.exact.{method}")
-        if not window:
-            res = np.full(len(values), np.nan)
-        else:
-            func = exact_moving_std if method == "rolling_std" else exact_moving_var
-            res = func(values, window, min_count=need, ddof=ddof)
-        res = _pandas_windows_done(res, need, present, empty_is_zero=False)
-        return pd.Series(res, index=self._series.index, name=self._series.name)
+    def _rolling(self, method, window, min_periods, ddof=1):
+        return _rolling(self._series, method, window, min_periods, ddof,
+                        f"Series.exact.{method}")
 
     def sum(self, skipna: bool = True) -> Any:
         """The exact sum, rounded once."""
@@ -467,11 +589,11 @@ class ExactSeriesAccessor:
         """The exact mean, rounded once."""
         return self._reduction("mean", skipna)
 
-    def var(self, skipna: bool = True, ddof: int = 1) -> Any:
+    def var(self, skipna: bool = True, ddof: float = 1) -> Any:
         """The exact variance (pandas' ddof=1), rounded once."""
         return self._reduction("var", skipna, ddof=ddof)
 
-    def std(self, skipna: bool = True, ddof: int = 1) -> Any:
+    def std(self, skipna: bool = True, ddof: float = 1) -> Any:
         """The correctly rounded standard deviation (pandas' ddof=1)."""
         return self._reduction("std", skipna, ddof=ddof)
 
@@ -486,29 +608,46 @@ class ExactSeriesAccessor:
         return self._rolling("rolling_mean", window, min_periods)
 
     def rolling_var(self, window: int, min_periods: int | None = None,
-                    ddof: int = 1) -> pd.Series:
+                    ddof: float = 1) -> pd.Series:
         """``rolling(window, min_periods).var(ddof)``: each window's exact
         variance rounded once (never negative, no drift); NaN where a window
         has fewer than min_periods values or no more than ddof."""
-        return self._rolling_variance("rolling_var", window, min_periods, ddof)
+        return self._rolling("rolling_var", window, min_periods, ddof)
 
     def rolling_std(self, window: int, min_periods: int | None = None,
-                    ddof: int = 1) -> pd.Series:
+                    ddof: float = 1) -> pd.Series:
         """``rolling(window, min_periods).std(ddof)``: the correctly rounded
         root of each window's exact variance."""
-        return self._rolling_variance("rolling_std", window, min_periods, ddof)
+        return self._rolling("rolling_std", window, min_periods, ddof)
 
-    def _grouped_reduction(self, method, by, sort, skipna):
+    def _grouped_reduction(self, method, by, sort, skipna, observed, ddof=1):
         func = f"Series.exact.{method}"
-        codes, ngroups, index = _group_codes(self._series, by, sort, func)
-        res = _grouped(method, self._values(method), codes, ngroups, skipna)
-        return pd.Series(res, index=index, name=self._series.name)
+        groups = _Groups(self._series, by, sort, observed, func)
+        res = _grouped(method, self._values(method), groups.codes, groups.ngroups, skipna,
+                       ddof, func)
+        return groups.complete(pd.Series(res, index=groups.index, name=self._series.name),
+                               method)
 
-    def grouped_sum(self, by: Any, sort: bool = True, skipna: bool = True) -> pd.Series:
-        """``series.groupby(by).sum()``, each group's sum exact and rounded
-        once (see :meth:`ExactFrameAccessor.grouped_sum`)."""
-        return self._grouped_reduction("grouped_sum", by, sort, skipna)
+    def grouped_sum(self, by: Any, sort: bool = True, skipna: bool = True,
+                    observed: bool = True) -> pd.Series:
+        """``series.groupby(by, observed=observed).sum()``, each group's sum
+        exact and rounded once (see :meth:`ExactFrameAccessor.grouped_sum`)."""
+        return self._grouped_reduction("grouped_sum", by, sort, skipna, observed)
 
-    def grouped_mean(self, by: Any, sort: bool = True, skipna: bool = True) -> pd.Series:
-        """``series.groupby(by).mean()``, exact and rounded once."""
-        return self._grouped_reduction("grouped_mean", by, sort, skipna)
+    def grouped_mean(self, by: Any, sort: bool = True, skipna: bool = True,
+                     observed: bool = True) -> pd.Series:
+        """``series.groupby(by, observed=observed).mean()``, exact and
+        rounded once."""
+        return self._grouped_reduction("grouped_mean", by, sort, skipna, observed)
+
+    def grouped_var(self, by: Any, sort: bool = True, skipna: bool = True, ddof: float = 1,
+                    observed: bool = True) -> pd.Series:
+        """``series.groupby(by, observed=observed).var(ddof)``: each group's
+        exact variance rounded once."""
+        return self._grouped_reduction("grouped_var", by, sort, skipna, observed, ddof)
+
+    def grouped_std(self, by: Any, sort: bool = True, skipna: bool = True, ddof: float = 1,
+                    observed: bool = True) -> pd.Series:
+        """``series.groupby(by, observed=observed).std(ddof)``: the
+        correctly rounded root of each group's exact variance."""
+        return self._grouped_reduction("grouped_std", by, sort, skipna, observed, ddof)

@@ -40,6 +40,10 @@ The raw states above (``exact_sum_state`` & co.) are the sum records'
 code should use the framed states.
 """
 
+# Hints as written (ArrayLike, DTypeLike), not NumPy's expanded Unions: help()
+# and the signatures stay readable.
+from __future__ import annotations
+
 from typing import Any
 
 import numpy as np

@@ -5,6 +5,10 @@ boundary of its loop, so this is a small object of our own whose methods are
 dispatching functions over the NumPy bodies in ``_core``.
 """
 
+# Hints as written (ArrayLike, DTypeLike), not NumPy's expanded Unions: help()
+# and the signatures stay readable.
+from __future__ import annotations
+
 from typing import Any
 
 import numpy as np

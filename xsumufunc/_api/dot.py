@@ -1,6 +1,10 @@
 """exact_dot: vector dot products with no product ever rounded (the
 algorithm: ``_core/dot.py`` and the dot kernels in ``src/``)."""
 
+# Hints as written (ArrayLike, DTypeLike), not NumPy's expanded Unions: help()
+# and the signatures stay readable.
+from __future__ import annotations
+
 from typing import Any
 
 import numpy as np

@@ -2,6 +2,10 @@
 exact_grouped_std: one exact result per group, without a Python call per
 group (the algorithm: ``_core/grouped.py``)."""
 
+# Hints as written (ArrayLike, DTypeLike), not NumPy's expanded Unions: help()
+# and the signatures stay readable.
+from __future__ import annotations
+
 from typing import Any
 
 from numpy.typing import ArrayLike, DTypeLike
@@ -99,9 +103,9 @@ def exact_grouped_var(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
     skip_nan : bool, optional
         Leave NaNs out (as :func:`xsumufunc.exact_nanvar`): they are neither
         values nor counted.
-    ddof, correction : int, optional
+    ddof, correction : float, optional
         Delta degrees of freedom: the divisor is ``n - ddof`` (``correction``
-        is NumPy 2's name for it; give one of them).  A group with
+        is NumPy 2's name for it; give one of them), exact for a float too.  A group with
         ``n - ddof <= 0`` (an empty group, or one value with ``ddof=1``) is
         ``inf`` (``nan`` for zero spread), with one RuntimeWarning, as
         :func:`xsumufunc.exact_var` gives.

@@ -1,6 +1,10 @@
 """exact_moving_sum and exact_moving_mean: sums and means of trailing
 windows that never drift (the algorithm: ``src/kernels/moving/xs_moving.c``)."""
 
+# Hints as written (ArrayLike, DTypeLike), not NumPy's expanded Unions: help()
+# and the signatures stay readable.
+from __future__ import annotations
+
 from typing import Any
 
 from numpy.typing import ArrayLike
@@ -76,7 +80,7 @@ declare(exact_moving_mean, "moving", ddof=False)
 
 @dispatching("exact_moving_var", ("a",))
 def exact_moving_var(a: ArrayLike, window: int, axis: int = -1,
-                     min_count: int | None = None, ddof: int = 0) -> Any:
+                     min_count: int | None = None, ddof: float = 0) -> Any:
     """Exact variance of each trailing window, rounded once (bottleneck's
     ``move_var``, pandas' ``rolling(window).var(ddof=...)``, never negative
     and without drift).
@@ -91,9 +95,9 @@ def exact_moving_var(a: ArrayLike, window: int, axis: int = -1,
     ----------
     a, window, axis, min_count
         As for :func:`exact_moving_sum`.
-    ddof : int, optional
+    ddof : float, optional
         Delta degrees of freedom: the divisor is ``n - ddof`` (pandas'
-        default is 1, NumPy's and bottleneck's 0).
+        default is 1, NumPy's and bottleneck's 0), exact for a float too.
 
     Returns
     -------
@@ -123,7 +127,7 @@ declare(exact_moving_var, "moving", ddof=True)
 
 @dispatching("exact_moving_std", ("a",))
 def exact_moving_std(a: ArrayLike, window: int, axis: int = -1,
-                     min_count: int | None = None, ddof: int = 0) -> Any:
+                     min_count: int | None = None, ddof: float = 0) -> Any:
     """Exact standard deviation of each trailing window: the correctly
     rounded square root of the window's exact variance (not the root of a
     rounded variance).  Same arguments and NaN rules as

@@ -6,9 +6,9 @@ from typing import Any
 
 from numpy.typing import ArrayLike, DTypeLike
 
+from .._backends.plans import declare
 from .._core import matmul as _matmul
 from .._core import pairs as _pairs
-from .._backends.plans import declare
 from .._dispatch import dispatching
 
 LinearRegression = _pairs.LinearRegression

@@ -1,6 +1,10 @@
 """exact_var, exact_std, exact_nanvar and exact_nanstd: the variance about
 the exact mean, rounded once (the algorithm: ``_core/moments.py``)."""
 
+# Hints as written (ArrayLike, DTypeLike), not NumPy's expanded Unions: help()
+# and the signatures stay readable.
+from __future__ import annotations
+
 from typing import Any
 
 import numpy as np
@@ -44,9 +48,11 @@ def exact_var(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
     out : ndarray, optional
         Where to put the result; with ``dtype=None`` the variance is rounded
         straight into ``out.dtype``.
-    ddof, correction : int, optional
+    ddof, correction : float, optional
         Delta degrees of freedom: the divisor is ``n - ddof`` (``correction``
-        is NumPy 2's name for it; give one of them).  ``n - ddof <= 0`` gives
+        is NumPy 2's name for it; give one of them).  Any finite real
+        number: a float is taken at its exact value, so ``n - ddof`` is an
+        exact rational and the result is still rounded once.  ``n - ddof <= 0`` gives
         ``inf`` (``nan`` for zero spread) with a RuntimeWarning, as NumPy.
     keepdims : bool, optional
         Keep the reduced axes as length-1 axes.

@@ -1,5 +1,9 @@
 """exact_sum, exact_nansum, exact_mean and exact_nanmean."""
 
+# Hints as written (ArrayLike, DTypeLike), not NumPy's expanded Unions: help()
+# and the signatures stay readable.
+from __future__ import annotations
+
 from typing import Any
 
 import numpy as np

@@ -47,7 +47,7 @@ STATISTICS = ("sum", "mean", "var", "std")
 def _name_of(statistic, skip_nan, ddof):
     name = "exact_" + ("nan" if skip_nan else "") + statistic
     if statistic in ("var", "std") and ddof != 1:
-        name += f"_ddof{ddof}"
+        name += f"_ddof{float(ddof):g}"
     return name
 
 
@@ -124,7 +124,7 @@ class _Statistic:
         result, kind, record = self._decode(blob)
         if self.moments:
             count = int(record["count"])
-            if count - self.ddof <= 0:
+            if _moments.no_dof(count, self.ddof):
                 return result.type(np.nan)
             return _moments.finish(_records.moments_of(record), self.ddof, result,
                                    self.statistic == "std", self.name)[0]
@@ -225,7 +225,7 @@ class _Statistic:
         counts = records["count"].astype(np.int64)
         if self.moments:
             # count <= ddof: NaN, as pandas gives, without NumPy's warning.
-            ok = counts > self.ddof
+            ok = ~_moments.no_dof(counts, self.ddof)
             values = np.full(len(records), np.nan, result)
             values[ok] = _moments.finish(_records.moments_of(records[ok]), self.ddof, result,
                                          self.statistic == "std", self.name)
@@ -265,5 +265,5 @@ def statistic(statistic, skip_nan=False, ddof=1):
         raise TypeError(f"aggregation: skip_nan must be True or False, not {skip_nan!r}")
     ddof = _moments.check_ddof(ddof, NO_VALUE, "aggregation")
     if ddof < 0:
-        raise ValueError(f"aggregation: ddof must be a non-negative integer, not {ddof}")
-    return _Statistic(statistic, bool(skip_nan), int(ddof))
+        raise ValueError(f"aggregation: ddof must be a non-negative number, not {ddof}")
+    return _Statistic(statistic, bool(skip_nan), ddof)

@@ -18,14 +18,19 @@ refused: an exact reduction has no gradient here.  Nothing here imports an
 array library: the caller's namespace and dtypes come from its own array
 (the library's top module, already imported by the caller).
 
-polars and pyarrow (one rule, here): a column (``polars.Series``,
-``pyarrow.Array``, ``pyarrow.ChunkedArray``) is read as a NumPy array and
-the result is what NumPy input gives (a NumPy scalar for a full reduction):
-neither library has an array namespace to return into.  A null is a
-ValueError, unless the function skips NaN (``exact_nansum`` & co.,
-``skip_nan=True``): then nulls are left out as NaNs are, as pandas'
-``skipna`` does (the NaN a float column reads as, or, in other columns, the
-``where=`` mask).  A table (``polars.DataFrame``/``LazyFrame``,
+polars, pyarrow and pandas' nullable columns (one rule, here): a column
+(``polars.Series``, ``pyarrow.Array``, ``pyarrow.ChunkedArray``, a pandas
+Series, Index or array of a nullable dtype such as ``Int64``, ``Float64``,
+``boolean`` or ``int64[pyarrow]``) is read as a NumPy array of its own
+values (never through a float64 copy) and the result is what NumPy input
+gives (a NumPy scalar for a full reduction): none of them has an array
+namespace to return into.  A null (pandas: ``pd.NA``) is a ValueError,
+unless the function skips NaN (``exact_nansum`` & co., ``skip_nan=True``):
+then nulls are left out as NaNs are, as pandas' ``skipna`` does (the
+``where=`` mask, code -1 for the grouped functions, or the NaN a float
+column reads as).  A ``ChunkedArray`` is read chunk by chunk: full sums,
+means and variances merge the chunks' exact states (``chunked.py``), the
+other functions get the chunks concatenated.  A table (``polars.DataFrame``/``LazyFrame``,
 ``pyarrow.Table``/``RecordBatch``) is a TypeError: summing every column
 together, keys included, is never what is meant; pass one column, or map
 the function over the columns (README, "polars and pyarrow").
@@ -36,11 +41,13 @@ breaks the graph there (with ``fullgraph=True``: Dynamo's ``Unsupported``
 error, giving our reason) instead of tracing into the NumPy code.
 """
 
+import functools
 import sys
 
 import numpy as np
 
 from .._core import dtypes
+from . import chunked
 
 _DLPACK_CPU = 1          # DLDeviceType kDLCPU
 
@@ -72,6 +79,8 @@ def _columnar(x):
             return "column"
         if isinstance(x, (lib.Table, lib.RecordBatch)):
             return "table"
+    elif name == "pandas" and _is_pandas_numbers(x):
+        return "column"
     return None
 
 
@@ -90,53 +99,113 @@ def _refuse_table(x, func_name, argname):
 
 
 def _null_count(x):
+    if _library(x).__name__ == "pandas":
+        return int(np.count_nonzero(_pandas_missing(x)))
     count = x.null_count
     return int(count() if callable(count) else count)    # polars: a method
 
 
-def _column_values(x, func_name, argname, skips_nan, has_where):
-    """A polars/pyarrow column as (NumPy array, mask of its non-null terms or
-    None when it has no null).
+def _pandas_missing(x):
+    return np.asarray(_library(x).isna(x), dtype=bool)
 
-    Nulls: a ValueError unless `skips_nan` (the function leaves NaNs out),
-    in which case they are left out too: filled with zeros (False) that the
-    mask (for where=) leaves out, exact for every dtype; a function without
-    where= reads them as NaN in a floating column."""
+
+def _is_pandas_numbers(x):
+    """A pandas Series, Index or array of a nullable (extension) dtype of
+    numbers or bools: Int64, Float64, boolean, int64[pyarrow], ..."""
+    lib = _library(x)
+    dtype = getattr(x, "dtype", None)
+    if not isinstance(x, (lib.Series, lib.Index, lib.api.extensions.ExtensionArray)):
+        return False
+    numpy_dtype = getattr(dtype, "numpy_dtype", None)
+    return (isinstance(dtype, lib.api.extensions.ExtensionDtype)
+            and isinstance(numpy_dtype, np.dtype) and numpy_dtype.kind in "biufc")
+
+
+def _as_numpy(x):
+    """A column without nulls as a NumPy array."""
+    name = _library(x).__name__
+    if name == "polars":
+        return x.to_numpy()
+    if name == "pandas":
+        return x.to_numpy(dtype=x.dtype.numpy_dtype)
+    return x.to_numpy(zero_copy_only=False)
+
+
+def _zero_filled(x):
+    """(the values, nulls as zeros, as a NumPy array; the mask of the
+    non-null terms), or None when x does not hold numbers."""
     lib = _library(x)
     if lib.__name__ == "polars":
-        def as_numpy(column):
-            return column.to_numpy()
-        how = "s.fill_null(...) or s.drop_nulls()"
-    else:
-        def as_numpy(column):
-            return column.to_numpy(zero_copy_only=False)
-        how = "pyarrow.compute.fill_null(a, ...) or a.drop_null()"
-    nulls = _null_count(x)
+        return x.fill_null(strategy="zero").to_numpy(), np.asarray(x.is_not_null().to_numpy(),
+                                                                   dtype=bool)
+    if lib.__name__ == "pandas":
+        dtype = x.dtype.numpy_dtype
+        return x.to_numpy(dtype=dtype, na_value=dtype.type(0)), ~_pandas_missing(x)
+    try:
+        filled = x.fill_null(False if lib.types.is_boolean(x.type) else 0)
+    except (TypeError, ValueError, lib.ArrowException):
+        return None
+    return (filled.to_numpy(zero_copy_only=False),
+            np.asarray(x.is_valid().to_numpy(zero_copy_only=False), dtype=bool))
+
+
+def _nan_filled(x):
+    """A floating column with NaN for its nulls."""
+    if _library(x).__name__ == "pandas":
+        return x.to_numpy(dtype=x.dtype.numpy_dtype, na_value=np.nan)
+    return _as_numpy(x)          # polars and pyarrow read nulls as NaN
+
+
+_FILL_OR_DROP = {"polars": "s.fill_null(...) or s.drop_nulls()",
+                 "pyarrow": "pyarrow.compute.fill_null(a, ...) or a.drop_null()",
+                 "pandas": "s.fillna(...) or s.dropna()"}
+
+
+def _column_values(x, func_name, argname, skips_nan, has_where):
+    """A polars/pyarrow/pandas column as (NumPy array, mask of its non-null
+    terms or None when it has no null).
+
+    Nulls (pandas: NA): a ValueError unless `skips_nan` (the function leaves
+    NaNs out), in which case they are left out too: filled with zeros
+    (False) that the mask (for where=, or as code -1 for the grouped
+    functions) leaves out, exact for every dtype; a function without either
+    reads them as NaN in a floating column."""
+    nulls = _counted_nulls(x, func_name, argname, skips_nan)
     if nulls == 0:
-        return as_numpy(x), None
-    if not skips_nan:
+        return _as_numpy(x), None
+    filled = _zero_filled(x)
+    if filled is None:
+        return _as_numpy(x), None           # not numbers: the dtype's TypeError follows
+    if has_where:
+        return filled
+    if filled[0].dtype.kind in "fc":
+        return _nan_filled(x), None         # nulls read as NaN: left out as NaNs
+    raise ValueError(
+        f"{func_name}: {argname} ({_type_name(x)}) has {nulls} null(s) in a "
+        f"{filled[0].dtype} column, and {func_name} has no where= to leave them out: drop "
+        f"them first ({_FILL_OR_DROP[_library(x).__name__]})")
+
+
+def _counted_nulls(x, func_name, argname, skips_nan):
+    """The number of nulls in column x: a ValueError when there are some and
+    the function does not skip them."""
+    nulls = _null_count(x)
+    if nulls and not skips_nan:
         raise ValueError(
             f"{func_name}: {argname} ({_type_name(x)}) has {nulls} null(s), which "
             f"{func_name} does not skip: use a nan-variant (exact_nansum, exact_nanmean, ...; "
             f"or skip_nan=True), which leaves nulls out as it does NaNs, or fill or drop them "
-            f"first ({how})")
-    if lib.__name__ == "polars":
-        filled = x.fill_null(strategy="zero")
-        valid = x.is_not_null()
-    else:
-        try:
-            filled = x.fill_null(False if lib.types.is_boolean(x.type) else 0)
-        except (TypeError, ValueError, lib.ArrowException):
-            return as_numpy(x), None        # not numbers: the dtype's TypeError follows
-        valid = x.is_valid()
-    values = as_numpy(filled)
-    if has_where:
-        return values, np.asarray(as_numpy(valid), dtype=bool)
-    if values.dtype.kind in "fc":
-        return as_numpy(x), None            # nulls read as NaN: left out as NaNs
-    raise ValueError(
-        f"{func_name}: {argname} ({_type_name(x)}) has {nulls} null(s) in a {values.dtype} "
-        f"column, and {func_name} has no where= to leave them out: drop them first ({how})")
+            f"first ({_FILL_OR_DROP[_library(x).__name__]})")
+    return nulls
+
+
+def _chunks_of(x):
+    """The chunks of a pyarrow.ChunkedArray of at least one chunk (read one
+    by one: backends/chunked.py), None for other columns."""
+    lib = _library(x)
+    if lib.__name__ == "pyarrow" and isinstance(x, lib.ChunkedArray) and x.num_chunks:
+        return x.chunks
+    return None
 
 
 def _check_cpu(x, func_name, argname):
@@ -343,7 +412,10 @@ def _call(function, args, kwargs):
     bound = function.bind(args, kwargs)
     like = None
     skips_nan = name.startswith("exact_nan") or bool(bound.arguments.get("skip_nan", False))
-    terms = None        # the non-null terms of a polars/pyarrow column with nulls
+    terms = None        # the non-null terms of a polars/pyarrow/pandas column with nulls
+    # Nulls can be left out through where= or, for the grouped functions,
+    # as terms of no group (code -1).
+    maskable = "where" in bound.arguments or "codes" in bound.arguments
     for argname in function.arrays:
         value = bound.arguments.get(argname)
         kind = _columnar(value)
@@ -352,15 +424,30 @@ def _call(function, args, kwargs):
         if kind == "column":
             # Only the data (the first array argument) may have nulls to skip.
             first = argname == function.arrays[0]
-            bound.arguments[argname], mask = _column_values(
-                value, name, argname, skips_nan and first, "where" in bound.arguments)
+            chunks = _chunks_of(value)
+            if chunks is not None:
+                _counted_nulls(value, name, argname, skips_nan and first)  # the whole column's
+            if chunks is not None and first:
+                done = chunked.reduce(name, bound.arguments, chunks, functools.partial(
+                    _column_values, func_name=name, argname=argname, skips_nan=skips_nan,
+                    has_where=True))
+                if done is not NotImplemented:
+                    return done
+            read = functools.partial(_column_values, func_name=name, argname=argname,
+                                     skips_nan=skips_nan and first, has_where=maskable)
+            bound.arguments[argname], mask = (read(value) if chunks is None
+                                              else chunked.concatenated(chunks, read))
             terms = mask if first else terms
         elif is_foreign(value):
             like = value if like is None else like
             bound.arguments[argname] = to_numpy(value, name, argname)
-    if terms is not None:
+    if terms is not None and "where" in bound.arguments:
         where = bound.arguments["where"]
         bound.arguments["where"] = terms if where is True else np.logical_and(where, terms)
+    elif terms is not None:
+        codes = np.asarray(bound.arguments["codes"])
+        if codes.shape == terms.shape:          # (else the shape's ValueError follows)
+            bound.arguments["codes"] = np.where(terms, codes, -1)
     if bound.arguments.get("dtype") is not None:
         bound.arguments["dtype"] = _numpy_dtype(bound.arguments["dtype"], name)
     out = bound.arguments.get("out")

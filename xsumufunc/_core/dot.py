@@ -214,8 +214,20 @@ def vector_layout(a, b, axis, func_name="exact_dot"):
     return kinds[0], kinds[1], (axis_a, axis_b), shape, kept_at
 
 
+#: Operand dtypes that the compiled loop takes as they are (compute_dtype is
+#: the dtype itself, and so is the result).
+_PLAIN_CALL_DTYPES = frozenset([_F64, np.dtype(np.float32)])
+
+
 def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
     """The NumPy body of exact_dot (see xsumufunc._api.dot)."""
+    if (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype
+            and a.dtype in _PLAIN_CALL_DTYPES and a.shape == b.shape and a.ndim
+            and axis == -1 and dtype is None and out is None and not keepdims):
+        # The common call (two real vectors, or rows, of one float dtype),
+        # with the least Python in front of the loop: what the general path
+        # below reduces it to.
+        return exact_dot_ufunc(a, b)
     a = np.asarray(a)
     b = np.asarray(b)
     (da, ka), (db, kb), (axis_a, axis_b), shape, kept_at = vector_layout(a, b, axis)

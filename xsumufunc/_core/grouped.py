@@ -34,6 +34,7 @@ from .spec import as_input, as_integer, skips_nan, warn_empty_mean
 from .states import round_states
 
 _INT64 = fmt.NATIVE
+_F64 = np.dtype(np.float64)
 # A batch holds at most this many values and groups (bounded temporaries).
 _BATCH_VALUES = 1 << 20
 _BATCH_GROUPS = 1 << 14
@@ -251,8 +252,35 @@ def _group_states(values, kind, codes, ngroups, skip_nan):
     return counts, iter([(0, ngroups, states)])
 
 
+#: Small calls (at most this many values times groups) are summed as one
+#: padded row per group, without ordering the values first.
+_SMALL_CALL_CELLS = 1 << 12
+
+
+def _small_sums(values, codes, ngroups):
+    """Exact float64 sums of each group of a few float64 values: one row per
+    group, each value in its column and -0.0 elsewhere (a term that changes
+    no sum, not even a zero's sign), summed by exact_sum's row loop; an
+    empty group is +0, as exact_sum of nothing.  None when codes are not
+    all in range (the general path decides, with its errors)."""
+    if codes.size and (codes.min() < 0 or codes.max() >= ngroups):
+        return None
+    rows = np.full((ngroups, values.size), -0.0)
+    rows[codes, np.arange(values.size)] = values
+    out = exact_sum_ufunc(rows)
+    out[np.bincount(codes, minlength=ngroups) == 0] = 0.0
+    return out
+
+
 def grouped(func_name, values, codes, ngroups, dtype, skip_nan, mean):
     """Exact sums (means) of each group, rounded once into the result dtype."""
+    if (type(values) is np.ndarray and type(codes) is np.ndarray and type(ngroups) is int
+            and values.dtype == _F64 and values.ndim == 1 and codes.shape == values.shape
+            and codes.dtype.kind in "iu" and 0 < ngroups * values.size <= _SMALL_CALL_CELLS
+            and dtype is None and not skip_nan and not mean):
+        done = _small_sums(values, codes, ngroups)
+        if done is not None:
+            return done
     values, kind, codes, ngroups = _checked(func_name, values, codes, ngroups)
     result = dtypes.resolve_result(values.dtype, kind, dtype, None, func_name)
     if not mean and kind == "real" and _sorts_whole(values, ngroups):
@@ -381,7 +409,7 @@ def grouped_variance(func_name, values, codes, ngroups, dtype, ddof, correction,
     ddof = moments.check_ddof(ddof, correction, func_name)
     result = moments.result_dtype(values.dtype, dtype, None, func_name)
     order, counts = _order(values, codes, ngroups, skip_nan)
-    if np.any(counts <= int(ddof)):
+    if np.any(moments.no_dof(counts, ddof)):
         moments.warn_no_dof(stacklevel=4)
     out = np.empty(ngroups, result)
     todo = _compiled_groups(values, kind, order, counts, ddof, result, std, out)

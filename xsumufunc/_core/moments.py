@@ -19,6 +19,7 @@ a few microseconds per result.
 """
 
 import itertools
+import math
 import warnings
 from fractions import Fraction
 
@@ -62,7 +63,7 @@ def loop_ddof(ddof):
 def loop_applies(dtype, result, ddof):
     """Whether the compiled variance loops can take values of `dtype` into
     `result` with this ddof (real values, an integer ddof)."""
-    return dtype.kind != "c" and result in LOOP_RESULTS and Fraction(ddof).denominator == 1
+    return dtype.kind != "c" and result in LOOP_RESULTS and ddof.denominator == 1
 
 
 def grouped_loop(values, ends, ddof, std, out):
@@ -103,8 +104,10 @@ def _decided_rows(rows, keep, ddof, result, std, out):
 
 
 def check_ddof(ddof, correction, func_name):
-    """ddof (or NumPy 2's alias correction) as an exact Fraction: an integer,
-    or a float with an integral value (the array API's correction=1.0)."""
+    """ddof (or NumPy 2's alias correction) as an exact int or Fraction: any finite
+    real number (the array API's correction is a float; NumPy takes
+    ddof=1.5 too).  A float is read exactly, so n - ddof is an exact
+    rational and the variance is still rounded once."""
     if correction is not NO_VALUE:
         if ddof != 0:
             raise ValueError(f"{func_name}: ddof and correction can't be provided "
@@ -113,10 +116,17 @@ def check_ddof(ddof, correction, func_name):
     if isinstance(ddof, (bool, np.bool_)) or not isinstance(
             ddof, (int, float, np.integer, np.floating, Fraction)):
         raise TypeError(f"{func_name}: ddof must be a real number, not {ddof!r}")
-    if not np.isfinite(float(ddof)) or Fraction(ddof).denominator != 1:
-        raise ValueError(f"{func_name}: ddof must be an integer (degrees of freedom), "
-                         f"not {ddof!r}")
-    return Fraction(ddof)
+    if not np.isfinite(float(ddof)):
+        raise ValueError(f"{func_name}: ddof must be a finite real number, not {ddof!r}")
+    if isinstance(ddof, (float, np.floating)):
+        ddof = Fraction(*ddof.as_integer_ratio())      # exact, for every float width
+    # An integer as an int: Fraction arithmetic costs microseconds a call.
+    return int(ddof) if ddof.denominator == 1 else Fraction(ddof)
+
+
+def no_dof(counts, ddof):
+    """Where n - ddof <= 0 for the integer counts n: n <= floor(ddof)."""
+    return counts <= math.floor(ddof)
 
 
 def result_dtype(in_dtype, dtype, out, func_name):
@@ -234,7 +244,7 @@ def finish(moments, ddof, result, std, func_name, warn=True):
     out = np.empty(moments.counts.shape, result)
     fmt_of_result = dtypes.FORMATS[result]
     warned = not warn
-    if Fraction(ddof).denominator == 1:
+    if ddof.denominator == 1:
         ddof = int(ddof)                    # (int arithmetic: faster than Fraction's)
     numerators, exponent = moments.numerators()
     special = moments.special.tolist()
@@ -262,6 +272,15 @@ def finish(moments, ddof, result, std, func_name, warn=True):
 def variance(func_name, a, axis, dtype, out, ddof, keepdims, where, skip_nan, correction,
              std):
     """exact_var / exact_std (skip_nan: the nan-variants) of NumPy input."""
+    if (type(a) is np.ndarray and a.ndim == 1 and a.dtype == _F64 and type(ddof) is int
+            and 0 <= ddof < a.size <= ROW_LOOP_TERMS and axis is None and dtype is None
+            and out is None and not keepdims and where is True and not skip_nan
+            and correction is NO_VALUE):
+        # The common short call, with the least Python in front of the
+        # compiled loop (what _decided_rows does for one row).
+        res = np.empty(1, _F64)
+        if grouped_loop(a, (a.size,), ddof, std, res)[0]:
+            return res[0]
     a, kind = as_input(a, func_name)
     ddof = check_ddof(ddof, correction, func_name)
     spec = ReductionSpec.parse(func_name, a, axis, keepdims=keepdims, where=where,

@@ -117,11 +117,11 @@ def moving_variance(func_name, a, window, axis, min_count, ddof, std):
     a, _ = as_input(a, func_name)
     axis, window, min_count, result = check(func_name, a.dtype, a.shape, window, axis,
                                             min_count)
-    ddof = int(moments.check_ddof(ddof, NO_VALUE, func_name))
+    ddof = moments.check_ddof(ddof, NO_VALUE, func_name)
     rows = np.moveaxis(a, axis, -1)
     out = np.empty(rows.shape, result)
     values = dtypes.float64_parts(rows, split=False)
-    if values is not None and result in moments.LOOP_RESULTS:
+    if values is not None and moments.loop_applies(rows.dtype, result, ddof):
         decided = np.empty(rows.shape, bool)
         _moving_var_ufunc(values[0], window, min_count, moments.loop_ddof(ddof), std,
                           out=(out, decided),
@@ -157,7 +157,7 @@ def _exact_windows(rows, where, window, min_count, ddof, std, out, func_name):
             keep &= ~np.isnan(terms)
         counts = np.count_nonzero(keep, axis=1)
         values = np.full(len(k), nan, out.dtype)
-        ok = np.flatnonzero((counts >= min_count) & (counts - ddof > 0))
+        ok = np.flatnonzero((counts >= min_count) & ~moments.no_dof(counts, ddof))
         if ok.size:
             m = moments.Moments.of_rows(terms[ok], keep[ok], func_name)
             values[ok] = moments.finish(m, ddof, out.dtype, std, func_name)

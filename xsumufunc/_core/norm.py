@@ -331,6 +331,16 @@ def _finish(values, c, proven, result_dtype, fmt_of_result, flat_result):
 NATIVE_ROWS = True
 
 
+def norm2_vector(x):
+    """The 2-norm of a float64 or float32 vector as a 0-d array of its
+    dtype, when the one-pass loop decides it (as _native_rows does for one
+    row); None otherwise: the short path of small calls."""
+    if not NATIVE_ROWS or x.dtype not in (_F64, _F32):
+        return None
+    norm, decided = _norm_rows_ufunc(x)
+    return np.asarray(norm) if decided else None
+
+
 def _native_rows(part, result_dtype, out):
     """Norms of the rows of `part` (2-D, real) that the one-pass loop of
     src/kernels/dot/xs_norm.c decides, into out; the indices of the rows it leaves, or

@@ -111,11 +111,20 @@ _PLAIN_CALL_DTYPES = frozenset(
     [np.dtype(c) for c in "?bBhHiIlLqQefd"] + [dtypes.BFLOAT16] + list(dtypes.CODES))
 
 
+#: Arrays up to this size are checked for NaNs first by the nan-variants:
+#: without any, the plain call is several times cheaper than the masked
+#: loops (a larger check would cost more than it saves).
+_SMALL_NAN_CHECK = 1 << 12
+
+
 def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_nan,
                  mean=False):
     """The exact sum (mean=True: divided by the number of terms) of the
     selected terms of `a`, rounded once (NumPy arrays, lists and scalars)."""
     a = np.asarray(a)
+    if skip_nan and a.dtype.kind == "f" and 0 < a.size <= _SMALL_NAN_CHECK \
+            and not np.isnan(a).any():
+        skip_nan = False        # no NaN to skip: the plain loops, the same bits sooner
     if (dtype is None and out is None and initial is NO_VALUE and where is True
             and not keepdims and a.dtype in _PLAIN_CALL_DTYPES and not skip_nan
             and a.size):

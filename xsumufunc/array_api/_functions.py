@@ -22,6 +22,11 @@ array(1.)
 array([0.e+000, 1.e+100, 1.e+100, 1.e+000])
 """
 
+# Hints as written (ArrayLike, DTypeLike), not NumPy's expanded Unions: help()
+# and the signatures stay readable.
+from __future__ import annotations
+
+import math
 import operator
 from typing import Any
 
@@ -33,10 +38,10 @@ from .._api.dot import exact_dot
 from .._api.pairs import exact_matmul
 from .._api.stats import exact_std, exact_var
 from .._api.sums import exact_mean, exact_sum
+from .._backends.plans import declare
 from .._core import dtypes as _dtypes
 from .._core import norm as _norm
 from .._core.spec import kept_shape, normalize_axes
-from .._backends.plans import declare
 from .._dispatch import dispatching
 
 _INT64 = np.dtype(np.int64)
@@ -458,6 +463,11 @@ def vector_norm(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepdim
     >>> xp.linalg.vector_norm(xp.asarray([[3.0, 4.0], [1e100, -1e100]]), axis=1, ord=1)
     array([7.e+000, 2.e+100])
     """
+    if (type(x) is np.ndarray and x.ndim == 1 and axis is None and not keepdims
+            and type(ord) is int and ord == 2):
+        done = _norm.norm2_vector(x)         # the common short call, straight to the loop
+        if done is not None:
+            return done
     x = _check_array(x, "vector_norm")
     _dtypes.input_kind(x.dtype, "vector_norm")           # TypeError for other dtypes
     result = _norm.result_dtype(x.dtype)

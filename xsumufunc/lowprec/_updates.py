@@ -1,6 +1,10 @@
 """The NumPy bodies of the low-precision updates (public names and the
 overview: ``xsumufunc.lowprec``)."""
 
+# Hints as written (ArrayLike, DTypeLike), not NumPy's expanded Unions: help()
+# and the signatures stay readable.
+from __future__ import annotations
+
 import numbers
 from typing import Any
 

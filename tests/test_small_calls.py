@@ -1,0 +1,71 @@
+"""The short paths of small calls (exact_dot of two float vectors, exact_var
+and exact_std of a short float64 vector, the nan-variants of small NaN-free
+arrays) give the bits of the general paths and of the exact oracle."""
+
+import warnings
+
+import numpy as np
+from helpers import assert_same
+from hypothesis import given
+from hypothesis import strategies as st
+from oracle import FLOAT32, FLOAT64, exact_sum_oracle, terms_of
+from oracle_moments import check as check_var
+from oracle_products import oracle_dot
+from strategies import arrays_1d
+
+import xsumufunc as xs
+
+
+@given(data=st.data(), dtype=st.sampled_from([FLOAT64, FLOAT32]))
+def test_dot_of_two_vectors(data, dtype):
+    a = data.draw(arrays_1d(dtype, min_size=1))
+    b = data.draw(arrays_1d(dtype, min_size=len(a)))[:len(a)]
+    with np.errstate(all="ignore"):
+        got = xs.exact_dot(a, b)
+        assert_same(got, xs.exact_dot(a, b, axis=0))      # the general path
+    assert_same(got, oracle_dot(a, b))
+
+
+@given(data=st.data(), ddof=st.sampled_from([0, 1, 2]), std=st.booleans())
+def test_var_and_std_of_a_short_vector(data, ddof, std):
+    x = data.draw(arrays_1d(FLOAT64, min_size=1))
+    func = xs.exact_std if std else xs.exact_var
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = func(x, ddof=ddof)
+        assert_same(got, func(x, axis=0, ddof=ddof))     # the general path
+    check_var(got, terms_of(x), ddof, FLOAT64, std)
+
+
+@given(data=st.data(), dtype=st.sampled_from([FLOAT64, FLOAT32]))
+def test_nan_variants_without_nan(data, dtype):
+    x = data.draw(arrays_1d(dtype, specials=False))
+    assert_same(xs.exact_nansum(x), exact_sum_oracle(terms_of(x), dtype))
+    assert_same(xs.exact_nansum(x), xs.exact_sum(x))
+    if x.size:
+        assert_same(xs.exact_nanmean(x), xs.exact_mean(x))
+
+
+@given(data=st.data(), dtype=st.sampled_from([FLOAT64, FLOAT32]))
+def test_norm_of_a_vector(data, dtype):
+    from xsumufunc import array_api as xp
+
+    x = data.draw(arrays_1d(dtype))
+    with np.errstate(all="ignore"):
+        got = xp.linalg.vector_norm(x)
+        assert type(got) is np.ndarray and got.shape == () and got.dtype == dtype
+        assert_same(got, xp.linalg.vector_norm(x, axis=0))      # the general path
+        assert_same(got, xp.linalg.vector_norm(x, keepdims=True)[0])
+
+
+@given(data=st.data(), ngroups=st.integers(1, 5))
+def test_grouped_sum_of_a_few_values(data, ngroups):
+    x = data.draw(arrays_1d(FLOAT64))
+    codes = np.array(data.draw(st.lists(st.integers(0, ngroups - 1), min_size=x.size,
+                                        max_size=x.size)), dtype=np.int64)
+    with np.errstate(all="ignore"):
+        got = xs.exact_grouped_sum(x, codes, ngroups)
+        # The general path: ngroups as a NumPy integer.
+        assert_same(got, xs.exact_grouped_sum(x, codes, np.int64(ngroups)))
+    for g in range(ngroups):
+        assert_same(got[g], exact_sum_oracle(terms_of(x[codes == g]), FLOAT64))
