@@ -12,7 +12,7 @@ from helpers import assert_same
 from hypothesis import given
 from hypothesis import strategies as st
 from oracle import round_fraction
-from oracle_roots import rounded_sqrt
+from oracle_pairs import _fr, _special, corr_oracle, cov_oracle, line_oracle
 from strategies import representable
 
 import xsumufunc
@@ -47,49 +47,6 @@ def variables(draw, values=VALUES, max_p=3, max_n=6, min_n=0):
         if not np.all(np.isfinite(x[1]) == np.isfinite(x[0] * 1.0)):
             x[1] = x[0]
     return x
-
-
-def _fr(v):
-    return Fraction(float(v))
-
-
-def _special(row):
-    return any(not math.isfinite(float(v)) for v in row)
-
-
-def cov_oracle(x, f=None, a=None, ddof=1, dtype=F64):
-    """NumPy's covariance formula in Fractions, rounded once."""
-    p, n = x.shape
-    w = [Fraction(1)] * n
-    if f is not None:
-        w = [wi * int(fi) for wi, fi in zip(w, f)]
-    if a is not None:
-        w = [wi * _fr(ai) for wi, ai in zip(w, a)]
-    weights_special = a is not None and _special(a)
-    out = np.empty((p, p), dtype)
-    sw = sum(w)
-    if f is None and a is None:
-        fact = n - ddof
-    elif ddof == 0:
-        fact = sw
-    elif a is None:
-        fact = sw - ddof
-    else:
-        fact = sw - ddof * sum(wi * _fr(ai) for wi, ai in zip(w, a)) / sw
-    rows = [None if _special(r) else [_fr(v) for v in r] for r in x]
-    for i in range(p):
-        for j in range(p):
-            if weights_special or rows[i] is None or rows[j] is None:
-                out[i, j] = np.nan
-                continue
-            mi = sum(wk * v for wk, v in zip(w, rows[i])) / sw if sw else 0
-            mj = sum(wk * v for wk, v in zip(w, rows[j])) / sw if sw else 0
-            c = sum(wk * (u - mi) * (v - mj) for wk, u, v in zip(w, rows[i], rows[j]))
-            if fact <= 0:
-                out[i, j] = np.nan if c == 0 else (math.inf if c > 0 else -math.inf)
-            else:
-                out[i, j] = round_fraction(c / fact, dtype)
-    return out.squeeze()
 
 
 def quiet(func, *args, **kwargs):
@@ -202,26 +159,6 @@ def test_cov_errors():
 
 # ---- corrcoef ---------------------------------------------------------------
 
-def corr_oracle(x):
-    p, n = x.shape
-    rows = [None if _special(r) else [_fr(v) for v in r] for r in x]
-
-    def c(i, j):
-        mi, mj = sum(rows[i]) / n, sum(rows[j]) / n
-        return sum((u - mi) * (v - mj) for u, v in zip(rows[i], rows[j]))
-
-    out = np.empty((p, p), F64)
-    for i in range(p):
-        for j in range(p):
-            if rows[i] is None or rows[j] is None or c(i, i) == 0 or c(j, j) == 0:
-                out[i, j] = np.nan
-                continue
-            cij = c(i, j)
-            r = rounded_sqrt(cij * cij / (c(i, i) * c(j, j)), F64)
-            out[i, j] = -r if cij < 0 else r
-    return out.squeeze()
-
-
 @given(variables(min_n=1))
 def test_corrcoef_is_the_correctly_rounded_root(x):
     got = quiet(exact_corrcoef, x)
@@ -250,25 +187,12 @@ def test_corrcoef_constant_gives_nan_with_a_warning():
     st.booleans())
 def test_linear_regression_is_the_rounded_exact_line(xy, proportional):
     x, y = (np.array(v, F64) for v in xy)
-    fx, fy = [_fr(v) for v in x], [_fr(v) for v in y]
-    n = len(x)
-    if proportional:
-        sxx = sum(v * v for v in fx)
-        if sxx == 0:
-            with pytest.raises(statistics.StatisticsError):
-                exact_linear_regression(x, y, proportional=True)
-            return
-        slope = sum(u * v for u, v in zip(fx, fy)) / sxx
-        intercept = Fraction(0)
-    else:
-        mx, my = sum(fx) / n, sum(fy) / n
-        sxx = sum((u - mx) ** 2 for u in fx)
-        if sxx == 0:
-            with pytest.raises(statistics.StatisticsError, match="x is constant"):
-                exact_linear_regression(x, y)
-            return
-        slope = sum((u - mx) * (v - my) for u, v in zip(fx, fy)) / sxx
-        intercept = my - slope * mx
+    line = line_oracle(x, y, proportional)
+    if line is None:
+        with pytest.raises(statistics.StatisticsError):
+            exact_linear_regression(x, y, proportional=proportional)
+        return
+    slope, intercept = line
     got = exact_linear_regression(x, y, proportional=proportional)
     assert_same(got.slope, round_fraction(slope, F64))
     assert_same(got.intercept, round_fraction(intercept, F64))
