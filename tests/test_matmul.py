@@ -185,3 +185,13 @@ def test_scratch_is_bounded():
         for i, j in zip(rows, cols):
             assert_same(got[i, j], exact_dot_oracle(a[i].tolist(), b[:, j].tolist(),
                                                     np.dtype(dtype)))
+
+
+def test_byte_swapped_and_strided_operands(path):
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((5, 7)) * np.exp(rng.standard_normal((5, 7)) * 30)
+    b = rng.standard_normal((7, 4))
+    for x, y in ((a.astype(">f8"), b), (a, b.astype(">f8")), (a[:, ::-1], b[::-1]),
+                 (a.astype(">f4"), b.astype(np.float32))):
+        dtype = np.float32 if x.dtype.itemsize == 4 else F64
+        assert_same(exact_matmul(x, y), oracle(x, y, np.dtype(dtype)))

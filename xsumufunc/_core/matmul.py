@@ -291,8 +291,8 @@ def _sliceable(x):
     if x.dtype.kind in "biu":
         parts = dtypes.float64_parts(x, split=False)
         return None if parts is None else parts[0]
-    if x.dtype in _NUMPY_FLOATS:
-        return x
+    if dtypes.native(x.dtype) in _NUMPY_FLOATS:
+        return x                          # (any byte order: the loops cast)
     return x.astype(np.float32)          # bfloat16 and smaller formats: exact
 
 
