@@ -35,6 +35,7 @@ from helpers import assert_same
 from oracle import FORMATS, oracle_accumulate, oracle_reduceat, round_fraction, terms_of
 from oracle import exact_sum_oracle as sum_oracle
 from oracle_moments import var_oracle
+from oracle_pairs import average_oracle, corr_oracle, cov_oracle, line_oracle
 from oracle_products import exact_dot_oracle, exact_mean_oracle
 from oracle_roots import exact_square_sum, rounded_sqrt
 
@@ -276,6 +277,22 @@ def _cases():
                 "xp.vecdot": (lambda x=x, w=w: xp.vecdot(x, w), lambda dot=dot: np.asarray(dot())),
                 "xp.linalg.vecdot": (lambda x=x, w=w: xp.linalg.vecdot(x, w),
                                      lambda dot=dot: np.asarray(dot())),
+                "exact_average": (lambda x=x, w=w: xs.exact_average(x, weights=w),
+                                  lambda x=x, w=w, d=d: average_oracle(x, w, d)),
+                "exact_matmul": (lambda x=x, w=w: xs.exact_matmul(x[None, :], w[:, None]),
+                                 lambda dot=dot, d=d: np.asarray(dot(), d).reshape(1, 1)),
+                "exact_cov": (lambda x=x, w=w: xs.exact_cov(np.stack([x, w])),
+                              lambda x=x, w=w: cov_oracle(np.stack([x, w]))),  # float64, as np.cov
+            })
+        if x.dtype == F64:
+            w = WEIGHTS
+            table.update({
+                "exact_corrcoef": (lambda x=x, w=w: xs.exact_corrcoef(x, w),
+                                   lambda x=x, w=w: corr_oracle(np.stack([x, w]))),
+                "exact_linear_regression": (
+                    lambda x=x, w=w: np.array(xs.exact_linear_regression(w, x)),
+                    lambda x=x, w=w: np.array([round_fraction(q, F64)
+                                               for q in line_oracle(w, x)])),
             })
         if x.dtype in (F32, BF16):
             table["kahan_sum"] = (lambda x=x: xs.kahan_sum(x), lambda x=x: _kahan_fold(x))
