@@ -5,6 +5,7 @@ give arrays of their own namespace."""
 
 import ast
 import pathlib
+import re
 import warnings
 
 import ml_dtypes
@@ -210,3 +211,48 @@ def test_an_array_api_input_gives_an_array_of_its_namespace(name):
                     expected if isinstance(expected, tuple) else (expected,)):
         assert type(g).__module__.startswith("array_api_strict")
         _same_bits(np.asarray(g), e)
+
+
+# ---- docs/architecture.md names every module, and only modules that exist ----
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+SOURCE = REPO / "xsumufunc"
+# A path relative to xsumufunc/: `a/b.py`, a brace group `a/{b,c}.py`, or a
+# whole sub-package `a/*` (not after a word or a slash: `tests/x.py` and
+# `src/*.c` name files outside the package).
+NAMED = re.compile(r"(?<![\w/.])((?:\w+/)*)(?:\{([\w,]+)\}|(\w+))\.(pyx?|pxi)\b"
+                   r"|(?<![\w/.])((?:\w+/)+)\*")
+
+
+def _named_in_architecture():
+    """{path relative to xsumufunc/: exists?} of every module the page names."""
+    named = {}
+    for m in NAMED.finditer((REPO / "docs" / "architecture.md").read_text()):
+        folder, group, single, suffix, package = m.groups()
+        if package is not None:
+            if package.split("/")[0] not in ("tests", "src", "docs", "benchmarks"):
+                named[package + "*"] = (SOURCE / package / "__init__.py").exists()
+            continue
+        if folder.split("/")[0] in ("tests", "src", "docs", "benchmarks"):
+            continue
+        for stem in group.split(",") if group else [single]:
+            named[f"{folder}{stem}.{suffix}"] = (SOURCE / f"{folder}{stem}.{suffix}").exists()
+    return named
+
+
+def test_the_architecture_page_names_no_module_that_is_gone():
+    named = _named_in_architecture()
+    assert len(named) > 20, "the pattern reads the page"
+    assert [path for path, exists in named.items() if not exists] == []
+
+
+def test_the_architecture_page_names_every_module():
+    named = _named_in_architecture()
+    packages = {path[:-1] for path in named if path.endswith("/*")}
+    modules = sorted(str(p.relative_to(SOURCE)) for suffix in ("*.py", "*.pyx")
+                     for p in SOURCE.rglob(suffix))
+    # A sub-package's __init__.py is its marker, named with its folder's modules.
+    missing = [m for m in modules
+               if m not in named and not any(m.startswith(p) for p in packages)
+               and not (m.endswith("/__init__.py") and m.count("/") == 1)]
+    assert missing == [], f"docs/architecture.md does not name {missing}"

@@ -68,7 +68,7 @@ def exact_var(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
     >>> exact_var(np.array([[1.0, 2.0], [3.0, 5.0]]), axis=1, ddof=1)
     array([0.5, 2. ])
     >>> exact_var(np.array([0.1, 0.2, 0.3]), dtype=np.float32)      # one rounding
-    np.float32(0.0066666664)
+    np.float32(0.006666667)
     """
     return variance("exact_var", a, axis, dtype, out, ddof, keepdims, where, False,
                     correction, std=False)
