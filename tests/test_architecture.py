@@ -166,6 +166,19 @@ def test_every_public_function_is_dispatched_and_tested_here():
         assert dispatched.name == name
 
 
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_traits_are_declared_where_the_name_says(name):
+    """The traits backends read (skips NaN, a mean, a square root) are
+    declared beside each public function; the names must agree with them."""
+    func = getattr(CALLS[name][0], "__func__", CALLS[name][0])
+    dispatched = getattr(func, "dispatched", None) or getattr(
+        xs._api.add, "_" + name.split(".")[-1]).dispatched
+    short = name.removeprefix("exact_")
+    assert dispatched.skips_nan == short.startswith("nan")
+    assert dispatched.mean == short.endswith("mean")
+    assert dispatched.std == short.endswith("std")
+
+
 def _same_bits(got, expected):
     got, expected = np.asarray(got), np.asarray(expected)
     assert got.dtype == expected.dtype and got.shape == expected.shape

@@ -146,7 +146,7 @@ def round_state(state: ArrayLike, dtype: DTypeLike = np.float64) -> Any:
     return _states.round_state(state, dtype)
 
 
-@dispatching("state_mean", ("state", "count"))
+@dispatching("state_mean", ("state", "count"), mean=True)
 def state_mean(state: ArrayLike, count: ArrayLike, dtype: DTypeLike = np.float64) -> Any:
     """Exact sum / count, rounded once into `dtype` (the exact mean).
 

@@ -51,7 +51,7 @@ def exact_grouped_sum(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
     return grouped("exact_grouped_sum", values, codes, ngroups, dtype, skip_nan, False)
 
 
-@dispatching("exact_grouped_mean", _ARRAYS)
+@dispatching("exact_grouped_mean", _ARRAYS, mean=True)
 def exact_grouped_mean(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
                        dtype: DTypeLike | None = None, skip_nan: bool = False) -> Any:
     """Exact mean of the values of each group (see :func:`exact_grouped_sum`).
@@ -123,7 +123,7 @@ def exact_grouped_var(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
                             correction, skip_nan, std=False)
 
 
-@dispatching("exact_grouped_std", _ARRAYS)
+@dispatching("exact_grouped_std", _ARRAYS, std=True)
 def exact_grouped_std(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
                       dtype: DTypeLike | None = None, skip_nan: bool = False,
                       ddof: float = 0, correction: Any = NO_VALUE) -> Any:

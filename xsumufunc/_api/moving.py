@@ -52,7 +52,7 @@ def exact_moving_sum(a: ArrayLike, window: int, axis: int = -1,
     return moving("exact_moving_sum", a, window, axis, min_count, mean=False)
 
 
-@dispatching("exact_moving_mean", ("a",))
+@dispatching("exact_moving_mean", ("a",), mean=True)
 def exact_moving_mean(a: ArrayLike, window: int, axis: int = -1,
                       min_count: int | None = None) -> Any:
     """Exact mean of each trailing window, rounded once (bottleneck's
@@ -117,7 +117,7 @@ def exact_moving_var(a: ArrayLike, window: int, axis: int = -1,
     return moving_variance("exact_moving_var", a, window, axis, min_count, ddof, std=False)
 
 
-@dispatching("exact_moving_std", ("a",))
+@dispatching("exact_moving_std", ("a",), std=True)
 def exact_moving_std(a: ArrayLike, window: int, axis: int = -1,
                      min_count: int | None = None, ddof: int = 0) -> Any:
     """Exact standard deviation of each trailing window: the correctly

@@ -74,7 +74,7 @@ def exact_var(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                     correction, std=False)
 
 
-@dispatching("exact_std", _ARRAYS)
+@dispatching("exact_std", _ARRAYS, std=True)
 def exact_std(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
               dtype: DTypeLike | None = None, out: np.ndarray | None = None, ddof: float = 0,
               keepdims: bool = False, *, where: ArrayLike = True,
@@ -98,7 +98,7 @@ def exact_std(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                     correction, std=True)
 
 
-@dispatching("exact_nanvar", _ARRAYS)
+@dispatching("exact_nanvar", _ARRAYS, skips_nan=True)
 def exact_nanvar(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                  dtype: DTypeLike | None = None, out: np.ndarray | None = None, ddof: float = 0,
                  keepdims: bool = False, *, where: ArrayLike = True,
@@ -120,7 +120,7 @@ def exact_nanvar(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                     correction, std=False)
 
 
-@dispatching("exact_nanstd", _ARRAYS)
+@dispatching("exact_nanstd", _ARRAYS, skips_nan=True, std=True)
 def exact_nanstd(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                  dtype: DTypeLike | None = None, out: np.ndarray | None = None, ddof: float = 0,
                  keepdims: bool = False, *, where: ArrayLike = True,

@@ -68,7 +68,7 @@ def exact_sum(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                         skip_nan=False)
 
 
-@dispatching("exact_nansum", _ARRAYS)
+@dispatching("exact_nansum", _ARRAYS, skips_nan=True)
 def exact_nansum(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                  dtype: DTypeLike | None = None, out: np.ndarray | None = None,
                  keepdims: bool = False, initial: Any = NO_VALUE, where: ArrayLike = True) -> Any:
@@ -90,7 +90,7 @@ def exact_nansum(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                         skip_nan=True)
 
 
-@dispatching("exact_mean", ("a", "where"))
+@dispatching("exact_mean", ("a", "where"), mean=True)
 def exact_mean(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                dtype: DTypeLike | None = None, out: np.ndarray | None = None,
                keepdims: bool = False, where: ArrayLike = True) -> Any:
@@ -143,7 +143,7 @@ def exact_mean(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                         skip_nan=False, mean=True)
 
 
-@dispatching("exact_nanmean", ("a", "where"))
+@dispatching("exact_nanmean", ("a", "where"), skips_nan=True, mean=True)
 def exact_nanmean(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                   dtype: DTypeLike | None = None, out: np.ndarray | None = None,
                   keepdims: bool = False, where: ArrayLike = True) -> Any:

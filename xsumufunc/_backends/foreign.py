@@ -41,6 +41,7 @@ import sys
 import numpy as np
 
 from .._core import dtypes
+from .._core.arrays import columnar, is_foreign, library
 
 _DLPACK_CPU = 1          # DLDeviceType kDLCPU
 
@@ -50,34 +51,9 @@ def _type_name(x):
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def is_foreign(x):
-    """True for arrays of other libraries (not NumPy, lists or scalars)."""
-    if isinstance(x, (np.ndarray, np.generic, list, tuple, int, float, complex, bool)):
-        return False
-    return (hasattr(x, "__dlpack__") or hasattr(x, "__array_namespace__")
-            or _columnar(x) is not None)
-
-
-def _columnar(x):
-    """"column" or "table" for polars and pyarrow objects; None otherwise."""
-    lib = _library(x)
-    name = getattr(lib, "__name__", None)
-    if name == "polars":
-        if isinstance(x, lib.Series):
-            return "column"
-        if isinstance(x, (lib.DataFrame, lib.LazyFrame)):
-            return "table"
-    elif name == "pyarrow":
-        if isinstance(x, (lib.Array, lib.ChunkedArray)):
-            return "column"
-        if isinstance(x, (lib.Table, lib.RecordBatch)):
-            return "table"
-    return None
-
-
 def _refuse_table(x, func_name, argname):
     cls = type(x).__qualname__
-    if _library(x).__name__ == "polars":
+    if library(x).__name__ == "polars":
         how = (f"pass one column ({argname}['x']), or apply it to each column: "
                f"{argname}.select(pl.all().map_batches({func_name}, returns_scalar=True))")
     else:
@@ -85,7 +61,7 @@ def _refuse_table(x, func_name, argname):
                f"each: {{n: {func_name}(c) for n, c in zip({argname}.column_names, "
                f"{argname}.columns)}}")
     raise TypeError(
-        f"{func_name}: {argname} is a {_library(x).__name__} {cls}, a table of columns, "
+        f"{func_name}: {argname} is a {library(x).__name__} {cls}, a table of columns, "
         f"which {func_name} would take as one array (keys included): {how}")
 
 
@@ -102,7 +78,7 @@ def _column_values(x, func_name, argname, skips_nan, has_where):
     in which case they are left out too: filled with zeros (False) that the
     mask (for where=) leaves out, exact for every dtype; a function without
     where= reads them as NaN in a floating column."""
-    lib = _library(x)
+    lib = library(x)
     if lib.__name__ == "polars":
         def as_numpy(column):
             return column.to_numpy()
@@ -159,11 +135,6 @@ def _check_cpu(x, func_name, argname):
 _BIT_VIEWS = {1: "uint8", 2: "int16"}
 
 
-def _library(x):
-    """The top module of x's library (imported: the caller made x)."""
-    return sys.modules.get(type(x).__module__.split(".", 1)[0])
-
-
 def _bit_view(x):
     """x, a tensor of a format NumPy lacks (torch.bfloat16, float8, ...), as
     a NumPy array of the ml_dtypes format of the same name, through an
@@ -173,7 +144,7 @@ def _bit_view(x):
     view = getattr(x, "view", None)
     if target is None or view is None or target.itemsize not in _BIT_VIEWS:
         return None
-    int_type = getattr(_library(x), _BIT_VIEWS[target.itemsize], None)
+    int_type = getattr(library(x), _BIT_VIEWS[target.itemsize], None)
     if int_type is None:
         return None
     try:
@@ -260,7 +231,7 @@ def _from_bits(result, like, xp, where):
     """A result in an ml_dtypes format as a tensor of like's library in the
     format of the same name, through an integer view of its bits; None when
     the library has no such format."""
-    lib = _library(like)
+    lib = library(like)
     target = getattr(lib, result.dtype.name, None)
     int_name = _BIT_VIEWS.get(result.dtype.itemsize)
     if target is None or int_name is None:
@@ -342,11 +313,11 @@ def _call(function, args, kwargs):
     name = function.name
     bound = function.bind(args, kwargs)
     like = None
-    skips_nan = name.startswith("exact_nan") or bool(bound.arguments.get("skip_nan", False))
+    skips_nan = function.skips_nan or bool(bound.arguments.get("skip_nan", False))
     terms = None        # the non-null terms of a polars/pyarrow column with nulls
     for argname in function.arrays:
         value = bound.arguments.get(argname)
-        kind = _columnar(value)
+        kind = columnar(value)
         if kind == "table":
             _refuse_table(value, name, argname)
         if kind == "column":
