@@ -148,7 +148,6 @@ STATE_FORMAT = {
 }
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
-cdef int BF16_NUM = BFLOAT16.num
 INT64 = np.dtype(np.int64)
 BOOL = np.dtype(bool)
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
@@ -194,13 +193,6 @@ cdef void *_keep(void *p) except NULL:
 
 
 include "_ufunc_builder.pxi"
-
-
-def _loop_name(dt):
-    """Name of the C loop family for an integer/bool dtype."""
-    if dt.kind == "b":
-        return "bool"
-    return ("int" if dt.kind == "i" else "uint") + str(8 * dt.itemsize)
 
 
 cdef xs_loop_fn _pick(int row, str kind):
@@ -266,10 +258,15 @@ _CODES = list(_CODE_SLOTS)
 
 
 def _loop_key(dt):
-    """The name of an input dtype's row in the C loop tables."""
+    """The name of an input dtype's row in the C loop tables: its slot for a
+    byte-coded format, the size and signedness for an integer."""
     if dt in _CODE_SLOTS:
         return f"code{_CODE_SLOTS[dt]}"
-    return _loop_name(dt) if dt.kind in "biu" else dt.name
+    if dt.kind == "b":
+        return "bool"
+    if dt.kind in "iu":
+        return ("int" if dt.kind == "i" else "uint") + str(8 * dt.itemsize)
+    return dt.name
 
 
 cdef extern from "numpy/ndarraytypes.h":
