@@ -171,6 +171,19 @@ def test_every_public_function_is_dispatched_and_tested_here():
         assert dispatched.name == name
 
 
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_traits_are_declared_where_the_name_says(name):
+    """The traits backends read (skips NaN, a mean, a square root) are
+    declared beside each public function; the names must agree with them."""
+    func = getattr(CALLS[name][0], "__func__", CALLS[name][0])
+    dispatched = getattr(func, "dispatched", None) or getattr(
+        xs._api.add, "_" + name.split(".")[-1]).dispatched
+    short = name.removeprefix("exact_")
+    assert dispatched.skips_nan == short.startswith("nan")
+    assert dispatched.mean == short.endswith("mean")
+    assert dispatched.std == short.endswith("std")
+
+
 def _same_bits(got, expected):
     got, expected = np.asarray(got), np.asarray(expected)
     assert got.dtype == expected.dtype and got.shape == expected.shape
@@ -252,3 +265,48 @@ def test_c_includes_point_one_way():
              if inc.split("/")[0] not in C_LAYERS.get(layer, set())
              or not (src / inc).is_file()]
     assert wrong == []
+
+
+# ---- docs/architecture.md names every module, and only modules that exist ----
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+SOURCE = REPO / "xsumufunc"
+# A path relative to xsumufunc/: `a/b.py`, a brace group `a/{b,c}.py`, or a
+# whole sub-package `a/*` (not after a word or a slash: `tests/x.py` and
+# `src/*.c` name files outside the package).
+NAMED = re.compile(r"(?<![\w/.])((?:\w+/)*)(?:\{([\w,]+)\}|(\w+))\.(pyx?|pxi)\b"
+                   r"|(?<![\w/.])((?:\w+/)+)\*")
+
+
+def _named_in_architecture():
+    """{path relative to xsumufunc/: exists?} of every module the page names."""
+    named = {}
+    for m in NAMED.finditer((REPO / "docs" / "architecture.md").read_text()):
+        folder, group, single, suffix, package = m.groups()
+        if package is not None:
+            if package.split("/")[0] not in ("tests", "src", "docs", "benchmarks"):
+                named[package + "*"] = (SOURCE / package / "__init__.py").exists()
+            continue
+        if folder.split("/")[0] in ("tests", "src", "docs", "benchmarks"):
+            continue
+        for stem in group.split(",") if group else [single]:
+            named[f"{folder}{stem}.{suffix}"] = (SOURCE / f"{folder}{stem}.{suffix}").exists()
+    return named
+
+
+def test_the_architecture_page_names_no_module_that_is_gone():
+    named = _named_in_architecture()
+    assert len(named) > 20, "the pattern reads the page"
+    assert [path for path, exists in named.items() if not exists] == []
+
+
+def test_the_architecture_page_names_every_module():
+    named = _named_in_architecture()
+    packages = {path[:-1] for path in named if path.endswith("/*")}
+    modules = sorted(str(p.relative_to(SOURCE)) for suffix in ("*.py", "*.pyx")
+                     for p in SOURCE.rglob(suffix))
+    # A sub-package's __init__.py is its marker, named with its folder's modules.
+    missing = [m for m in modules
+               if m not in named and not any(m.startswith(p) for p in packages)
+               and not (m.endswith("/__init__.py") and m.count("/") == 1)]
+    assert missing == [], f"docs/architecture.md does not name {missing}"

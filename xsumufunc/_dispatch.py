@@ -33,6 +33,7 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
+from ._core.arrays import is_foreign
 from ._core.dtypes import reject_masked
 from ._ufuncs import _fp_pin, _fp_restore
 
@@ -43,14 +44,6 @@ _NATIVE_TYPES = frozenset([np.ndarray, list, tuple, int, float, complex, bool, s
 
 def _is_dask(x):
     return type(x).__module__.startswith("dask.")
-
-
-def _speaks_dlpack_or_array_api(x):
-    return (hasattr(x, "__dlpack__") or hasattr(x, "__array_namespace__")
-            or type(x).__module__.split(".", 1)[0] in ("polars", "pyarrow")
-            # pandas' nullable columns (Int64, Float64, ...: NA), not its NumPy ones
-            or (type(x).__module__.split(".", 1)[0] == "pandas"
-                and not isinstance(getattr(x, "dtype", np.dtype(object)), np.dtype)))
 
 
 class Dispatch:
@@ -80,7 +73,7 @@ class Dispatch:
 
 BACKENDS = Dispatch()
 BACKENDS.register_lazy("dask", "xsumufunc._backends.dask", _is_dask)
-BACKENDS.register_lazy("foreign", "xsumufunc._backends.foreign", _speaks_dlpack_or_array_api)
+BACKENDS.register_lazy("foreign", "xsumufunc._backends.foreign", is_foreign)
 
 
 @dataclass(frozen=True)
@@ -91,6 +84,12 @@ class Function:
     core: object        # the NumPy implementation
     arrays: tuple       # the names of its array arguments
     signature: inspect.Signature
+    # What it computes, declared beside the public function (never read
+    # from its name): it leaves NaNs out, it divides by the count, it takes
+    # a square root.
+    skips_nan: bool = False
+    mean: bool = False
+    std: bool = False
 
     def bind(self, args, kwargs):
         """The arguments by name, defaults included (TypeError as Python's)."""
@@ -114,14 +113,17 @@ def _refuse_masked(function, positions, args, kwargs):
             reject_masked(kwargs[argname], function.name, argname, where)
 
 
-def dispatching(name: str, arrays: Iterable[str],
-                backends: Iterable[str] | None = None) -> Callable[[F], F]:
+def dispatching(name: str, arrays: Iterable[str], backends: Iterable[str] | None = None,
+                *, skips_nan: bool = False, mean: bool = False,
+                std: bool = False) -> Callable[[F], F]:
     """Decorate the NumPy implementation of public function `name`, whose
     array arguments are named in `arrays`, so that the arrays of other
-    libraries go to their backend (only those in `backends`, if given)."""
+    libraries go to their backend (only those in `backends`, if given).
+    The flags are its traits (see Function)."""
 
     def decorate(core: F) -> F:
-        function = Function(name, core, tuple(arrays), inspect.signature(core))
+        function = Function(name, core, tuple(arrays), inspect.signature(core),
+                            skips_nan, mean, std)
         params = list(function.signature.parameters)
         positions = tuple(params.index(a) for a in arrays)
         allowed = None if backends is None else frozenset(backends)

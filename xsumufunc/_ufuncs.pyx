@@ -9,11 +9,10 @@ for each input its default result (float64 for integers, itself for floats)
 before the other results.  Loops that involve bfloat16 (a dtype that
 ml_dtypes registers at run time) are added with PyUFunc_RegisterLoopForType
 on the type number NumPy assigned it in this process; among such user loops
-NumPy (2.4) takes the one registered *last* that fits, so a bfloat16 input's
-default loop is registered after all the others (checked by
-``resolve_dtypes`` in the tests).
+NumPy (2.4) keeps them sorted by safe casts, and a bfloat16 input's default
+loop comes first when it is registered after all the others.  The builder
+(_ufunc_builder.pxi) checks each input's default loop when it builds a ufunc.
 """
-from cpython.mem cimport PyMem_Malloc
 cimport numpy as cnp
 
 import ml_dtypes
@@ -53,6 +52,7 @@ cdef extern from "loops/xs_loops.h":
     void xs_kahan_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     int XS_STATE_LEN
     void *xs_keep_registration_array(void *p)
+    int XS_REGISTRATION_MAX
 
 cdef extern from "exact/xs_dot.h":
     int XS_DOT_SCALE
@@ -179,45 +179,51 @@ STATE_FORMAT = {
 }
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
-cdef int BF16_NUM = BFLOAT16.num
-cdef int INT64_NUM = np.dtype(np.int64).num
+INT64 = np.dtype(np.int64)
+BOOL = np.dtype(bool)
+F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 
 # Input dtypes in registration order (see the module docstring).  Every
 # integer type number gets the loop of its size and signedness, so that
 # 'long' and 'long long' both find one.
-_INTEGER_CHARS = "?bBhHiIlLqQ"
-_FLOAT_INPUTS = ("float16", "float32", "float64")
-_RESULTS_BY_INPUT = {
-    "float16": ("float16", "float32", "float64"),
-    "float32": ("float32", "float64", "float16"),
-    "float64": ("float64", "float32", "float16"),
-}
-_BUILTIN_RESULTS = ("float64", "float32", "float16")
-_BF16_RESULTS_LAST_WINS = ("float16", "float64", "float32", "bfloat16")
+_INTEGERS = [np.dtype(ch) for ch in "?bBhHiIlLqQ"]
+_FLOATS = [F16, F32, F64]
+_RESULTS_BY_INPUT = {F16: [F16, F32, F64], F32: [F32, F64, F16], F64: [F64, F32, F16]}
+_BUILTIN_RESULTS = [F64, F32, F16]
+# The results of a run-time input besides itself (its default, registered last).
+_USER_RESULTS = [F16, F64, F32]
 
 
-def _loop_name(dt):
-    """Name of the C loop family for an integer/bool dtype."""
-    if dt.kind == "b":
-        return "bool"
-    return ("int" if dt.kind == "i" else "uint") + str(8 * dt.itemsize)
+# ---- registration: every loop goes through _keep --------------------------
+
+cdef extern from "runtime/xs_interrupt.h":
+    # What every loop is registered as: the pinned loop (xs_fpenv.h) run in
+    # an interrupt context, so that long calls answer Ctrl-C.
+    void _registered_loop "xs_checked_loop"(char **, const cnp.npy_intp *,
+                                            const cnp.npy_intp *, void *)
+
+cdef extern from *:
+    """
+    /* How many arrays src/loops/xs_loops.c keeps; it stops keeping them at
+       XS_REGISTRATION_MAX (xs_keep_registration_array). */
+    extern int xs_registration_count;
+    """
+    int xs_registration_count
 
 
-cdef dict _input_loops():
-    cdef int i
-    loops = {}
-    for i in range(xs_input_loops_count):
-        row = xs_input_loops_table[i]
-        loops[row.dtype_name.decode()] = i
-    return loops
+cdef void *_keep(void *p) except NULL:
+    """p, also pointed to from C (xs_keep_registration_array): NumPy may drop
+    its own pointers when the ufuncs are freed at interpreter exit, and
+    memory checkers (valgrind) would then call these one-time arrays lost."""
+    if p == NULL:
+        raise MemoryError()
+    if xs_registration_count >= XS_REGISTRATION_MAX:
+        raise RuntimeError(f"xsumufunc: more than XS_REGISTRATION_MAX = {XS_REGISTRATION_MAX} "
+                           "registration arrays (src/loops/xs_loops.h): raise it")
+    return xs_keep_registration_array(p)
 
 
-cdef dict _targets():
-    cdef int i
-    found = {}
-    for i in range(xs_targets_count):
-        found[xs_targets_table[i].dtype_name.decode()] = i
-    return found
+include "_ufunc_builder.pxi"
 
 
 cdef xs_loop_fn _pick(int row, str kind):
@@ -230,81 +236,6 @@ cdef xs_loop_fn _pick(int row, str kind):
     if kind == "masked_state":
         return xs_input_loops_table[row].masked_state
     return xs_input_loops_table[row].sum_state
-
-
-# NumPy keeps pointers to names, docs and the loop arrays: they live as long
-# as the module, in this list and in never-freed C arrays.
-_keep_alive = []
-
-
-cdef void *_kept(void *p) except NULL:
-    """p, also pointed to from C (xs_keep_registration_array): NumPy may drop
-    its own pointers when the ufuncs are freed at interpreter exit, and
-    memory checkers (valgrind) would then call these one-time arrays lost."""
-    if p == NULL:
-        raise MemoryError()
-    return xs_keep_registration_array(p)
-
-
-cdef extern from "runtime/xs_fpenv.h":
-    void *xs_pinned_new(cnp.PyUFuncGenericFunction fn, void *data)
-
-cdef extern from "runtime/xs_interrupt.h":
-    # What every loop is registered as: the pinned loop (xs_fpenv.h) run in
-    # an interrupt context, so that long calls answer Ctrl-C.
-    void xs_checked_loop(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
-
-
-cdef void *_pinned(size_t fn_address, void *data) except NULL:
-    """The loop at fn_address registered to run in the pinned floating-point
-    mode (src/runtime/xs_fpenv.h)."""
-    cdef void *p = xs_pinned_new(<cnp.PyUFuncGenericFunction>fn_address, data)
-    if p == NULL:
-        raise MemoryError()
-    return _kept(p)
-
-
-cdef object _make_gufunc(list loops, int nin, int nout, str name, str doc, str signature):
-    """loops: list of (C function, data pointer as int, [type numbers])."""
-    cdef int ntypes = len(loops)
-    cdef int nargs = nin + nout
-    cdef cnp.PyUFuncGenericFunction *funcs = <cnp.PyUFuncGenericFunction *>_kept(PyMem_Malloc(
-        ntypes * sizeof(cnp.PyUFuncGenericFunction)))
-    cdef void **data = <void **>_kept(PyMem_Malloc(ntypes * sizeof(void *)))
-    cdef char *types = <char *>_kept(PyMem_Malloc(ntypes * nargs * sizeof(char)))
-    cdef int i, k
-    cdef size_t fn_address
-    for i in range(ntypes):
-        fn_address, data_address, typenums = loops[i]
-        funcs[i] = <cnp.PyUFuncGenericFunction>xs_checked_loop
-        data[i] = _pinned(fn_address, <void *><size_t>data_address)
-        for k in range(nargs):
-            types[i * nargs + k] = <char>typenums[k]
-    name_b = name.encode()
-    doc_b = doc.encode()
-    sig_b = signature.encode()
-    _keep_alive.extend([name_b, doc_b, sig_b])
-    return cnp.PyUFunc_FromFuncAndDataAndSignature(
-        funcs, data, types, ntypes, nin, nout, cnp.PyUFunc_None, name_b, doc_b, 0, sig_b)
-
-
-cdef int _register_user(object ufunc, int usertype, size_t fn_address, size_t data_address,
-                        list typenums) except -1:
-    """Add a loop on ml_dtypes' dtypes (type numbers assigned in this process)."""
-    cdef int *args = <int *>_kept(PyMem_Malloc(len(typenums) * sizeof(int)))
-    cdef int k
-    for k in range(len(typenums)):
-        args[k] = typenums[k]
-    if cnp.PyUFunc_RegisterLoopForType(
-            <cnp.ufunc>ufunc, usertype, <cnp.PyUFuncGenericFunction>xs_checked_loop, args,
-            _pinned(fn_address, <void *>data_address)) < 0:
-        raise RuntimeError(f"cannot register a loop of {ufunc.__name__} for {typenums}")
-    return 0
-
-
-cdef int _register_bf16(object ufunc, size_t fn_address, size_t data_address,
-                        list typenums) except -1:
-    return _register_user(ufunc, BF16_NUM, fn_address, data_address, typenums)
 
 
 # ---- byte-coded formats: ml_dtypes' float8, float6 and float4 -----------
@@ -354,179 +285,112 @@ cdef tuple _code_formats():
 #: CODE_FORMATS: {dtype: (precision, emin, emax)} of the byte-coded formats
 #: read above (emax: the top binade); xsumufunc._core.dtypes takes them from here.
 _CODE_SLOTS, CODE_FORMATS = _code_formats()
+_CODES = list(_CODE_SLOTS)
+
+
+def _loop_key(dt):
+    """The name of an input dtype's row in the C loop tables: its slot for a
+    byte-coded format, the size and signedness for an integer."""
+    if dt in _CODE_SLOTS:
+        return f"code{_CODE_SLOTS[dt]}"
+    if dt.kind == "b":
+        return "bool"
+    if dt.kind in "iu":
+        return ("int" if dt.kind == "i" else "uint") + str(8 * dt.itemsize)
+    return dt.name
+
+
+cdef extern from "numpy/ndarraytypes.h":
+    int NPY_USERDEF                     # the first run-time type number
+
+
+cdef int _user(object dt):
+    """The run-time type number a loop on dt is registered under (0: built in)."""
+    return dt.num if dt.num >= NPY_USERDEF else 0
+
+
+cdef dict _table_rows():
+    """{dtype name: row} of the loops by input (xs_input_loops_table)."""
+    cdef int i
+    return {xs_input_loops_table[i].dtype_name.decode(): i for i in range(xs_input_loops_count)}
+
+
+cdef dict _target_rows():
+    """{dtype name: row} of the rounding targets (xs_targets_table)."""
+    cdef int i
+    return {xs_targets_table[i].dtype_name.decode(): i for i in range(xs_targets_count)}
+
+
+_INPUTS = _table_rows()
+_TARGETS = _target_rows()
 
 
 cdef size_t _target_address(object result):
-    """The xs_target of a result dtype (a name, or a byte-coded dtype)."""
-    if isinstance(result, np.dtype):
+    """The xs_target of a result dtype."""
+    if result in _CODE_SLOTS:
         return <size_t>xs_code_target(_CODE_SLOTS[result])
-    return <size_t>xs_targets_table[_TARGETS[result]].target
+    return <size_t>xs_targets_table[_TARGETS[result.name]].target
 
 
-cdef int _num(object result):
-    return result.num if isinstance(result, np.dtype) else (
-        BF16_NUM if result == "bfloat16" else np.dtype(result).num)
+cdef dict _input_fns(str kind):
+    """{input dtype: address of its `kind` loop} (kind: a column of
+    xs_input_loops_table)."""
+    return {dt: <size_t>_pick(_INPUTS[_loop_key(dt)], kind)
+            for dt in _INTEGERS + _FLOATS + [BFLOAT16] + _CODES}
 
 
-def _code_loop_name(dt):
-    return f"code{_CODE_SLOTS[dt]}"
-
-
-cdef int _register_codes(object ufunc, dict loop_of, list other_inputs, int copies,
-                         list results) except -1:
-    """Register the byte-coded formats on a rounding ufunc whose loops take
-    `copies` arguments of the input dtype, then the result.
-
-    loop_of: {input key: loop address}, keys dtype names and codeK;
-    other_inputs: (type number, key) of the inputs that have loops already;
-    results: the other result dtypes (names).  Each code format gets every
-    other input rounded into it, and itself as input rounded into every
-    result, its own default (itself) registered last.
-    """
-    for code in _CODE_SLOTS:
-        for num, key in other_inputs:
-            _register_user(ufunc, code.num, loop_of[key], _target_address(code),
-                           [num] * copies + [code.num])
-        outs = list(results) + [c for c in _CODE_SLOTS if c != code] + [code]
-        for result in outs:
-            _register_user(ufunc, code.num, loop_of[_code_loop_name(code)],
-                           _target_address(result),
-                           [code.num] * copies + [_num(result)])
-    return 0
-
-
-_INPUTS = _input_loops()
-_TARGETS = _targets()
-
-
-cdef object _rounding_gufunc(str kind, str name, str doc, str signature):
-    """(input) -> one rounded result per (input, result) dtype pair."""
-    builtin = []
-    for ch in _INTEGER_CHARS:
-        dt = np.dtype(ch)
-        row = _INPUTS[_loop_name(dt)]
-        for result in _BUILTIN_RESULTS:
-            builtin.append((<size_t>_pick(row, kind), _target_address(result),
-                            [dt.num, np.dtype(result).num]))
-    for source in _FLOAT_INPUTS:
-        row = _INPUTS[source]
-        for result in _RESULTS_BY_INPUT[source]:
-            builtin.append((<size_t>_pick(row, kind), _target_address(result),
-                            [np.dtype(source).num, np.dtype(result).num]))
-    ufunc = _make_gufunc(builtin, 1, 1, name, doc, signature)
-    # Every other input rounded straight into bfloat16.
-    for ch in _INTEGER_CHARS:
-        dt = np.dtype(ch)
-        _register_bf16(ufunc, <size_t>_pick(_INPUTS[_loop_name(dt)], kind),
-                       _target_address("bfloat16"), [dt.num, BF16_NUM])
-    for source in _FLOAT_INPUTS:
-        _register_bf16(ufunc, <size_t>_pick(_INPUTS[source], kind),
-                       _target_address("bfloat16"), [np.dtype(source).num, BF16_NUM])
-    # bfloat16 input: NumPy takes the user loop registered last among those
-    # that fit, so its default (the bfloat16 result) is registered last.
-    row = _INPUTS["bfloat16"]
-    for result in _BF16_RESULTS_LAST_WINS:
-        out_num = BF16_NUM if result == "bfloat16" else np.dtype(result).num
-        _register_bf16(ufunc, <size_t>_pick(row, kind), _target_address(result),
-                       [BF16_NUM, out_num])
-    others = ([(np.dtype(ch).num, _loop_name(np.dtype(ch))) for ch in _INTEGER_CHARS]
-              + [(np.dtype(f).num, f) for f in _FLOAT_INPUTS] + [(BF16_NUM, "bfloat16")])
-    loops = {key: <size_t>_pick(row, kind) for key, row in _INPUTS.items()}
-    _register_codes(ufunc, loops, others, 1, list(_BF16_RESULTS_LAST_WINS))
-    return ufunc
-
-
-cdef object _state_gufunc():
-    builtin = []
-    for ch in _INTEGER_CHARS:
-        dt = np.dtype(ch)
-        builtin.append((<size_t>_pick(_INPUTS[_loop_name(dt)], "state"), 0,
-                        [dt.num, INT64_NUM]))
-    for source in _FLOAT_INPUTS:
-        builtin.append((<size_t>_pick(_INPUTS[source], "state"), 0,
-                        [np.dtype(source).num, INT64_NUM]))
-    ufunc = _make_gufunc(
-        builtin, 1, 1, "exact_sum_state_ufunc",
-        "Exact sum as a portable int64 state (last axis of the result).",
-        f"(n)->({XS_STATE_LEN})")
-    _register_bf16(ufunc, <size_t>_pick(_INPUTS["bfloat16"], "state"), 0,
-                   [BF16_NUM, INT64_NUM])
-    for code in _CODE_SLOTS:
-        _register_user(ufunc, code.num, <size_t>_pick(_INPUTS[_code_loop_name(code)], "state"),
-                       0, [code.num, INT64_NUM])
-    return ufunc
-
-
-cdef object _masked_state_gufunc():
-    """(values, mask, skip_nan) -> (state, count) of the selected terms."""
-    bool_num = np.dtype(bool).num
-    builtin = []
-    for ch in _INTEGER_CHARS:
-        dt = np.dtype(ch)
-        builtin.append((<size_t>_pick(_INPUTS[_loop_name(dt)], "masked_state"), 0,
-                        [dt.num, bool_num, bool_num, INT64_NUM, INT64_NUM]))
-    for source in _FLOAT_INPUTS:
-        builtin.append((<size_t>_pick(_INPUTS[source], "masked_state"), 0,
-                        [np.dtype(source).num, bool_num, bool_num, INT64_NUM, INT64_NUM]))
-    ufunc = _make_gufunc(
-        builtin, 3, 2, "exact_masked_state_ufunc",
-        "Exact state and count of the terms whose mask is True (and, when the\n"
-        "third argument is True, that are not NaN).",
-        f"(n),(n),()->({XS_STATE_LEN}),()")
-    _register_bf16(ufunc, <size_t>_pick(_INPUTS["bfloat16"], "masked_state"), 0,
-                   [BF16_NUM, bool_num, bool_num, INT64_NUM, INT64_NUM])
-    for code in _CODE_SLOTS:
-        _register_user(ufunc, code.num,
-                       <size_t>_pick(_INPUTS[_code_loop_name(code)], "masked_state"), 0,
-                       [code.num, bool_num, bool_num, INT64_NUM, INT64_NUM])
-    return ufunc
-
-
-cdef object _merge_gufunc():
-    return _make_gufunc(
-        [(<size_t>xs_state_merge, 0, [INT64_NUM, INT64_NUM])], 1, 1,
-        "exact_state_merge_ufunc", "Merge m exact states into one.",
-        f"(m,{XS_STATE_LEN})->({XS_STATE_LEN})")
-
-
-cdef object _round_gufunc(size_t loop, int nin, str name, str doc, str signature):
-    """(state[, count]) -> rounded result, one loop per result dtype."""
-    loops = [(loop, _target_address(result), [INT64_NUM] * nin + [np.dtype(result).num])
-             for result in _BUILTIN_RESULTS]
-    ufunc = _make_gufunc(loops, nin, 1, name, doc, signature)
-    _register_bf16(ufunc, loop, _target_address("bfloat16"), [INT64_NUM] * nin + [BF16_NUM])
-    for code in _CODE_SLOTS:
-        _register_user(ufunc, code.num, loop, _target_address(code),
-                       [INT64_NUM] * nin + [code.num])
-    return ufunc
-
-
-cdef dict _dot_loops(str kind="dot"):
+cdef dict _dot_fns(str kind):
+    """{input dtype: address of its dot loop} (kind "dot" or "state")."""
     cdef int i
-    found = {}
-    for i in range(xs_dot_loops_count):
-        found[xs_dot_loops_table[i].dtype_name.decode()] = (
-            <size_t>xs_dot_loops_table[i].dot if kind == "dot"
-            else <size_t>xs_dot_loops_table[i].dot_state)
-    return found
+    rows = {xs_dot_loops_table[i].dtype_name.decode(): i for i in range(xs_dot_loops_count)}
+    return {dt: (<size_t>xs_dot_loops_table[rows[_loop_key(dt)]].dot if kind == "dot"
+                 else <size_t>xs_dot_loops_table[rows[_loop_key(dt)]].dot_state)
+            for dt in _FLOATS + [BFLOAT16] + _CODES}
 
 
-cdef object _dot_state_gufunc():
-    """(n),(n)->(3*69): the exact dot product as a mergeable state."""
-    states = _dot_loops("state")
-    builtin = [(states[source], 0, [np.dtype(source).num] * 2 + [INT64_NUM])
-               for source in _FLOAT_INPUTS]
-    ufunc = _make_gufunc(
-        builtin, 2, 1, "exact_dot_state_ufunc",
-        "Exact dot product over the last axis as an int64 state of three parts\n"
-        "(merge each part with exact_state_merge_ufunc; round with\n"
-        "exact_dot_state_round_ufunc).",
-        f"(n),(n)->({3 * XS_STATE_LEN})")
-    _register_bf16(ufunc, states["bfloat16"], 0, [BF16_NUM, BF16_NUM, INT64_NUM])
-    for code in _CODE_SLOTS:
-        _register_user(ufunc, code.num, states[_code_loop_name(code)], 0,
-                       [code.num, code.num, INT64_NUM])
-    return ufunc
+# ---- the loop lists of each kind of ufunc ---------------------------------
+
+cdef list _into_user(dict fn_of, object user, list earlier, list results, int copies):
+    """The loops registered on a run-time dtype: every earlier input rounded
+    into it, then it rounded into each result and into itself, its default
+    last (see _ufunc_builder.pxi).
+
+    Only bfloat16's default is one: ml_dtypes declares most byte-coded
+    formats safely castable into each other, and NumPy keeps the user loops
+    of a dtype sorted by safe casts, so a code format's input may resolve to
+    another format's loop (float8_e4m3fn to float8_e4m3fnuz).  The Python
+    layer names the result dtype of every call on them."""
+    loops = [_Loop(fn_of[dt], _target_address(user), (dt,) * copies + (user,), user.num, False)
+             for dt in earlier]
+    return loops + [_Loop(fn_of[user], _target_address(r), (user,) * copies + (r,), user.num,
+                          r is user and user is BFLOAT16) for r in results + [user]]
+
+
+cdef list _rounding_loops(dict fn_of, list builtin, int copies):
+    """(input x copies) -> result for every input and result dtype: the
+    built-in pairs (each input's default result first), then bfloat16 and
+    the byte-coded formats, each as input and result."""
+    loops = [_Loop(fn_of[dt], _target_address(r), (dt,) * copies + (r,), 0, r is results[0])
+             for dt in builtin
+             for results in [_RESULTS_BY_INPUT.get(dt, _BUILTIN_RESULTS)] for r in results]
+    loops += _into_user(fn_of, BFLOAT16, builtin, _USER_RESULTS, copies)
+    for code in _CODES:
+        loops += _into_user(fn_of, code, builtin + [BFLOAT16],
+                            _USER_RESULTS + [BFLOAT16] + [c for c in _CODES if c != code], copies)
+    return loops
+
+
+cdef list _per_input(dict fn_of, list inputs, int copies, tuple more, tuple outputs):
+    """One loop per input dtype: (input x copies, *more) -> outputs."""
+    return [_Loop(fn_of[dt], 0, (dt,) * copies + more + outputs, _user(dt), True)
+            for dt in inputs + [BFLOAT16] + _CODES]
+
+
+cdef list _per_result(size_t fn, tuple inputs, tuple more_outputs=()):
+    """One loop per result dtype: inputs -> (result, *more_outputs), float64
+    the default."""
+    return [_Loop(fn, _target_address(r), inputs + (r,) + more_outputs, _user(r), r is F64)
+            for r in _BUILTIN_RESULTS + [BFLOAT16] + _CODES]
 
 
 cdef extern from *:
@@ -561,155 +425,108 @@ cdef extern from *:
     void xs_refuse_wide_integers(object ufunc)
 
 
-cdef object _dot_gufunc():
-    """(n),(n)->(): both inputs of one float dtype; mixed pairs are brought to
-    a common dtype that holds both exactly by the Python wrapper."""
-    dots = _dot_loops()
-    builtin = []
-    for source in _FLOAT_INPUTS:
-        num = np.dtype(source).num
-        for result in _RESULTS_BY_INPUT[source]:
-            builtin.append((dots[source], _target_address(result),
-                            [num, num, np.dtype(result).num]))
-    ufunc = _make_gufunc(
-        builtin, 2, 1, "exact_dot_ufunc",
-        "Exact dot product over the last axis, rounded once into the result dtype.\n\n"
-        "The raw gufunc behind xsumufunc.exact_dot, signature (n),(n)->().",
-        "(n),(n)->()")
-    for source in _FLOAT_INPUTS:
-        num = np.dtype(source).num
-        _register_bf16(ufunc, dots[source], _target_address("bfloat16"), [num, num, BF16_NUM])
-    for result in _BF16_RESULTS_LAST_WINS:          # the default last: see above
-        out_num = BF16_NUM if result == "bfloat16" else np.dtype(result).num
-        _register_bf16(ufunc, dots["bfloat16"], _target_address(result),
-                       [BF16_NUM, BF16_NUM, out_num])
-    others = [(np.dtype(f).num, f) for f in _FLOAT_INPUTS] + [(BF16_NUM, "bfloat16")]
-    _register_codes(ufunc, dots, others, 2, list(_BF16_RESULTS_LAST_WINS))
-    return ufunc
+# ---- the ufuncs, one declaration each: name, loops, doc, signature --------
 
+cdef str _STATE = f"({XS_STATE_LEN})"          # an exact state
+cdef str _DOT_STATE = f"({3 * XS_STATE_LEN})"      # an exact dot product's state
 
-exact_sum_ufunc = _rounding_gufunc(
-    "sum", "exact_sum_ufunc",
+exact_sum_ufunc = _ufunc(
+    "exact_sum_ufunc", _rounding_loops(_input_fns("sum"), _INTEGERS + _FLOATS, 1),
     "Exact sum over the last axis, rounded once into the result dtype.\n\n"
     "The raw gufunc behind xsumufunc.exact_sum, signature (n)->().",
     "(n)->()")
-exact_cumsum_ufunc = _rounding_gufunc(
-    "cumsum", "exact_cumsum_ufunc",
+exact_cumsum_ufunc = _ufunc(
+    "exact_cumsum_ufunc", _rounding_loops(_input_fns("cumsum"), _INTEGERS + _FLOATS, 1),
     "Every prefix sum of the last axis, each exact and rounded once.\n\n"
     "The raw gufunc behind xsumufunc.exact_add.accumulate, signature (n)->(n).",
     "(n)->(n)")
-exact_mean_ufunc = _rounding_gufunc(
-    "mean", "exact_mean_ufunc",
+exact_mean_ufunc = _ufunc(
+    "exact_mean_ufunc", _rounding_loops(_input_fns("mean"), _INTEGERS + _FLOATS, 1),
     "Exact mean over the last axis (exact sum / n), rounded once into the result dtype.\n\n"
     "The raw gufunc behind xsumufunc.exact_mean, signature (n)->().",
     "(n)->()")
-exact_dot_ufunc = _dot_gufunc()
+# Both inputs of one float dtype; mixed pairs are brought to a common dtype
+# that holds both exactly by the Python wrapper.
+exact_dot_ufunc = _ufunc(
+    "exact_dot_ufunc", _rounding_loops(_dot_fns("dot"), _FLOATS, 2),
+    "Exact dot product over the last axis, rounded once into the result dtype.\n\n"
+    "The raw gufunc behind xsumufunc.exact_dot, signature (n),(n)->().",
+    "(n),(n)->()")
 xs_refuse_wide_integers(exact_dot_ufunc)
-exact_sum_state_ufunc = _state_gufunc()
-exact_masked_state_ufunc = _masked_state_gufunc()
-exact_state_merge_ufunc = _merge_gufunc()
-exact_state_round_ufunc = _round_gufunc(
-    <size_t>xs_state_round, 1, "exact_state_round_ufunc",
-    "Round an exact state once into the result dtype.", f"({XS_STATE_LEN})->()")
-exact_dot_state_ufunc = _dot_state_gufunc()
+exact_sum_state_ufunc = _ufunc(
+    "exact_sum_state_ufunc", _per_input(_input_fns("state"), _INTEGERS + _FLOATS, 1, (), (INT64,)),
+    "Exact sum as a portable int64 state (last axis of the result).",
+    f"(n)->{_STATE}")
+exact_masked_state_ufunc = _ufunc(
+    "exact_masked_state_ufunc",
+    _per_input(_input_fns("masked_state"), _INTEGERS + _FLOATS, 1, (BOOL, BOOL), (INT64, INT64)),
+    "Exact state and count of the terms whose mask is True (and, when the\n"
+    "third argument is True, that are not NaN).",
+    f"(n),(n),()->{_STATE},()")
+exact_state_merge_ufunc = _ufunc(
+    "exact_state_merge_ufunc", [_Loop(<size_t>xs_state_merge, 0, (INT64, INT64), 0, True)],
+    "Merge m exact states into one.",
+    f"(m,{XS_STATE_LEN})->{_STATE}")
+exact_state_round_ufunc = _ufunc(
+    "exact_state_round_ufunc", _per_result(<size_t>xs_state_round, (INT64,)),
+    "Round an exact state once into the result dtype.",
+    f"{_STATE}->()")
+exact_dot_state_ufunc = _ufunc(
+    "exact_dot_state_ufunc", _per_input(_dot_fns("state"), _FLOATS, 2, (), (INT64,)),
+    "Exact dot product over the last axis as an int64 state of three parts\n"
+    "(merge each part with exact_state_merge_ufunc; round with\n"
+    "exact_dot_state_round_ufunc).",
+    f"(n),(n)->{_DOT_STATE}")
 xs_refuse_wide_integers(exact_dot_state_ufunc)
-exact_dot_state_round_ufunc = _round_gufunc(
-    <size_t>xs_dot_state_round, 1, "exact_dot_state_round_ufunc",
+exact_dot_state_round_ufunc = _ufunc(
+    "exact_dot_state_round_ufunc", _per_result(<size_t>xs_dot_state_round, (INT64,)),
     "Round an exact dot product's state once into the result dtype.",
-    f"({3 * XS_STATE_LEN})->()")
-exact_state_mean_ufunc = _round_gufunc(
-    <size_t>xs_state_mean, 2, "exact_state_mean_ufunc",
+    f"{_DOT_STATE}->()")
+exact_state_mean_ufunc = _ufunc(
+    "exact_state_mean_ufunc", _per_result(<size_t>xs_state_mean, (INT64, INT64)),
     "Divide an exact state by an int64 count, rounding once into the result dtype.",
-    f"({XS_STATE_LEN}),()->()")
+    f"{_STATE},()->()")
 
 # Not exact: Kahan-compensated summation in C, the reference the benchmarks
 # compare against.  Private on purpose.
-_kahan_sum_ufunc = _make_gufunc(
-    [(<size_t>xs_kahan_float64, 0, [np.dtype(np.float64).num] * 2)], 1, 1,
-    "_kahan_sum_ufunc", "Kahan-compensated float64 sum (NOT exact; benchmarks only).",
+_kahan_sum_ufunc = _ufunc(
+    "_kahan_sum_ufunc", [_Loop(<size_t>xs_kahan_float64, 0, (F64, F64), 0, True)],
+    "Kahan-compensated float64 sum (NOT exact; benchmarks only).",
     "(n)->()")
 
-
-cdef object _moving_gufunc():
-    """(values, window, min_count, mean) -> each window's exact sum or mean."""
-    f64, i64, b = np.dtype(np.float64).num, INT64_NUM, np.dtype(bool).num
-    loops = [(<size_t>xs_moving_float64, _target_address(result),
-              [f64, i64, i64, b, np.dtype(result).num]) for result in _BUILTIN_RESULTS]
-    ufunc = _make_gufunc(
-        loops, 4, 1, "exact_moving_ufunc",
-        "Exact sum (or mean) of each trailing window of the last axis, rounded once.\n\n"
-        "The raw gufunc behind xsumufunc.exact_moving_sum and exact_moving_mean:\n"
-        "float64 values, int64 window, int64 min_count, bool mean; signature\n"
-        "(n),(),(),()->(n).  NaNs are not terms; a window with fewer than\n"
-        "min_count terms gives NaN.",
-        "(n),(),(),()->(n)")
-    _register_bf16(ufunc, <size_t>xs_moving_float64, _target_address("bfloat16"),
-                   [f64, i64, i64, b, BF16_NUM])
-    for code in _CODE_SLOTS:
-        _register_user(ufunc, code.num, <size_t>xs_moving_float64, _target_address(code),
-                       [f64, i64, i64, b, code.num])
-    return ufunc
-
-
-exact_moving_ufunc = _moving_gufunc()
-
-
-cdef object _moving_var_gufunc():
-    """(values, window, min_count, ddof, std) -> each window's variance (or
-    standard deviation) where decided, and whether it was."""
-    f64, i64, b = np.dtype(np.float64).num, INT64_NUM, np.dtype(bool).num
-    loops = [(<size_t>xs_moving_var, _target_address(result),
-              [f64, i64, i64, i64, b, np.dtype(result).num, b]) for result in _BUILTIN_RESULTS]
-    ufunc = _make_gufunc(
-        loops, 5, 2, "_moving_var_ufunc",
-        "Variance (or standard deviation) of each trailing window of the last axis,\n"
-        "rounded once, where two-double approximations decide it.\n\n"
-        "float64 values, int64 window, int64 min_count, int64 ddof, bool std;\n"
-        "signature (n),(),(),(),()->(n),(n): the values and a flag per window,\n"
-        "False where xsumufunc._core.moving must compute the window exactly.",
-        "(n),(),(),(),()->(n),(n)")
-    _register_bf16(ufunc, <size_t>xs_moving_var, _target_address("bfloat16"),
-                   [f64, i64, i64, i64, b, BF16_NUM, b])
-    for code in _CODE_SLOTS:
-        _register_user(ufunc, code.num, <size_t>xs_moving_var, _target_address(code),
-                       [f64, i64, i64, i64, b, code.num, b])
-    return ufunc
-
-
-_moving_var_ufunc = _moving_var_gufunc()
-
-
-cdef object _grouped_var_gufunc():
-    """(values sorted by group, group ends, ddof, std) -> each group's
-    variance (or standard deviation) where decided, and whether it was."""
-    f64, i64, b = np.dtype(np.float64).num, INT64_NUM, np.dtype(bool).num
-    loops = [(<size_t>xs_grouped_var, _target_address(result),
-              [f64, i64, i64, b, np.dtype(result).num, b]) for result in _BUILTIN_RESULTS]
-    ufunc = _make_gufunc(
-        loops, 4, 2, "_grouped_var_ufunc",
-        "Variance (or standard deviation) of each group of sorted values, rounded\n"
-        "once, where two-double approximations decide it.\n\n"
-        "float64 values sorted by group, int64 group end offsets, int64 ddof, bool\n"
-        "std; signature (n),(g),(),()->(g),(g): the values and a flag per group,\n"
-        "False where xsumufunc._core.grouped must compute the group exactly.",
-        "(n),(g),(),()->(g),(g)")
-    _register_bf16(ufunc, <size_t>xs_grouped_var, _target_address("bfloat16"),
-                   [f64, i64, i64, b, BF16_NUM, b])
-    for code in _CODE_SLOTS:
-        _register_user(ufunc, code.num, <size_t>xs_grouped_var, _target_address(code),
-                       [f64, i64, i64, b, code.num, b])
-    return ufunc
-
-
-_grouped_var_ufunc = _grouped_var_gufunc()
+exact_moving_ufunc = _ufunc(
+    "exact_moving_ufunc", _per_result(<size_t>xs_moving_float64, (F64, INT64, INT64, BOOL)),
+    "Exact sum (or mean) of each trailing window of the last axis, rounded once.\n\n"
+    "The raw gufunc behind xsumufunc.exact_moving_sum and exact_moving_mean:\n"
+    "float64 values, int64 window, int64 min_count, bool mean; signature\n"
+    "(n),(),(),()->(n).  NaNs are not terms; a window with fewer than\n"
+    "min_count terms gives NaN.",
+    "(n),(),(),()->(n)")
+_moving_var_ufunc = _ufunc(
+    "_moving_var_ufunc",
+    _per_result(<size_t>xs_moving_var, (F64, INT64, INT64, INT64, BOOL), (BOOL,)),
+    "Variance (or standard deviation) of each trailing window of the last axis,\n"
+    "rounded once, where two-double approximations decide it.\n\n"
+    "float64 values, int64 window, int64 min_count, int64 ddof, bool std;\n"
+    "signature (n),(),(),(),()->(n),(n): the values and a flag per window,\n"
+    "False where xsumufunc._core.moving must compute the window exactly.",
+    "(n),(),(),(),()->(n),(n)")
+_grouped_var_ufunc = _ufunc(
+    "_grouped_var_ufunc", _per_result(<size_t>xs_grouped_var, (F64, INT64, INT64, BOOL), (BOOL,)),
+    "Variance (or standard deviation) of each group of sorted values, rounded\n"
+    "once, where two-double approximations decide it.\n\n"
+    "float64 values sorted by group, int64 group end offsets, int64 ddof, bool\n"
+    "std; signature (n),(g),(),()->(g),(g): the values and a flag per group,\n"
+    "False where xsumufunc._core.grouped must compute the group exactly.",
+    "(n),(g),(),()->(g),(g)")
 
 
 # The one-pass norms of rows (src/kernels/dot/xs_norm.c): each row's norm and whether the
 # two-double sum of squares decided it; xsumufunc._core.norm takes the rest.
-_norm_rows_ufunc = _make_gufunc(
-    [(<size_t>xs_norm_float64, 0, [np.dtype(np.float64).num] * 2 + [np.dtype(bool).num]),
-     (<size_t>xs_norm_float32, 0, [np.dtype(np.float32).num] * 2 + [np.dtype(bool).num])],
-    1, 2, "_norm_rows_ufunc",
+_norm_rows_ufunc = _ufunc(
+    "_norm_rows_ufunc",
+    [_Loop(<size_t>xs_norm_float64, 0, (F64, F64, BOOL), 0, True),
+     _Loop(<size_t>xs_norm_float32, 0, (F32, F32, BOOL), 0, True)],
     "Correctly rounded 2-norms of rows where a two-double sum of squares decides\n"
     "them, and a flag saying where it did; signature (n)->(),().  float64 rows\n"
     "give float64 norms, float32 rows float32 norms.",
@@ -718,7 +535,7 @@ _norm_rows_ufunc = _make_gufunc(
 
 # ---- the floating-point mode of a whole public call ----------------------
 #
-# The loops pin the mode for themselves (src/xs_fpenv.h), but a public call
+# The loops pin the mode for themselves (src/runtime/xs_fpenv.h), but a public call
 # also rounds in Python and NumPy between them (variances, norms, moving and
 # grouped results): under a caller's flush-to-zero, denormals-are-zero or
 # directed rounding those steps would change the bits.  So the dispatch layer

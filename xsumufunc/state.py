@@ -179,7 +179,7 @@ def round_state(state: ArrayLike, dtype: DTypeLike = np.float64) -> Any:
 declare(round_state, "round_state")
 
 
-@dispatching("state_mean", ("state", "count"))
+@dispatching("state_mean", ("state", "count"), mean=True)
 def state_mean(state: ArrayLike, count: ArrayLike, dtype: DTypeLike = np.float64) -> Any:
     """Exact sum / count, rounded once into `dtype` (the exact mean).
 

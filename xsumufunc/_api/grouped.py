@@ -57,7 +57,7 @@ def exact_grouped_sum(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
 declare(exact_grouped_sum, "grouped", mean=False)
 
 
-@dispatching("exact_grouped_mean", _ARRAYS)
+@dispatching("exact_grouped_mean", _ARRAYS, mean=True)
 def exact_grouped_mean(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
                        dtype: DTypeLike | None = None, skip_nan: bool = False) -> Any:
     """Exact mean of the values of each group (see :func:`exact_grouped_sum`).
@@ -131,7 +131,7 @@ def exact_grouped_var(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
 declare(exact_grouped_var, "grouped_variance", std=False)
 
 
-@dispatching("exact_grouped_std", _ARRAYS)
+@dispatching("exact_grouped_std", _ARRAYS, std=True)
 def exact_grouped_std(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
                       dtype: DTypeLike | None = None, skip_nan: bool = False,
                       ddof: float = 0, correction: Any = NO_VALUE) -> Any:

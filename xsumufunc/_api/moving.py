@@ -58,7 +58,7 @@ def exact_moving_sum(a: ArrayLike, window: int, axis: int = -1,
 declare(exact_moving_sum, "moving", ddof=False)
 
 
-@dispatching("exact_moving_mean", ("a",))
+@dispatching("exact_moving_mean", ("a",), mean=True)
 def exact_moving_mean(a: ArrayLike, window: int, axis: int = -1,
                       min_count: int | None = None) -> Any:
     """Exact mean of each trailing window, rounded once (bottleneck's
@@ -125,7 +125,7 @@ def exact_moving_var(a: ArrayLike, window: int, axis: int = -1,
 declare(exact_moving_var, "moving", ddof=True)
 
 
-@dispatching("exact_moving_std", ("a",))
+@dispatching("exact_moving_std", ("a",), std=True)
 def exact_moving_std(a: ArrayLike, window: int, axis: int = -1,
                      min_count: int | None = None, ddof: float = 0) -> Any:
     """Exact standard deviation of each trailing window: the correctly

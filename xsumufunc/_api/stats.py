@@ -75,14 +75,14 @@ def exact_var(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
     >>> exact_var(np.array([[1.0, 2.0], [3.0, 5.0]]), axis=1, ddof=1)
     array([0.5, 2. ])
     >>> exact_var(np.array([0.1, 0.2, 0.3]), dtype=np.float32)      # one rounding
-    np.float32(0.0066666664)
+    np.float32(0.006666667)
     """
     return variance("exact_var", a, axis, dtype, out, ddof, keepdims, where, False,
                     correction, std=False)
 declare(exact_var, "variance", skip_nan=False, std=False)
 
 
-@dispatching("exact_std", _ARRAYS)
+@dispatching("exact_std", _ARRAYS, std=True)
 def exact_std(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
               dtype: DTypeLike | None = None, out: np.ndarray | None = None, ddof: float = 0,
               keepdims: bool = False, *, where: ArrayLike = True,
@@ -107,7 +107,7 @@ def exact_std(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
 declare(exact_std, "variance", skip_nan=False, std=True)
 
 
-@dispatching("exact_nanvar", _ARRAYS)
+@dispatching("exact_nanvar", _ARRAYS, skips_nan=True)
 def exact_nanvar(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                  dtype: DTypeLike | None = None, out: np.ndarray | None = None, ddof: float = 0,
                  keepdims: bool = False, *, where: ArrayLike = True,
@@ -130,7 +130,7 @@ def exact_nanvar(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
 declare(exact_nanvar, "variance", skip_nan=True, std=False)
 
 
-@dispatching("exact_nanstd", _ARRAYS)
+@dispatching("exact_nanstd", _ARRAYS, skips_nan=True, std=True)
 def exact_nanstd(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                  dtype: DTypeLike | None = None, out: np.ndarray | None = None, ddof: float = 0,
                  keepdims: bool = False, *, where: ArrayLike = True,

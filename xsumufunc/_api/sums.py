@@ -74,7 +74,7 @@ def exact_sum(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
 declare(exact_sum, "reduce", skip_nan=False, mean=False)
 
 
-@dispatching("exact_nansum", _ARRAYS)
+@dispatching("exact_nansum", _ARRAYS, skips_nan=True)
 def exact_nansum(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                  dtype: DTypeLike | None = None, out: np.ndarray | None = None,
                  keepdims: bool = False, initial: Any = NO_VALUE, where: ArrayLike = True) -> Any:
@@ -97,7 +97,7 @@ def exact_nansum(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
 declare(exact_nansum, "reduce", skip_nan=True, mean=False)
 
 
-@dispatching("exact_mean", ("a", "where"))
+@dispatching("exact_mean", ("a", "where"), mean=True)
 def exact_mean(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                dtype: DTypeLike | None = None, out: np.ndarray | None = None,
                keepdims: bool = False, where: ArrayLike = True) -> Any:
@@ -151,7 +151,7 @@ def exact_mean(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
 declare(exact_mean, "reduce", skip_nan=False, mean=True)
 
 
-@dispatching("exact_nanmean", ("a", "where"))
+@dispatching("exact_nanmean", ("a", "where"), skips_nan=True, mean=True)
 def exact_nanmean(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
                   dtype: DTypeLike | None = None, out: np.ndarray | None = None,
                   keepdims: bool = False, where: ArrayLike = True) -> Any:

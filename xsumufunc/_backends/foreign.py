@@ -47,6 +47,7 @@ import sys
 import numpy as np
 
 from .._core import dtypes
+from .._core.arrays import columnar, is_foreign, library
 from . import chunked
 
 _DLPACK_CPU = 1          # DLDeviceType kDLCPU
@@ -57,36 +58,9 @@ def _type_name(x):
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def is_foreign(x):
-    """True for arrays of other libraries (not NumPy, lists or scalars)."""
-    if isinstance(x, (np.ndarray, np.generic, list, tuple, int, float, complex, bool)):
-        return False
-    return (hasattr(x, "__dlpack__") or hasattr(x, "__array_namespace__")
-            or _columnar(x) is not None)
-
-
-def _columnar(x):
-    """"column" or "table" for polars and pyarrow objects; None otherwise."""
-    lib = _library(x)
-    name = getattr(lib, "__name__", None)
-    if name == "polars":
-        if isinstance(x, lib.Series):
-            return "column"
-        if isinstance(x, (lib.DataFrame, lib.LazyFrame)):
-            return "table"
-    elif name == "pyarrow":
-        if isinstance(x, (lib.Array, lib.ChunkedArray)):
-            return "column"
-        if isinstance(x, (lib.Table, lib.RecordBatch)):
-            return "table"
-    elif name == "pandas" and _is_pandas_numbers(x):
-        return "column"
-    return None
-
-
 def _refuse_table(x, func_name, argname):
     cls = type(x).__qualname__
-    if _library(x).__name__ == "polars":
+    if library(x).__name__ == "polars":
         how = (f"pass one column ({argname}['x']), or apply it to each column: "
                f"{argname}.select(pl.all().map_batches({func_name}, returns_scalar=True))")
     else:
@@ -94,36 +68,24 @@ def _refuse_table(x, func_name, argname):
                f"each: {{n: {func_name}(c) for n, c in zip({argname}.column_names, "
                f"{argname}.columns)}}")
     raise TypeError(
-        f"{func_name}: {argname} is a {_library(x).__name__} {cls}, a table of columns, "
+        f"{func_name}: {argname} is a {library(x).__name__} {cls}, a table of columns, "
         f"which {func_name} would take as one array (keys included): {how}")
 
 
 def _null_count(x):
-    if _library(x).__name__ == "pandas":
+    if library(x).__name__ == "pandas":
         return int(np.count_nonzero(_pandas_missing(x)))
     count = x.null_count
     return int(count() if callable(count) else count)    # polars: a method
 
 
 def _pandas_missing(x):
-    return np.asarray(_library(x).isna(x), dtype=bool)
-
-
-def _is_pandas_numbers(x):
-    """A pandas Series, Index or array of a nullable (extension) dtype of
-    numbers or bools: Int64, Float64, boolean, int64[pyarrow], ..."""
-    lib = _library(x)
-    dtype = getattr(x, "dtype", None)
-    if not isinstance(x, (lib.Series, lib.Index, lib.api.extensions.ExtensionArray)):
-        return False
-    numpy_dtype = getattr(dtype, "numpy_dtype", None)
-    return (isinstance(dtype, lib.api.extensions.ExtensionDtype)
-            and isinstance(numpy_dtype, np.dtype) and numpy_dtype.kind in "biufc")
+    return np.asarray(library(x).isna(x), dtype=bool)
 
 
 def _as_numpy(x):
     """A column without nulls as a NumPy array."""
-    name = _library(x).__name__
+    name = library(x).__name__
     if name == "polars":
         return x.to_numpy()
     if name == "pandas":
@@ -134,7 +96,7 @@ def _as_numpy(x):
 def _zero_filled(x):
     """(the values, nulls as zeros, as a NumPy array; the mask of the
     non-null terms), or None when x does not hold numbers."""
-    lib = _library(x)
+    lib = library(x)
     if lib.__name__ == "polars":
         return x.fill_null(strategy="zero").to_numpy(), np.asarray(x.is_not_null().to_numpy(),
                                                                    dtype=bool)
@@ -151,7 +113,7 @@ def _zero_filled(x):
 
 def _nan_filled(x):
     """A floating column with NaN for its nulls."""
-    if _library(x).__name__ == "pandas":
+    if library(x).__name__ == "pandas":
         return x.to_numpy(dtype=x.dtype.numpy_dtype, na_value=np.nan)
     return _as_numpy(x)          # polars and pyarrow read nulls as NaN
 
@@ -183,7 +145,7 @@ def _column_values(x, func_name, argname, skips_nan, has_where):
     raise ValueError(
         f"{func_name}: {argname} ({_type_name(x)}) has {nulls} null(s) in a "
         f"{filled[0].dtype} column, and {func_name} has no where= to leave them out: drop "
-        f"them first ({_FILL_OR_DROP[_library(x).__name__]})")
+        f"them first ({_FILL_OR_DROP[library(x).__name__]})")
 
 
 def _counted_nulls(x, func_name, argname, skips_nan):
@@ -195,14 +157,14 @@ def _counted_nulls(x, func_name, argname, skips_nan):
             f"{func_name}: {argname} ({_type_name(x)}) has {nulls} null(s), which "
             f"{func_name} does not skip: use a nan-variant (exact_nansum, exact_nanmean, ...; "
             f"or skip_nan=True), which leaves nulls out as it does NaNs, or fill or drop them "
-            f"first ({_FILL_OR_DROP[_library(x).__name__]})")
+            f"first ({_FILL_OR_DROP[library(x).__name__]})")
     return nulls
 
 
 def _chunks_of(x):
     """The chunks of a pyarrow.ChunkedArray of at least one chunk (read one
     by one: backends/chunked.py), None for other columns."""
-    lib = _library(x)
+    lib = library(x)
     if lib.__name__ == "pyarrow" and isinstance(x, lib.ChunkedArray) and x.num_chunks:
         return x.chunks
     return None
@@ -228,11 +190,6 @@ def _check_cpu(x, func_name, argname):
 _BIT_VIEWS = {1: "uint8", 2: "int16"}
 
 
-def _library(x):
-    """The top module of x's library (imported: the caller made x)."""
-    return sys.modules.get(type(x).__module__.split(".", 1)[0])
-
-
 def _bit_view(x):
     """x, a tensor of a format NumPy lacks (torch.bfloat16, float8, ...), as
     a NumPy array of the ml_dtypes format of the same name, through an
@@ -242,7 +199,7 @@ def _bit_view(x):
     view = getattr(x, "view", None)
     if target is None or view is None or target.itemsize not in _BIT_VIEWS:
         return None
-    int_type = getattr(_library(x), _BIT_VIEWS[target.itemsize], None)
+    int_type = getattr(library(x), _BIT_VIEWS[target.itemsize], None)
     if int_type is None:
         return None
     try:
@@ -329,7 +286,7 @@ def _from_bits(result, like, xp, where):
     """A result in an ml_dtypes format as a tensor of like's library in the
     format of the same name, through an integer view of its bits; None when
     the library has no such format."""
-    lib = _library(like)
+    lib = library(like)
     target = getattr(lib, result.dtype.name, None)
     int_name = _BIT_VIEWS.get(result.dtype.itemsize)
     if target is None or int_name is None:
@@ -411,14 +368,14 @@ def _call(function, args, kwargs):
     name = function.name
     bound = function.bind(args, kwargs)
     like = None
-    skips_nan = name.startswith("exact_nan") or bool(bound.arguments.get("skip_nan", False))
+    skips_nan = function.skips_nan or bool(bound.arguments.get("skip_nan", False))
     terms = None        # the non-null terms of a polars/pyarrow/pandas column with nulls
     # Nulls can be left out through where= or, for the grouped functions,
     # as terms of no group (code -1).
     maskable = "where" in bound.arguments or "codes" in bound.arguments
     for argname in function.arrays:
         value = bound.arguments.get(argname)
-        kind = _columnar(value)
+        kind = columnar(value)
         if kind == "table":
             _refuse_table(value, name, argname)
         if kind == "column":

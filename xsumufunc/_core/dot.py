@@ -214,6 +214,19 @@ def vector_layout(a, b, axis, func_name="exact_dot"):
     return kinds[0], kinds[1], (axis_a, axis_b), shape, kept_at
 
 
+def result_dtype(operand_a, operand_b, dtype, out_dtype=None):
+    """(kind, result dtype) of exact_dot: `dtype`, else `out_dtype`, else the
+    default of the operands' (dtype, kind) pairs (as vector_layout gives
+    them); kind is "complex" when either operand is."""
+    (da, ka), (db, kb) = operand_a, operand_b
+    kind = "complex" if "complex" in (ka, kb) else "real"
+    if dtype is not None:
+        return kind, dtypes.as_result_dtype(dtype, kind, "exact_dot", "dtype")
+    if out_dtype is not None:
+        return kind, dtypes.as_result_dtype(out_dtype, kind, "exact_dot", "out dtype")
+    return kind, default_result(da, db) if kind == "real" else np.result_type(da, db)
+
+
 #: Operand dtypes that the compiled loop takes as they are (compute_dtype is
 #: the dtype itself, and so is the result).
 _PLAIN_CALL_DTYPES = frozenset([_F64, np.dtype(np.float32)])
@@ -233,16 +246,9 @@ def dot(a, b, axis=-1, dtype=None, out=None, keepdims=False):
     (da, ka), (db, kb), (axis_a, axis_b), shape, kept_at = vector_layout(a, b, axis)
     out_shape = shape[:kept_at] + (1,) + shape[kept_at:] if keepdims else shape
 
-    kind = "complex" if "complex" in (ka, kb) else "real"
-    default = default_result(da, db) if kind == "real" else np.result_type(da, db)
     if out is not None:
         out = check_out(out, out_shape, "exact_dot")      # first: out.dtype is read next
-    if dtype is not None:
-        result = dtypes.as_result_dtype(dtype, kind, "exact_dot", "dtype")
-    elif out is not None:
-        result = dtypes.as_result_dtype(out.dtype, kind, "exact_dot", "out dtype")
-    else:
-        result = default
+    kind, result = result_dtype((da, ka), (db, kb), dtype, None if out is None else out.dtype)
 
     # Results go to a temporary, copied into out at the end: a call that
     # raises (Ctrl-C) leaves out untouched, and out may overlap the operands.

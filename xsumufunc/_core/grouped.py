@@ -144,10 +144,10 @@ def _batches(counts):
         g0 = g1
 
 
-def _checked(func_name, values, codes, ngroups):
-    """Checked arguments: values (1-D ndarray), its kind, codes, ngroups."""
-    values, kind = as_input(values, func_name)
-    codes = np.asarray(codes)
+def check_groups(func_name, values, codes, ngroups):
+    """ngroups as an int, after the checks of the grouped functions'
+    arguments that read no data (so that lazy arrays take them too): values
+    1-D, codes integers of its shape, ngroups a non-negative integer."""
     if values.ndim != 1:
         raise ValueError(f"{func_name}: values must be 1-D, not {values.ndim}-D")
     if codes.dtype.kind not in "iu" or codes.shape != values.shape:
@@ -157,6 +157,14 @@ def _checked(func_name, values, codes, ngroups):
     ngroups = as_integer(ngroups, func_name, "ngroups")
     if ngroups < 0:
         raise ValueError(f"{func_name}: ngroups must be a non-negative integer")
+    return ngroups
+
+
+def _checked(func_name, values, codes, ngroups):
+    """Checked arguments: values (1-D ndarray), its kind, codes, ngroups."""
+    values, kind = as_input(values, func_name)
+    codes = np.asarray(codes)
+    ngroups = check_groups(func_name, values, codes, ngroups)
     if codes.size and codes.max() >= ngroups:
         raise ValueError(f"{func_name}: codes must be below ngroups ({ngroups}); "
                          f"found {codes.max()}")
