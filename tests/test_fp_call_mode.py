@@ -40,6 +40,7 @@ from oracle_products import exact_dot_oracle, exact_mean_oracle
 from oracle_roots import exact_square_sum, rounded_sqrt
 
 import xsumufunc as xs
+import xsumufunc.state as st
 from xsumufunc import array_api as xp
 
 pytestmark = pytest.mark.skipif(
@@ -263,6 +264,24 @@ def _cases():
                             lambda x=x: np.asarray(_norm(x))),
             "vector_norm rows": (lambda b=both: xp.linalg.vector_norm(b, axis=1),
                                  lambda b=both, d=d: _array([_norm(r) for r in b], d)),
+            # The framed states of xsumufunc.state, built and finished in the mode.
+            "state.sum_state": (lambda x=x: st.finish_sum(st.sum_state(x)), s),
+            "state.finish_sum": (lambda x=x: st.finish_sum(st.sum_state(x)), s),
+            "state.finish_mean": (lambda x=x: st.finish_mean(st.sum_state(x)), m),
+            "state.moments_state": (lambda x=x: st.finish_var(st.moments_state(x)), v),
+            "state.finish_var": (lambda x=x: st.finish_var(st.moments_state(x)), v),
+            "state.finish_std": (lambda x=x: st.finish_std(st.moments_state(x)), sd),
+            "state.merge": (lambda x=x: st.finish_sum(st.merge([st.sum_state(x),
+                                                                 st.sum_state(x[:2])])),
+                            lambda x=x, d=d: sum_oracle(terms_of(x) + terms_of(x[:2]), d)),
+            "state.grouped_sum_state": (
+                lambda x=x: st.finish_sum(st.grouped_sum_state(x, CODES, 2)), grouped_sum),
+            "state.grouped_moments_state": (
+                lambda x=x: st.finish_var(st.grouped_moments_state(x, CODES, 2)), grouped_var),
+            "state.regroup": (
+                lambda x=x: st.finish_sum(st.regroup(st.grouped_sum_state(x, CODES, 2),
+                                                     [0, 0], 1)),
+                lambda s=s, d=d: _array([s()], d)),
         }
         if x.dtype != BF16:
             w = WEIGHTS.astype(x.dtype)
@@ -277,6 +296,8 @@ def _cases():
                 "xp.vecdot": (lambda x=x, w=w: xp.vecdot(x, w), lambda dot=dot: np.asarray(dot())),
                 "xp.linalg.vecdot": (lambda x=x, w=w: xp.linalg.vecdot(x, w),
                                      lambda dot=dot: np.asarray(dot())),
+                "state.dot_state": (lambda x=x, w=w: st.finish_dot(st.dot_state(x, w)), dot),
+                "state.finish_dot": (lambda x=x, w=w: st.finish_dot(st.dot_state(x, w)), dot),
                 "exact_average": (lambda x=x, w=w: xs.exact_average(x, weights=w),
                                   lambda x=x, w=w, d=d: average_oracle(x, w, d)),
                 "exact_matmul": (lambda x=x, w=w: xs.exact_matmul(x[None, :], w[:, None]),
@@ -320,8 +341,10 @@ def _cases():
 CASES = _cases()
 # Every public function of xsumufunc that takes arrays, and where it is run.
 ARRAY_FUNCTIONS = sorted(
-    n for n in xs.__all__ if n not in ("get_num_threads", "set_num_threads", "DOT_STATE_LENGTH",
-                                       "STATE_LENGTH", "exact_add"))
+    [n for n in xs.__all__ if n not in ("get_num_threads", "set_num_threads", "DOT_STATE_LENGTH",
+                                        "STATE_LENGTH", "exact_add")]
+    + [f"state.{n}" for n in st.__all__
+       if n not in xs.__all__ and n not in ("STATE_DTYPE", "state_info")])
 
 
 def test_every_public_function_is_in_the_matrix():

@@ -207,6 +207,7 @@ declare(state_mean, "state_mean")
 
 # ---- framed states ------------------------------------------------------------
 
+@dispatching("sum_state", ("a", "where"), backends=())
 def sum_state(a: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
               where: ArrayLike = True, skip_nan: bool = False) -> np.ndarray:
     """A framed state of the exact sum and count of `a` over `axis`: finish
@@ -241,6 +242,7 @@ def sum_state(a: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
     return _records.build_sum(a, axis, where, skip_nan)
 
 
+@dispatching("moments_state", ("a", "where"), backends=())
 def moments_state(a: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
                   where: ArrayLike = True, skip_nan: bool = False) -> np.ndarray:
     """A framed state of the exact moments (count, sum, sum of squares) of
@@ -262,6 +264,7 @@ def moments_state(a: ArrayLike, axis: int | tuple[int, ...] | None = None, *,
     return _records.build_moments(a, axis, where, skip_nan)
 
 
+@dispatching("dot_state", ("a", "b"), backends=())
 def dot_state(a: ArrayLike, b: ArrayLike, axis: int = -1) -> np.ndarray:
     """A framed state of the exact dot product ``conj(a) . b`` along `axis`
     (as :func:`xsumufunc.exact_dot`): finish it with :func:`finish_dot`.
@@ -277,6 +280,7 @@ def dot_state(a: ArrayLike, b: ArrayLike, axis: int = -1) -> np.ndarray:
     return _records.build_dot(a, b, axis)
 
 
+@dispatching("grouped_sum_state", ("values", "codes"), backends=())
 def grouped_sum_state(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
                       skip_nan: bool = False) -> np.ndarray:
     """A framed state of the exact sum and count of each group (arguments as
@@ -295,6 +299,7 @@ def grouped_sum_state(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
     return _records.build_grouped("grouped_sum_state", values, codes, ngroups, skip_nan, "sum")
 
 
+@dispatching("grouped_moments_state", ("values", "codes"), backends=())
 def grouped_moments_state(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
                           skip_nan: bool = False) -> np.ndarray:
     """A framed state of the exact moments of each group (arguments as
@@ -314,6 +319,7 @@ def grouped_moments_state(values: ArrayLike, codes: ArrayLike, ngroups: int, *,
                                   "moments")
 
 
+@dispatching("merge", ("states",), backends=())
 def merge(states: Any) -> np.ndarray:
     """Merge framed states of one kind, term dtype and shape: the framed state
     of all their terms.
@@ -341,6 +347,7 @@ def merge(states: Any) -> np.ndarray:
     return _records.merge_framed(states)
 
 
+@dispatching("regroup", ("state", "codes"), backends=())
 def regroup(state: Any, codes: ArrayLike, ngroups: int) -> np.ndarray:
     """A grouped state renumbered: its group g becomes group ``codes[g]`` of
     `ngroups` (groups given one code are merged; a negative code drops the
@@ -364,6 +371,7 @@ def regroup(state: Any, codes: ArrayLike, ngroups: int) -> np.ndarray:
     return _records.regroup_framed(state, codes, ngroups)
 
 
+@dispatching("finish_sum", ("state",), backends=())
 def finish_sum(state: Any, dtype: DTypeLike | None = None) -> Any:
     """The exact sum of a sum or moments state (plain or grouped), rounded once
     into `dtype` (default: what :func:`xsumufunc.exact_sum` gives for the
@@ -379,6 +387,7 @@ def finish_sum(state: Any, dtype: DTypeLike | None = None) -> Any:
     return _records.finish_sums("finish_sum", state, dtype, False)
 
 
+@dispatching("finish_mean", ("state",), backends=())
 def finish_mean(state: Any, dtype: DTypeLike | None = None) -> Any:
     """The exact mean of a sum or moments state (plain or grouped), rounded
     once (as :func:`xsumufunc.exact_mean`: no terms gives NaN and a warning).
@@ -393,6 +402,7 @@ def finish_mean(state: Any, dtype: DTypeLike | None = None) -> Any:
     return _records.finish_sums("finish_mean", state, dtype, True)
 
 
+@dispatching("finish_var", ("state",), backends=())
 def finish_var(state: Any, ddof: Any = 0, dtype: DTypeLike | None = None, *,
                correction: Any = _NO_VALUE) -> Any:
     """The exact variance of a moments state (plain or grouped), rounded once
@@ -408,6 +418,7 @@ def finish_var(state: Any, ddof: Any = 0, dtype: DTypeLike | None = None, *,
     return _records.finish_variances("finish_var", state, ddof, dtype, correction, False)
 
 
+@dispatching("finish_std", ("state",), backends=())
 def finish_std(state: Any, ddof: Any = 0, dtype: DTypeLike | None = None, *,
                correction: Any = _NO_VALUE) -> Any:
     """The exact standard deviation of a moments state, rounded once (as
@@ -423,6 +434,7 @@ def finish_std(state: Any, ddof: Any = 0, dtype: DTypeLike | None = None, *,
     return _records.finish_variances("finish_std", state, ddof, dtype, correction, True)
 
 
+@dispatching("finish_dot", ("state",), backends=())
 def finish_dot(state: Any, dtype: DTypeLike | None = None) -> Any:
     """The exact dot product of a dot state, rounded once (as
     :func:`xsumufunc.exact_dot`; default dtype as it gives).
