@@ -326,7 +326,10 @@ def test_gil_is_released_during_a_long_reduction(restore_threads):
         "states": lambda: xs.exact_sum_state_ufunc(x.reshape(-1, 1024)),
         "where": lambda: xs.exact_nansum(x, where=x > 0),
         "accumulate": lambda: xs.exact_add.accumulate(x),
-        "dot": lambda: xs.exact_dot(x, x),
+        # One sum of squares takes 25-45 ms, too short for a loaded machine to
+        # schedule the ticker reliably: eight in a row (the GIL is taken only
+        # between them).
+        "dot": lambda: [xs.exact_dot(x, x) for _ in range(8)],
     }
     for name, call in calls.items():
         # Up to three tries: on a loaded machine the ticker may not be
