@@ -44,3 +44,9 @@ def _ufunc_call_as_literal(app, what, name, obj, options, lines):
 
 def setup(app):
     app.connect("autodoc-process-docstring", _ufunc_call_as_literal)
+
+# xsumufunc.torch and xsumufunc.jax import their library: where it is not
+# installed, autodoc reads their docstrings against a stand-in.
+import importlib.util as _util  # noqa: E402
+
+autodoc_mock_imports = [m for m in ("torch", "jax") if _util.find_spec(m) is None]

@@ -2,6 +2,8 @@
 statistics of pairs of variables from exact sums, each result rounded once
 (the algorithm: ``_core/pairs.py``); exact_matmul (``_core/matmul.py``)."""
 
+from __future__ import annotations
+
 from typing import Any
 
 from numpy.typing import ArrayLike, DTypeLike
