@@ -50,7 +50,6 @@ cdef extern from "loops/xs_loops.h":
     void xs_state_round(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     void xs_state_mean(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     void xs_dot_state_round(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
-    void xs_kahan_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     int XS_STATE_LEN
     void *xs_keep_registration_array(void *p)
 
@@ -621,14 +620,6 @@ exact_state_mean_ufunc = _round_gufunc(
     <size_t>xs_state_mean, 2, "exact_state_mean_ufunc",
     "Divide an exact state by an int64 count, rounding once into the result dtype.",
     f"({XS_STATE_LEN}),()->()")
-
-# Not exact: Kahan-compensated summation in C, the reference the benchmarks
-# compare against.  Private on purpose.
-_kahan_sum_ufunc = _make_gufunc(
-    [(<size_t>xs_kahan_float64, 0, [np.dtype(np.float64).num] * 2)], 1, 1,
-    "_kahan_sum_ufunc", "Kahan-compensated float64 sum (NOT exact; benchmarks only).",
-    "(n)->()")
-
 
 cdef object _moving_gufunc():
     """(values, window, min_count, mean) -> each window's exact sum or mean."""

@@ -68,7 +68,7 @@ static inline void xs_dot_add_float64(xs_dot *acc, xs_large *large, double a, do
     unsigned ea1 = ea ? ea : 1u, eb1 = eb ? eb : 1u;
     if (ea1 + eb1 >= 1076u && (((xs_double_bits(p) >> 52) & 0x7ffu) != 0x7ffu)) {
         xs_dot_add_main(acc, large, p);
-        double e = fma(a, b, -p);
+        double e = xs_product_error(a, b, p);
         if (e != 0.0) {          /* a zero e is no term (it would spoil a -0.0 result) */
             xs_dot_add_main(acc, large, e);
         }

@@ -38,6 +38,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "exact/xs_exact.h"
 #include "exact/xs_round.h"
 #include "exact/xs_small.h"
 
@@ -64,22 +65,13 @@ typedef struct {
     int retry_in;       /* terms until a rebuild is worth trying again */
 } xs_running;
 
-/* Knuth's TwoSum: s = fl(a + b), *err = a + b - s exactly. */
-static inline double xs_running_two_sum(double a, double b, double *err)
-{
-    double s = a + b;
-    double bb = s - a;
-    *err = (a - (s - bb)) + (b - bb);
-    return s;
-}
+/* Knuth's TwoSum (xs_exact.h), under the name the kernels call it by. */
+#define xs_running_two_sum xs_two_sum
 
+/* |x| on the bits (no libm call; NaN stays NaN and fails every range test). */
 static inline double xs_running_abs(double x)
 {
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    b &= ~((uint64_t)1 << 63);
-    memcpy(&x, &b, sizeof b);
-    return x;
+    return xs_bits_double(xs_double_bits(x) & ~((uint64_t)1 << 63));
 }
 
 /* The approximation of an empty sum: exactly 0. */
@@ -320,10 +312,7 @@ static inline void xs_running_rebuild(xs_running *r, xs_small *acc)
         r->retry_in = XS_RUNNING_RETRY;
         return;
     }
-    double minus_hi = -hi;
-    uint64_t minus_bits;
-    memcpy(&minus_bits, &minus_hi, sizeof minus_bits);
-    xs_small_add_bits(&copy, minus_bits);
+    xs_small_add_bits(&copy, xs_double_bits(-hi));
     double lo = xs_small_round(&copy, &xs_format_float64);
     r->hi = hi;
     r->lo = lo;
@@ -346,9 +335,7 @@ static inline void xs_running_rebuild_exact(xs_running *r, xs_small *acc)
     xs_small copy = *acc;
     double minus[2] = {-r->hi, -r->lo};
     for (int j = 0; j < 2; j++) {
-        uint64_t bits;
-        memcpy(&bits, &minus[j], sizeof bits);
-        xs_small_add_bits(&copy, bits);
+        xs_small_add_bits(&copy, xs_double_bits(minus[j]));
     }
     if (xs_small_round(&copy, &xs_format_float64) == 0.0) {
         r->bound = 0.0;

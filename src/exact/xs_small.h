@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "exact/xs_exact.h"
 #include "exact/xs_round.h"
 
 /* The arithmetic shift of a negative int64 is implementation-defined in C17;
@@ -125,21 +126,6 @@ static inline void xs_small_add_bits(xs_small *acc, uint64_t bits)
         acc->chunk[hi + 1] += high_part;
     }
     xs_small_count_add(acc);
-}
-
-static inline uint64_t xs_double_bits(double x)
-{
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    return b;
-}
-
-/* The double whose bit pattern is b (the inverse of xs_double_bits). */
-static inline double xs_bits_double(uint64_t b)
-{
-    double x;
-    memcpy(&x, &b, sizeof x);
-    return x;
 }
 
 #endif

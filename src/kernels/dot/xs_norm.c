@@ -88,8 +88,7 @@ static inline void merge_chains(const double *s, const double *c, double *hi, do
     double s23 = xs_running_two_sum(s[2], s[3], &t23);
     double sum = xs_running_two_sum(s01, s23, &t);
     double comp = ((c[0] + c[1]) + (c[2] + c[3])) + ((t01 + t23) + t);
-    *hi = sum + comp;
-    *lo = comp - (*hi - sum);               /* Fast2Sum: |comp| < 2^-40 sum */
+    *hi = xs_fast_two_sum(sum, comp, lo);  /* exact: |comp| < 2^-40 sum */
 }
 
 /* Element p of a row as a double (is32: a float32; xs_types.h's loads). */
