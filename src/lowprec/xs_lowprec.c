@@ -477,7 +477,7 @@ static inline double xs_lp_load_float16(const char *p)
 {
     uint16_t h;
     memcpy(&h, p, sizeof h);
-    return xs_half_to_double(h);
+    return xs_half_to_double_lanes(h);
 }
 
 static inline double xs_lp_load_bfloat16(const char *p)
