@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "exact/xs_ieee.h"
+
 /* ---- bit casts ------------------------------------------------------------ */
 
 /* The bit pattern of x (memcpy: the aliasing-safe cast, one move). */
@@ -112,27 +114,32 @@ static inline double xs_product_error(double a, double b, double p)
  * typical data: about 1.5x faster in the sum loops than the form below). */
 static inline double xs_half_to_double(uint16_t h)
 {
-    uint64_t sign = (uint64_t)(h & 0x8000u) << 48;
-    uint64_t exponent = (h >> 10) & 0x1fu;
-    uint64_t fraction = h & 0x3ffu;
+    uint64_t sign = (uint64_t)(h & XS_F16_SIGN_BIT) << 48;
+    uint64_t exponent = (h >> XS_F16_MANT_BITS) & XS_F16_EXP_MASK;
+    uint64_t fraction = h & XS_F16_MANT_MASK;
     if (exponent == 0) {
         double magnitude = (double)fraction * 0x1p-24;
-        return (h & 0x8000u) ? -magnitude : magnitude;
+        return (h & XS_F16_SIGN_BIT) ? -magnitude : magnitude;
     }
-    uint64_t field = exponent == 0x1fu ? 0x7ffu : exponent + 1023 - 15;
-    return xs_bits_double(sign | (field << 52) | (fraction << 42));
+    uint64_t field = exponent == XS_F16_EXP_MASK ? XS_F64_EXP_MASK
+                                                 : exponent + XS_F64_EXP_BIAS - XS_F16_EXP_BIAS;
+    return xs_bits_double(sign | (field << XS_F64_MANT_BITS) |
+                          (fraction << (XS_F64_MANT_BITS - XS_F16_MANT_BITS)));
 }
 
 /* The same conversion branch-free, for loops that vectorise (the low-precision
  * updates): the three candidates computed and selected by masks. */
 static inline double xs_half_to_double_lanes(uint16_t h)
 {
-    uint64_t sign = (uint64_t)(h & 0x8000u) << 48;
-    uint64_t exponent = (h >> 10) & 0x1fu, fraction = h & 0x3ffu;
-    uint64_t normal = ((exponent + 1023 - 15) << 52) | (fraction << 42);
-    uint64_t special = ((uint64_t)0x7ff << 52) | (fraction << 42);
+    uint64_t sign = (uint64_t)(h & XS_F16_SIGN_BIT) << 48;
+    uint64_t exponent = (h >> XS_F16_MANT_BITS) & XS_F16_EXP_MASK;
+    uint64_t fraction = h & XS_F16_MANT_MASK;
+    uint64_t normal = ((exponent + XS_F64_EXP_BIAS - XS_F16_EXP_BIAS) << XS_F64_MANT_BITS) |
+                      (fraction << (XS_F64_MANT_BITS - XS_F16_MANT_BITS));
+    uint64_t special = XS_F64_INF_BITS | (fraction << (XS_F64_MANT_BITS - XS_F16_MANT_BITS));
     uint64_t small = xs_double_bits((double)fraction * 0x1p-24);
-    uint64_t is_small = xs_mask_if(exponent == 0), is_special = xs_mask_if(exponent == 0x1f);
+    uint64_t is_small = xs_mask_if(exponent == 0);
+    uint64_t is_special = xs_mask_if(exponent == XS_F16_EXP_MASK);
     uint64_t is_normal = ~(is_small | is_special);
     uint64_t mag = (small & is_small) | (special & is_special) | (normal & is_normal);
     return xs_bits_double(mag | sign);
@@ -145,16 +152,17 @@ static inline double xs_half_to_double_lanes(uint16_t h)
 static inline uint16_t xs_double_to_half(double x)
 {
     uint64_t bits = xs_double_bits(x);
-    uint64_t mag = bits & ~((uint64_t)1 << 63);
-    uint64_t biased = mag >> 52;
-    uint64_t sign = (bits >> 48) & 0x8000u;
-    uint64_t is_special = xs_mask_if(biased == 0x7ff);
-    uint64_t is_normal = xs_mask_if(biased >= 1023 - 14) & ~is_special;
-    uint64_t normal = ((biased - (1023 - 15)) << 10) | ((mag >> 42) & 0x3ffu);
+    uint64_t mag = bits & ~XS_F64_SIGN_BIT;
+    uint64_t biased = mag >> XS_F64_MANT_BITS;
+    uint64_t sign = (bits >> 48) & XS_F16_SIGN_BIT;
+    uint64_t is_special = xs_mask_if(biased == XS_F64_EXP_MASK);
+    uint64_t is_normal = xs_mask_if(biased >= XS_F64_EXP_BIAS - XS_F16_EXP_BIAS + 1) & ~is_special;
+    uint64_t normal = ((biased - (XS_F64_EXP_BIAS - XS_F16_EXP_BIAS)) << XS_F16_MANT_BITS) |
+                      ((mag >> (XS_F64_MANT_BITS - XS_F16_MANT_BITS)) & XS_F16_MANT_MASK);
     /* the conversion only ever sees values below 2^-14 (no out-of-range UB) */
     double small_value = xs_bits_double(mag & ~(is_normal | is_special));
     uint64_t small = (uint64_t)(int32_t)(small_value * 0x1p24);
-    uint64_t special = mag > ((uint64_t)0x7ff << 52) ? 0x7e00u : 0x7c00u;
+    uint64_t special = mag > XS_F64_INF_BITS ? 0x7e00u : 0x7c00u;
     uint64_t is_small = ~(is_normal | is_special);
     uint64_t h = (special & is_special) | (normal & is_normal) | (small & is_small);
     return (uint16_t)((h | sign) & 0xffffu);

@@ -41,20 +41,15 @@
 #define XS_ROOT_MIN 0x1p-900
 #define XS_ROOT_MAX 0x1p1000
 /* IEEE double fields: fraction bits and exponent bias. */
-#define XS_ROOT_FRACTION 52
-#define XS_ROOT_BIAS 1023
+#define XS_ROOT_FRACTION XS_F64_MANT_BITS
+#define XS_ROOT_BIAS XS_F64_EXP_BIAS
 #define XS_ROOT_FRACTION_MASK (((uint64_t)1 << XS_ROOT_FRACTION) - 1)
-
-/* Dekker's square and product (xs_exact.h), under the names the kernels
- * call them by. */
-#define xs_root_square xs_dekker_square
-#define xs_root_product xs_dekker_product
 
 /* (hi - r*r) + lo: S - r^2 up to the bound and two roundings. */
 static inline double xs_root_remainder(double hi, double lo, double r)
 {
     double rr_err;
-    double rr = xs_root_square(r, &rr_err);
+    double rr = xs_dekker_square(r, &rr_err);
     return ((hi - rr) - rr_err) + lo;
 }
 

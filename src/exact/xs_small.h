@@ -98,13 +98,13 @@ static inline void xs_small_count_add(xs_small *acc)
  * accumulator, with no branch on magnitude. */
 static inline void xs_small_add_bits(xs_small *acc, uint64_t bits)
 {
-    unsigned biased = (unsigned)(bits >> 52) & 0x7ffu;
-    uint64_t mant = bits & (((uint64_t)1 << 52) - 1);
+    unsigned biased = (unsigned)(bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK;
+    uint64_t mant = bits & XS_F64_MANT_MASK;
     acc->flags |= XS_HAS_TERM;
-    if (bits != ((uint64_t)1 << 63)) {
+    if (bits != XS_F64_SIGN_BIT) {
         acc->flags |= XS_NOT_NEG_ZERO;
     }
-    if (biased == 0x7ffu) {
+    if (biased == XS_F64_EXP_MASK) {
         xs_small_add_special(acc, bits);
         return;
     }
@@ -112,7 +112,7 @@ static inline void xs_small_add_bits(xs_small *acc, uint64_t bits)
         biased = 1;               /* subnormal: no implicit bit, exponent 1 */
     }
     else {
-        mant |= (uint64_t)1 << 52;
+        mant |= XS_F64_IMPLICIT_BIT;
     }
     unsigned lo = biased & 31u, hi = biased >> 5;
     int64_t low_part = (int64_t)((mant << lo) & 0xffffffffu);

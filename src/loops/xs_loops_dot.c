@@ -68,7 +68,7 @@ _Static_assert(2 * XS_DOT_SHORT_FOLD <= XS_RUNNING_BLOCK,
                "a block of a short dot row's terms fits xs_running_short_fold's bound");
 _Static_assert(2 * XS_DOT_SHORT_MAX < 2048, "xs_running_short_add: fewer than 2^11 terms");
 /* Biased exponents: ea + eb - 2046 is the exponent of a*b, within one. */
-#define XS_DOT_SHORT_MIN_EXPONENTS (2 * 1023 - 969 + 1)
+#define XS_DOT_SHORT_MIN_EXPONENTS (2 * XS_F64_EXP_BIAS - 969 + 1)
 #define XS_DOT_SHORT_MAX_EXPONENTS (2 * 1023 + 998)
 
 /* Adds a*b to the approximation hi + lo (err: see xs_running_of), 1; or 0:
@@ -85,10 +85,10 @@ static inline int xs_dot_short_add_narrow(double *hi, double *lo, double *err, d
 static inline int xs_dot_short_add_float64(double *hi, double *lo, double *err, double a,
                                            double b)
 {
-    unsigned ea = (unsigned)(xs_double_bits(a) >> 52) & 0x7ffu;
-    unsigned eb = (unsigned)(xs_double_bits(b) >> 52) & 0x7ffu;
+    unsigned ea = (unsigned)(xs_double_bits(a) >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK;
+    unsigned eb = (unsigned)(xs_double_bits(b) >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK;
     if (a == 0.0 || b == 0.0) {
-        return ea != 0x7ffu && eb != 0x7ffu;      /* a zero product adds nothing */
+        return ea != XS_F64_EXP_MASK && eb != XS_F64_EXP_MASK;      /* a zero product adds nothing */
     }
     if (ea == 0 || eb == 0 || ea + eb < XS_DOT_SHORT_MIN_EXPONENTS
             || ea + eb > XS_DOT_SHORT_MAX_EXPONENTS) {

@@ -366,7 +366,7 @@ static inline int XS_FN(is_nan_)(const char *p)
 {
 #if XS_IN_IS_FLOAT
     uint64_t bits = XS_LOAD(p);
-    return ((bits >> 52) & 0x7ffu) == 0x7ffu && (bits & (((uint64_t)1 << 52) - 1));
+    return ((bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK) == XS_F64_EXP_MASK && (bits & XS_F64_MANT_MASK);
 #else
     (void)p;
     return 0;

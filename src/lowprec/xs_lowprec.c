@@ -108,7 +108,7 @@ static inline xs_lp_split xs_lp_split_at_quantum(double a, const xs_lp_format *f
 /* Unbiased exponent of a positive normal double (-1023 for subnormals). */
 static inline int xs_lp_exponent(uint64_t magnitude_bits)
 {
-    return (int)(magnitude_bits >> 52) - 1023;
+    return (int)(magnitude_bits >> XS_F64_MANT_BITS) - XS_F64_EXP_BIAS;
 }
 
 static inline double xs_lp_finish(double magnitude, double sign_of, const xs_lp_format *f,
@@ -235,12 +235,12 @@ static inline double xs_lp_round_stochastic(double hi, double lo, uint32_t r, in
  *                                 (SSE2 operations only: vectorises);
  *   xs_lp_stochastic_by_addition  the stochastic rule, the same way.
  */
-#define XS_LP_SIGN_BIT ((uint64_t)1 << 63)
+#define XS_LP_SIGN_BIT XS_F64_SIGN_BIT
 
 /* 2^n for -1022 <= n <= 1023 (callers only keep results made in range). */
 static inline double xs_lp_pow2(int64_t n)
 {
-    return xs_bits_double((uint64_t)(n + 1023) << 52);
+    return xs_bits_double((uint64_t)(n + XS_F64_EXP_BIAS) << XS_F64_MANT_BITS);
 }
 
 /*
@@ -269,8 +269,8 @@ static inline double xs_lp_fast_nearest_normal(double hi, double lo, const xs_lp
     uint64_t rounded = (mag + (half - 1) + ((mag >> s) & 1u)) & ~(unit - 1);
     /* min_normal(S) <= |hi| and rounded <= max_finite(S), as unsigned
      * comparisons of patterns (both ends are positive patterns) */
-    const uint64_t low = (uint64_t)(f->emin + 1023) << 52;
-    const uint64_t high = (uint64_t)(f->emax + 1024) << 52;     /* 2^(emax+1) */
+    const uint64_t low = (uint64_t)(f->emin + XS_F64_EXP_BIAS) << XS_F64_MANT_BITS;
+    const uint64_t high = (uint64_t)(f->emax + 1024) << XS_F64_MANT_BITS;     /* 2^(emax+1) */
     int in_range = mag >= low && rounded < high;
     int undecided_tie = rem == half && lo != 0.0;
     *ok &= (unsigned)((mag == 0) | (in_range & !undecided_tie));
@@ -305,7 +305,7 @@ static inline double xs_lp_fast_add_normal(double a, double b, const xs_lp_forma
 static inline double xs_lp_nearest_by_addition(double hi, double lo, const xs_lp_format *f,
                                                unsigned *ok)
 {
-    const uint64_t exponent_mask = (uint64_t)0x7ff << 52;
+    const uint64_t exponent_mask = XS_F64_INF_BITS;
     const double min_normal = xs_lp_pow2(f->emin);
     const double limit = xs_lp_pow2(f->emax + 1);
     uint64_t hi_bits = xs_double_bits(hi);
@@ -314,8 +314,8 @@ static inline double xs_lp_nearest_by_addition(double hi, double lo, const xs_lp
      * has the double comparison, not the 64-bit integer one */
     uint64_t above = xs_mask_if(a > min_normal);
     uint64_t e_bits = ((xs_double_bits(a) & above) | (xs_double_bits(min_normal) & ~above)) & exponent_mask;
-    double big = xs_bits_double(e_bits + ((uint64_t)(53 - f->p) << 52) + ((uint64_t)1 << 51));
-    double half_quantum = xs_bits_double(e_bits - ((uint64_t)f->p << 52));
+    double big = xs_bits_double(e_bits + ((uint64_t)(53 - f->p) << XS_F64_MANT_BITS) + ((uint64_t)1 << 51));
+    double half_quantum = xs_bits_double(e_bits - ((uint64_t)f->p << XS_F64_MANT_BITS));
     double r = (a + big) - big;
     double off = a - r;                                      /* exact */
     int undecided_tie = (fabs(off) == half_quantum) & (lo != 0.0);
@@ -335,7 +335,7 @@ static inline double xs_lp_fast_add_hw(double a, double b, const xs_lp_format *f
  * 64-bit only with AVX-512), this vectorises. */
 static inline double xs_lp_small_to_double(uint64_t n)
 {
-    return xs_bits_double(n | ((uint64_t)(1023 + 52) << 52)) - 0x1p52;
+    return xs_bits_double(n | ((uint64_t)(XS_F64_EXP_BIAS + XS_F64_MANT_BITS) << XS_F64_MANT_BITS)) - 0x1p52;
 }
 
 /*
@@ -360,15 +360,15 @@ static inline double xs_lp_small_to_double(uint64_t n)
 static inline double xs_lp_stochastic_by_addition(double hi, double lo, uint32_t r, int k,
                                                   const xs_lp_format *f, unsigned *ok)
 {
-    const uint64_t exponent_mask = (uint64_t)0x7ff << 52;
+    const uint64_t exponent_mask = XS_F64_INF_BITS;
     const double min_normal = xs_lp_pow2(f->emin);
     const double limit = xs_lp_pow2(f->emax + 1);
     uint64_t hi_bits = xs_double_bits(hi), sign = hi_bits & XS_LP_SIGN_BIT;
     double a = xs_bits_double(hi_bits ^ sign);
     uint64_t above = xs_mask_if(a > min_normal);
     uint64_t e_bits = ((xs_double_bits(a) & above) | (xs_double_bits(min_normal) & ~above)) & exponent_mask;
-    double big = xs_bits_double(e_bits + ((uint64_t)(53 - f->p) << 52) + ((uint64_t)1 << 51));
-    uint64_t q_bits = e_bits - ((uint64_t)(f->p - 1) << 52);         /* q = 2^(e+1-p) */
+    double big = xs_bits_double(e_bits + ((uint64_t)(53 - f->p) << XS_F64_MANT_BITS) + ((uint64_t)1 << 51));
+    uint64_t q_bits = e_bits - ((uint64_t)(f->p - 1) << XS_F64_MANT_BITS);         /* q = 2^(e+1-p) */
     double q = xs_bits_double(q_bits);
     double near = (a + big) - big;
     double down = near - xs_bits_double(q_bits & xs_mask_if(near > a));
