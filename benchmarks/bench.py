@@ -25,7 +25,7 @@ import ml_dtypes
 import numpy as np
 
 import xsumufunc as xs
-from xsumufunc._ufuncs import _kahan_sum_ufunc
+from xsumufunc._lowprec_ufuncs import kahan_sum_ufunc
 
 try:
     import xsum as pypi_xsum
@@ -79,7 +79,7 @@ def sum_methods(x, dtype):
     """The methods that sum x (already of dtype)."""
     methods = {"np.sum": lambda: np.sum(x), "exact_sum": lambda: xs.exact_sum(x)}
     if dtype == np.float64:
-        methods["kahan (C)"] = lambda: _kahan_sum_ufunc(x)
+        methods["kahan (C)"] = lambda: kahan_sum_ufunc(x)
         if x.size <= 10**6:
             as_list = x.tolist()
             methods["math.fsum"] = lambda: math.fsum(as_list)

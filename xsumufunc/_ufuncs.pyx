@@ -49,7 +49,6 @@ cdef extern from "loops/xs_loops.h":
     void xs_state_round(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     void xs_state_mean(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     void xs_dot_state_round(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
-    void xs_kahan_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
     int XS_STATE_LEN
     void *xs_keep_registration_array(void *p)
     int XS_REGISTRATION_MAX
@@ -486,13 +485,6 @@ exact_state_mean_ufunc = _ufunc(
     "exact_state_mean_ufunc", _per_result(<size_t>xs_state_mean, (INT64, INT64)),
     "Divide an exact state by an int64 count, rounding once into the result dtype.",
     f"{_STATE},()->()")
-
-# Not exact: Kahan-compensated summation in C, the reference the benchmarks
-# compare against.  Private on purpose.
-_kahan_sum_ufunc = _ufunc(
-    "_kahan_sum_ufunc", [_Loop(<size_t>xs_kahan_float64, 0, (F64, F64), 0, True)],
-    "Kahan-compensated float64 sum (NOT exact; benchmarks only).",
-    "(n)->()")
 
 exact_moving_ufunc = _ufunc(
     "exact_moving_ufunc", _per_result(<size_t>xs_moving_float64, (F64, INT64, INT64, BOOL)),

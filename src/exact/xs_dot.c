@@ -34,10 +34,11 @@ void xs_dot_add_times(xs_dot *acc, const xs_dot *one, uint64_t count)
 
 void xs_dot_add_extreme(xs_dot *acc, uint64_t a_bits, uint64_t b_bits)
 {
-    const uint64_t fraction_mask = ((uint64_t)1 << 52) - 1;
-    unsigned ea = (unsigned)(a_bits >> 52) & 0x7ffu, eb = (unsigned)(b_bits >> 52) & 0x7ffu;
-    uint64_t ma = (a_bits & fraction_mask) | (ea ? (uint64_t)1 << 52 : 0);
-    uint64_t mb = (b_bits & fraction_mask) | (eb ? (uint64_t)1 << 52 : 0);
+    const uint64_t fraction_mask = XS_F64_MANT_MASK;
+    unsigned ea = (unsigned)(a_bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK;
+    unsigned eb = (unsigned)(b_bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK;
+    uint64_t ma = (a_bits & fraction_mask) | (ea ? XS_F64_IMPLICIT_BIT : 0);
+    uint64_t mb = (b_bits & fraction_mask) | (eb ? XS_F64_IMPLICIT_BIT : 0);
     /* a*b = ma*mb * 2^unit, unit = ea' + eb' - 2150, from -2148 to 1942. */
     int unit = (int)(ea ? ea : 1u) + (int)(eb ? eb : 1u) - 2 * XS_UNIT_SHIFT;
     uint32_t digits[4];

@@ -57,18 +57,20 @@ static inline void xs_dot_add_main(xs_dot *acc, xs_large *large, double x)
 static inline void xs_dot_add_float64(xs_dot *acc, xs_large *large, double a, double b)
 {
     uint64_t a_bits = xs_double_bits(a), b_bits = xs_double_bits(b);
-    unsigned ea = (unsigned)(a_bits >> 52) & 0x7ffu, eb = (unsigned)(b_bits >> 52) & 0x7ffu;
+    unsigned ea = (unsigned)(a_bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK;
+    unsigned eb = (unsigned)(b_bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK;
     double p = a * b;
-    if (ea == 0x7ffu || eb == 0x7ffu || a == 0.0 || b == 0.0) {
+    if (ea == XS_F64_EXP_MASK || eb == XS_F64_EXP_MASK || a == 0.0 || b == 0.0) {
         xs_dot_add_main(acc, large, p);   /* IEEE: Inf*0 is NaN, 0*x a signed zero */
         return;
     }
     /* The product is an integer times 2^(ea' + eb' - 2150) (ea' = max(ea, 1));
      * p + e holds it exactly when that unit is at least 2^-1074 and p is finite. */
     unsigned ea1 = ea ? ea : 1u, eb1 = eb ? eb : 1u;
-    if (ea1 + eb1 >= 1076u && (((xs_double_bits(p) >> 52) & 0x7ffu) != 0x7ffu)) {
+    if (ea1 + eb1 >= 1076u &&
+            (((xs_double_bits(p) >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK) != XS_F64_EXP_MASK)) {
         xs_dot_add_main(acc, large, p);
-        double e = fma(a, b, -p);
+        double e = xs_product_error(a, b, p);
         if (e != 0.0) {          /* a zero e is no term (it would spoil a -0.0 result) */
             xs_dot_add_main(acc, large, e);
         }

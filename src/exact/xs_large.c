@@ -5,7 +5,7 @@
 
 /* The exceptional bins (xs_large.h): exponent field 0 and 0x7ff, both signs. */
 #define XS_LARGE_POS_ZERO_BIN 0x000u
-#define XS_LARGE_POS_SPECIAL_BIN 0x7ffu
+#define XS_LARGE_POS_SPECIAL_BIN XS_F64_EXP_MASK
 #define XS_LARGE_NEG_ZERO_BIN 0x800u
 #define XS_LARGE_NEG_SPECIAL_BIN 0xfffu
 #define XS_LARGE_SIGN_BIN 0x800u     /* the sign bit in a bin index */
@@ -102,7 +102,7 @@ static void full_bins(xs_large *acc, const char *p, ptrdiff_t n, ptrdiff_t strid
     for (ptrdiff_t i = 0; i < n; i++, p += stride) {
         uint64_t bits;
         memcpy(&bits, p, sizeof bits);
-        unsigned ix = (unsigned)(bits >> 52);
+        unsigned ix = (unsigned)(bits >> XS_F64_MANT_BITS);
         if (acc->bin[ix] >= XS_LARGE_BIN_LIMIT) {
             xs_large_transfer(acc, ix);
         }
@@ -148,7 +148,7 @@ static inline uint64_t add_block(uint64_t *restrict bin, uint64_t *restrict used
     do { \
         uint64_t bits; \
         memcpy(&bits, p + (i) * stride, sizeof bits); \
-        unsigned ix = (unsigned)(bits >> 52); \
+        unsigned ix = (unsigned)(bits >> XS_F64_MANT_BITS); \
         uint64_t sum = bin[ix] + significand(bits); \
         bin[ix] = sum; \
         sums |= sum; \

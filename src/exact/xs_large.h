@@ -50,9 +50,9 @@
 /* The 52 fraction bits of a float64 pattern, the implicit bit of a normal
  * number's significand above them, and the 11-bit exponent field (of
  * bits >> 52; its all-ones value is Inf/NaN's). */
-#define XS_LARGE_FRACTION_MASK ((((uint64_t)1) << 52) - 1)
-#define XS_LARGE_IMPLICIT_BIT ((uint64_t)1 << 52)
-#define XS_LARGE_EXPONENT_MASK 0x7ffu
+#define XS_LARGE_FRACTION_MASK XS_F64_MANT_MASK
+#define XS_LARGE_IMPLICIT_BIT XS_F64_IMPLICIT_BIT
+#define XS_LARGE_EXPONENT_MASK XS_F64_EXP_MASK
 
 typedef struct {
     uint64_t bin[XS_LARGE_NBINS];
@@ -85,7 +85,7 @@ void xs_large_flush(xs_large *acc);
  * NaN)?  (e + 1) & 0x7ff maps those two, and only those, to 0 and 1. */
 static inline int xs_large_exceptional(uint64_t bits)
 {
-    return ((((unsigned)(bits >> 52) & XS_LARGE_EXPONENT_MASK) + 1u) & XS_LARGE_EXPONENT_MASK) <= 1u;
+    return ((((unsigned)(bits >> XS_F64_MANT_BITS) & XS_LARGE_EXPONENT_MASK) + 1u) & XS_LARGE_EXPONENT_MASK) <= 1u;
 }
 
 /* One term (callers that add term by term: strided and masked rows, dot
@@ -96,7 +96,7 @@ static inline void xs_large_add_bits(xs_large *acc, uint64_t bits)
         xs_small_add_bits(&acc->small, bits);
         return;
     }
-    unsigned ix = (unsigned)(bits >> 52);
+    unsigned ix = (unsigned)(bits >> XS_F64_MANT_BITS);
     uint64_t sum = acc->bin[ix] + ((bits & XS_LARGE_FRACTION_MASK) | XS_LARGE_IMPLICIT_BIT);
     acc->bin[ix] = sum;
     acc->used[ix / XS_LARGE_WORD_BINS] |= (uint64_t)1 << (ix % XS_LARGE_WORD_BINS);

@@ -28,13 +28,11 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "exact/xs_exact.h"
 #include "exact/xs_round.h"
 #include "exact/xs_running.h"
 #include "exact/xs_small.h"
 
-/* Veltkamp's splitter for 53-bit significands: 2^27 + 1 cuts a double into
- * two halves of at most 26 significant bits each. */
-#define XS_ROOT_SPLITTER 134217729.0
 /* Relative slack of the decisions for their own roundings (see above). */
 #define XS_ROOT_SLACK 0x1p-100
 #define XS_ROOT_SLACK_NARROW 0x1p-50
@@ -43,40 +41,15 @@
 #define XS_ROOT_MIN 0x1p-900
 #define XS_ROOT_MAX 0x1p1000
 /* IEEE double fields: fraction bits and exponent bias. */
-#define XS_ROOT_FRACTION 52
-#define XS_ROOT_BIAS 1023
+#define XS_ROOT_FRACTION XS_F64_MANT_BITS
+#define XS_ROOT_BIAS XS_F64_EXP_BIAS
 #define XS_ROOT_FRACTION_MASK (((uint64_t)1 << XS_ROOT_FRACTION) - 1)
-
-/* p = fl(v*v) and *err = v*v - p, exact for 2^-480 <= |v| < 2^996
- * (Dekker's product: then p >= 2^-960 is normal and the error lies on a
- * grid of at least 2^-1066).  Smaller values: |p + err - v^2| < 2^-1013. */
-static inline double xs_root_square(double v, double *err)
-{
-    double t = XS_ROOT_SPLITTER * v;
-    double high = t - (t - v);
-    double low = v - high;
-    double p = v * v;
-    *err = ((high * high - p) + 2.0 * high * low) + low * low;
-    return p;
-}
-
-/* a*b = product + *err exactly (Dekker's product with Veltkamp's split),
- * under the same conditions: |a|, |b| < 2^996 and a*b at least 2^-969 or 0. */
-static inline double xs_root_product(double a, double b, double *err)
-{
-    double ta = XS_ROOT_SPLITTER * a, tb = XS_ROOT_SPLITTER * b;
-    double ah = ta - (ta - a), al = a - ah;
-    double bh = tb - (tb - b), bl = b - bh;
-    double p = a * b;
-    *err = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-    return p;
-}
 
 /* (hi - r*r) + lo: S - r^2 up to the bound and two roundings. */
 static inline double xs_root_remainder(double hi, double lo, double r)
 {
     double rr_err;
-    double rr = xs_root_square(r, &rr_err);
+    double rr = xs_dekker_square(r, &rr_err);
     return ((hi - rr) - rr_err) + lo;
 }
 

@@ -38,6 +38,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "exact/xs_exact.h"
 #include "exact/xs_round.h"
 #include "exact/xs_small.h"
 
@@ -64,22 +65,10 @@ typedef struct {
     int retry_in;       /* terms until a rebuild is worth trying again */
 } xs_running;
 
-/* Knuth's TwoSum: s = fl(a + b), *err = a + b - s exactly. */
-static inline double xs_running_two_sum(double a, double b, double *err)
-{
-    double s = a + b;
-    double bb = s - a;
-    *err = (a - (s - bb)) + (b - bb);
-    return s;
-}
-
+/* |x| on the bits (no libm call; NaN stays NaN and fails every range test). */
 static inline double xs_running_abs(double x)
 {
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    b &= ~((uint64_t)1 << 63);
-    memcpy(&x, &b, sizeof b);
-    return x;
+    return xs_bits_double(xs_double_bits(x) & ~XS_F64_SIGN_BIT);
 }
 
 /* The approximation of an empty sum: exactly 0. */
@@ -101,14 +90,14 @@ static inline void xs_running_add(xs_running *r, double x)
         return;
     }
     double e;
-    r->hi = xs_running_two_sum(r->hi, x, &e);
+    r->hi = xs_two_sum(r->hi, x, &e);
     r->lo += e;
     /* |lo| + TINY >= max(|lo|, TINY), without a branch. */
     r->bound += (xs_running_abs(r->lo) + XS_RUNNING_TINY) * 0x1p-52;
     if (--r->block_left == 0) {
         r->block_left = XS_RUNNING_BLOCK;
         r->bound *= XS_RUNNING_GROWTH;
-        r->hi = xs_running_two_sum(r->hi, r->lo, &r->lo);     /* exact */
+        r->hi = xs_two_sum(r->hi, r->lo, &r->lo);     /* exact */
     }
 }
 
@@ -130,15 +119,15 @@ static inline void xs_running_move(xs_running *r, double x_in, double x_out)
         return;
     }
     double d_lo, e, err1, err2;
-    double d = xs_running_two_sum(x_in, -x_out, &d_lo);
-    r->hi = xs_running_two_sum(r->hi, d, &e);
-    double f = xs_running_two_sum(e, d_lo, &err1);        /* off the chain */
-    r->lo = xs_running_two_sum(r->lo, f, &err2);
+    double d = xs_two_sum(x_in, -x_out, &d_lo);
+    r->hi = xs_two_sum(r->hi, d, &e);
+    double f = xs_two_sum(e, d_lo, &err1);        /* off the chain */
+    r->lo = xs_two_sum(r->lo, f, &err2);
     r->bound += xs_running_abs(err1) + xs_running_abs(err2);
     if (--r->block_left == 0) {
         r->block_left = XS_RUNNING_BLOCK;
         r->bound *= XS_RUNNING_GROWTH;
-        r->hi = xs_running_two_sum(r->hi, r->lo, &r->lo);     /* exact */
+        r->hi = xs_two_sum(r->hi, r->lo, &r->lo);     /* exact */
     }
 }
 
@@ -153,7 +142,7 @@ static inline void xs_running_init_exact(xs_running *r)
  * The same for a loop that keeps the approximation in registers (no struct
  * in memory): per term x, with |x| <= XS_RUNNING_MAX,
  *     xs_running_short_add(&hi, &lo, &err, x),
- * i.e. hi = xs_running_two_sum(hi, x, &e); lo += e; err += |lo| + TINY;
+ * i.e. hi = xs_two_sum(hi, x, &e); lo += e; err += |lo| + TINY;
  * and after every block of at most XS_RUNNING_BLOCK terms
  *     xs_running_short_fold(&hi, &lo, &err, &bound),
  * from hi = lo = err = bound = 0.  err * 2^-52 bounds a block's error as in
@@ -169,7 +158,7 @@ static inline void xs_running_init_exact(xs_running *r)
 static inline void xs_running_short_add(double *hi, double *lo, double *err, double x)
 {
     double e;
-    *hi = xs_running_two_sum(*hi, x, &e);
+    *hi = xs_two_sum(*hi, x, &e);
     *lo += e;
     *err += xs_running_abs(*lo) + XS_RUNNING_TINY;
 }
@@ -178,7 +167,7 @@ static inline void xs_running_short_fold(double *hi, double *lo, double *err, do
 {
     *bound = (*bound + *err * 0x1p-52) * XS_RUNNING_GROWTH;
     *err = 0.0;
-    *hi = xs_running_two_sum(*hi, *lo, lo);          /* exact */
+    *hi = xs_two_sum(*hi, *lo, lo);          /* exact */
 }
 
 /* The approximation such a loop has built, ready for xs_running_round. */
@@ -207,11 +196,11 @@ static inline int xs_running_round(const xs_running *r, const xs_format *fmt, do
         return 0;
     }
     double c;
-    double approx = xs_running_two_sum(r->hi, r->lo, &c);    /* approx + c = hi + lo */
+    double approx = xs_two_sum(r->hi, r->lo, &c);    /* approx + c = hi + lo */
     uint64_t bits;
     memcpy(&bits, &approx, sizeof bits);
-    uint64_t magnitude = bits & ~((uint64_t)1 << 63);
-    int e = (int)(magnitude >> 52) - 1023;          /* hi in [2^e, 2^(e+1)) */
+    uint64_t magnitude = bits & ~XS_F64_SIGN_BIT;
+    int e = (int)(magnitude >> XS_F64_MANT_BITS) - XS_F64_EXP_BIAS;          /* hi in [2^e, 2^(e+1)) */
     if (e < fmt->emin || e > fmt->emax || xs_running_abs(approx) < 0x1p-800) {
         return 0;                                   /* zero, tiny, subnormal or huge */
     }
@@ -226,8 +215,8 @@ static inline int xs_running_round(const xs_running *r, const xs_format *fmt, do
     }
     double rounded;
     memcpy(&rounded, &rounded_bits, sizeof rounded);
-    uint64_t rounded_magnitude = rounded_bits & ~((uint64_t)1 << 63);
-    if ((int)(rounded_magnitude >> 52) - 1023 > fmt->emax) {
+    uint64_t rounded_magnitude = rounded_bits & ~XS_F64_SIGN_BIT;
+    if ((int)(rounded_magnitude >> XS_F64_MANT_BITS) - XS_F64_EXP_BIAS > fmt->emax) {
         return 0;                                   /* rounds to overflow */
     }
     if (r->bound == 0.0 && shift == 0) {
@@ -238,11 +227,12 @@ static inline int xs_running_round(const xs_running *r, const xs_format *fmt, do
         return 1;
     }
     /* q = 2^(e - p + 1), the ulp of fmt in hi's binade (a normal double). */
-    uint64_t q_bits = (uint64_t)(e - fmt->precision + 1 + 1023) << 52;
+    uint64_t q_bits = (uint64_t)(e - fmt->precision + 1 + XS_F64_EXP_BIAS) << XS_F64_MANT_BITS;
     double q;
     memcpy(&q, &q_bits, sizeof q);
-    int binade_start = ((rounded_magnitude & (((uint64_t)1 << 52) - 1)) == 0) &
-                       ((int)(rounded_magnitude >> 52) - 1023 == e) & (e > fmt->emin);
+    int binade_start = ((rounded_magnitude & XS_F64_MANT_MASK) == 0) &
+                       ((int)(rounded_magnitude >> XS_F64_MANT_BITS) - XS_F64_EXP_BIAS == e) &
+                       (e > fmt->emin);
     double half_gap = (binade_start ? 0.25 : 0.5) * q;
     double d = xs_running_abs(approx - rounded);    /* exact: < q, a few bits */
     /* The bound times GROWTH: what its additions may have lost so far in
@@ -287,7 +277,7 @@ static inline int xs_running_divide(const xs_running *r, uint64_t n, xs_running 
     double q1 = r->hi / n_value;
     double rem = fma(-q1, n_value, r->hi);             /* exact */
     double t_err;
-    double t = xs_running_two_sum(rem, r->lo, &t_err);
+    double t = xs_two_sum(rem, r->lo, &t_err);
     double q2 = t / n_value;
     /* Exact: hi + lo was S (bound 0), t = rem + lo and q2 n = t exactly. */
     int exact = r->bound == 0.0 && t_err == 0.0 && fma(-q2, n_value, t) == 0.0;
@@ -320,10 +310,7 @@ static inline void xs_running_rebuild(xs_running *r, xs_small *acc)
         r->retry_in = XS_RUNNING_RETRY;
         return;
     }
-    double minus_hi = -hi;
-    uint64_t minus_bits;
-    memcpy(&minus_bits, &minus_hi, sizeof minus_bits);
-    xs_small_add_bits(&copy, minus_bits);
+    xs_small_add_bits(&copy, xs_double_bits(-hi));
     double lo = xs_small_round(&copy, &xs_format_float64);
     r->hi = hi;
     r->lo = lo;
@@ -346,9 +333,7 @@ static inline void xs_running_rebuild_exact(xs_running *r, xs_small *acc)
     xs_small copy = *acc;
     double minus[2] = {-r->hi, -r->lo};
     for (int j = 0; j < 2; j++) {
-        uint64_t bits;
-        memcpy(&bits, &minus[j], sizeof bits);
-        xs_small_add_bits(&copy, bits);
+        xs_small_add_bits(&copy, xs_double_bits(minus[j]));
     }
     if (xs_small_round(&copy, &xs_format_float64) == 0.0) {
         r->bound = 0.0;

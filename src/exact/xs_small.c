@@ -42,7 +42,7 @@ void xs_small_add_digits(xs_small *acc, const uint32_t *digits, int ndigits,
 
 void xs_small_add_special(xs_small *acc, uint64_t bits)
 {
-    if (bits & (((uint64_t)1 << 52) - 1)) {
+    if (bits & XS_F64_MANT_MASK) {
         acc->flags |= XS_NAN;
     }
     else {
@@ -101,12 +101,12 @@ void xs_small_add_double_times(xs_small *acc, uint64_t bits, uint64_t count)
         return;
     }
     acc->flags |= XS_HAS_TERM;
-    if (bits != ((uint64_t)1 << 63)) {
+    if (bits != XS_F64_SIGN_BIT) {
         acc->flags |= XS_NOT_NEG_ZERO;
     }
-    unsigned biased = (unsigned)(bits >> 52) & 0x7ffu;
-    uint64_t mant = bits & (((uint64_t)1 << 52) - 1);
-    if (biased == 0x7ffu) {
+    unsigned biased = (unsigned)(bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK;
+    uint64_t mant = bits & XS_F64_MANT_MASK;
+    if (biased == XS_F64_EXP_MASK) {
         xs_small_add_special(acc, bits);
         return;
     }
@@ -114,7 +114,7 @@ void xs_small_add_double_times(xs_small *acc, uint64_t bits, uint64_t count)
         biased = 1;
     }
     else {
-        mant |= (uint64_t)1 << 52;
+        mant |= XS_F64_IMPLICIT_BIT;
     }
     uint32_t digits[4];
     xs_mul_digits(mant, count, digits);

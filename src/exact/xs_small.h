@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "exact/xs_exact.h"
 #include "exact/xs_round.h"
 
 /* The arithmetic shift of a negative int64 is implementation-defined in C17;
@@ -97,13 +98,13 @@ static inline void xs_small_count_add(xs_small *acc)
  * accumulator, with no branch on magnitude. */
 static inline void xs_small_add_bits(xs_small *acc, uint64_t bits)
 {
-    unsigned biased = (unsigned)(bits >> 52) & 0x7ffu;
-    uint64_t mant = bits & (((uint64_t)1 << 52) - 1);
+    unsigned biased = (unsigned)(bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK;
+    uint64_t mant = bits & XS_F64_MANT_MASK;
     acc->flags |= XS_HAS_TERM;
-    if (bits != ((uint64_t)1 << 63)) {
+    if (bits != XS_F64_SIGN_BIT) {
         acc->flags |= XS_NOT_NEG_ZERO;
     }
-    if (biased == 0x7ffu) {
+    if (biased == XS_F64_EXP_MASK) {
         xs_small_add_special(acc, bits);
         return;
     }
@@ -111,7 +112,7 @@ static inline void xs_small_add_bits(xs_small *acc, uint64_t bits)
         biased = 1;               /* subnormal: no implicit bit, exponent 1 */
     }
     else {
-        mant |= (uint64_t)1 << 52;
+        mant |= XS_F64_IMPLICIT_BIT;
     }
     unsigned lo = biased & 31u, hi = biased >> 5;
     int64_t low_part = (int64_t)((mant << lo) & 0xffffffffu);
@@ -125,21 +126,6 @@ static inline void xs_small_add_bits(xs_small *acc, uint64_t bits)
         acc->chunk[hi + 1] += high_part;
     }
     xs_small_count_add(acc);
-}
-
-static inline uint64_t xs_double_bits(double x)
-{
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    return b;
-}
-
-/* The double whose bit pattern is b (the inverse of xs_double_bits). */
-static inline double xs_bits_double(uint64_t b)
-{
-    double x;
-    memcpy(&x, &b, sizeof x);
-    return x;
 }
 
 #endif

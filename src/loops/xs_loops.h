@@ -38,63 +38,25 @@
     XS_DECLARE_LOOP(xs_sum_state_##IN) \
     XS_DECLARE_LOOP(xs_masked_state_##IN)
 
-XS_DECLARE_INPUT_LOOPS(float64)
-XS_DECLARE_INPUT_LOOPS(float32)
-XS_DECLARE_INPUT_LOOPS(float16)
-XS_DECLARE_INPUT_LOOPS(bfloat16)
-XS_DECLARE_INPUT_LOOPS(bool)
-XS_DECLARE_INPUT_LOOPS(int8)
-XS_DECLARE_INPUT_LOOPS(uint8)
-XS_DECLARE_INPUT_LOOPS(int16)
-XS_DECLARE_INPUT_LOOPS(uint16)
-XS_DECLARE_INPUT_LOOPS(int32)
-XS_DECLARE_INPUT_LOOPS(uint32)
-XS_DECLARE_INPUT_LOOPS(int64)
-XS_DECLARE_INPUT_LOOPS(uint64)
-XS_DECLARE_INPUT_LOOPS(code0)
-XS_DECLARE_INPUT_LOOPS(code1)
-XS_DECLARE_INPUT_LOOPS(code2)
-XS_DECLARE_INPUT_LOOPS(code3)
-XS_DECLARE_INPUT_LOOPS(code4)
-XS_DECLARE_INPUT_LOOPS(code5)
-XS_DECLARE_INPUT_LOOPS(code6)
-XS_DECLARE_INPUT_LOOPS(code7)
-XS_DECLARE_INPUT_LOOPS(code8)
-XS_DECLARE_INPUT_LOOPS(code9)
+#define XS_EACH_APPLY XS_DECLARE_INPUT_LOOPS
+#define XS_EACH_WHEN 1
+#define XS_EACH "loops/xs_each_apply.h"
+#include "loops/xs_each_dtype.h"
+#undef XS_EACH_WHEN
+#undef XS_EACH_APPLY
 XS_DECLARE_LOOP(xs_state_merge)
 XS_DECLARE_LOOP(xs_state_round)
 XS_DECLARE_LOOP(xs_state_mean)
-XS_DECLARE_LOOP(xs_dot_float64)
-XS_DECLARE_LOOP(xs_dot_float32)
-XS_DECLARE_LOOP(xs_dot_float16)
-XS_DECLARE_LOOP(xs_dot_bfloat16)
-XS_DECLARE_LOOP(xs_dot_state_float64)
-XS_DECLARE_LOOP(xs_dot_state_float32)
-XS_DECLARE_LOOP(xs_dot_state_float16)
-XS_DECLARE_LOOP(xs_dot_state_bfloat16)
-XS_DECLARE_LOOP(xs_dot_code0)
-XS_DECLARE_LOOP(xs_dot_state_code0)
-XS_DECLARE_LOOP(xs_dot_code1)
-XS_DECLARE_LOOP(xs_dot_state_code1)
-XS_DECLARE_LOOP(xs_dot_code2)
-XS_DECLARE_LOOP(xs_dot_state_code2)
-XS_DECLARE_LOOP(xs_dot_code3)
-XS_DECLARE_LOOP(xs_dot_state_code3)
-XS_DECLARE_LOOP(xs_dot_code4)
-XS_DECLARE_LOOP(xs_dot_state_code4)
-XS_DECLARE_LOOP(xs_dot_code5)
-XS_DECLARE_LOOP(xs_dot_state_code5)
-XS_DECLARE_LOOP(xs_dot_code6)
-XS_DECLARE_LOOP(xs_dot_state_code6)
-XS_DECLARE_LOOP(xs_dot_code7)
-XS_DECLARE_LOOP(xs_dot_state_code7)
-XS_DECLARE_LOOP(xs_dot_code8)
-XS_DECLARE_LOOP(xs_dot_state_code8)
-XS_DECLARE_LOOP(xs_dot_code9)
-XS_DECLARE_LOOP(xs_dot_state_code9)
+#define XS_DECLARE_DOT_LOOPS(IN) \
+    XS_DECLARE_LOOP(xs_dot_##IN) \
+    XS_DECLARE_LOOP(xs_dot_state_##IN)
+#define XS_EACH_APPLY XS_DECLARE_DOT_LOOPS
+#define XS_EACH_WHEN XS_TRAIT(dot) != XS_DOT_KIND_NONE
+#define XS_EACH "loops/xs_each_apply.h"
+#include "loops/xs_each_dtype.h"
+#undef XS_EACH_WHEN
+#undef XS_EACH_APPLY
 XS_DECLARE_LOOP(xs_dot_state_round)
-/* Reference for the benchmarks only: Kahan summation, not exact. */
-XS_DECLARE_LOOP(xs_kahan_float64)
 
 /* Tables for the registration code: loops by input dtype name, targets by
  * result dtype name (NumPy's dtype names; "bfloat16" is ml_dtypes'). */

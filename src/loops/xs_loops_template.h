@@ -1,7 +1,8 @@
 /*
- * Template of the per-input-dtype loops: included once per input dtype by
- * xs_loops.c with these macros defined (NumPy's .c.src idea, in plain C):
- *   XS_IN            name of the input dtype (float64, int8, ...)
+ * Template of the per-input-dtype loops (NumPy's .c.src idea, in plain C):
+ * included by xs_loops_sum.c once per row of the dtype table
+ * (xs_each_dtype.h); XS_IN is the row's name (float64, int8, ...), and the
+ * rest of the row (XS_TRAIT) becomes these macros:
  *   XS_CONTIG_CTYPE  optional: the C type of a contiguous element, for:
  *   XS_CELLS_ADD     optional: the xs_cells.c front end for contiguous rows
  *                    (it also takes the rows that are shorter than
@@ -9,6 +10,7 @@
  *   XS_CELLS_ROUND   its variant that rounds a whole row
  *   XS_COLUMNS       optional: xs_columns.c (float64, float32), for
  *                    reductions over a slow axis
+ *   XS_LARGE_ADD     optional: the large accumulator's loop for long rows
  *   XS_CODE_SLOT     optional: a byte-coded format's slot (xs_codes.h); rows
  *                    are then summed by counting their codes
  *   XS_IN_IS_FLOAT   1: XS_LOAD(p) gives the element's float64 bit pattern
@@ -18,7 +20,31 @@
  */
 #define XS_CAT_(a, b) a##b
 #define XS_CAT(a, b) XS_CAT_(a, b)
+#define XS_IN XS_TRAIT(name)
 #define XS_FN(prefix) XS_CAT(prefix, XS_IN)
+
+#define XS_IN_IS_FLOAT XS_TRAIT(float)
+#if XS_TRAIT(cells)
+#define XS_CONTIG_CTYPE XS_TRAIT(ctype)
+#define XS_CELLS_ADD XS_FN(xs_cells_add_)
+#define XS_CELLS_ROUND XS_FN(xs_cells_round_)
+#endif
+#if XS_TRAIT(columns)
+#define XS_COLUMNS 1
+#endif
+#if XS_TRAIT(large)
+#define XS_LARGE_ADD XS_FN(xs_large_add_)
+#endif
+#if XS_TRAIT(slot) >= 0
+#define XS_CODE_SLOT XS_TRAIT(slot)
+#endif
+#if XS_IN_IS_FLOAT
+#define XS_LOAD(p) XS_FN(xs_load_)(p)
+#else
+#define XS_IN_CTYPE XS_TRAIT(ctype)
+#define XS_ADD_INTEGER XS_TRAIT(add)
+#define XS_ADD_INTEGER_TIMES XS_TRAIT(times)
+#endif
 
 /* Whether accumulate_ sums this row with the cells (faster than the
  * two-double row from XS_CELLS_MIN_TERMS terms on). */
@@ -340,7 +366,7 @@ static inline int XS_FN(is_nan_)(const char *p)
 {
 #if XS_IN_IS_FLOAT
     uint64_t bits = XS_LOAD(p);
-    return ((bits >> 52) & 0x7ffu) == 0x7ffu && (bits & (((uint64_t)1 << 52) - 1));
+    return ((bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK) == XS_F64_EXP_MASK && (bits & XS_F64_MANT_MASK);
 #else
     (void)p;
     return 0;
@@ -451,6 +477,18 @@ void XS_FN(xs_cumsum_)(char **args, const npy_intp *dimensions, const npy_intp *
     xs_restore_gil(gil);
 }
 
+#undef XS_ADD_INTEGER_TIMES
+#undef XS_ADD_INTEGER
+#undef XS_IN_CTYPE
+#undef XS_LOAD
+#undef XS_CODE_SLOT
+#undef XS_LARGE_ADD
+#undef XS_COLUMNS
+#undef XS_CELLS_ROUND
+#undef XS_CELLS_ADD
+#undef XS_CONTIG_CTYPE
+#undef XS_IN_IS_FLOAT
 #undef XS_FN
 #undef XS_CAT
 #undef XS_CAT_
+#undef XS_IN

@@ -16,7 +16,9 @@
 
 #include "cpu/xs_cpu.h"
 #include "lowprec/xs_lowprec.h"
+#include "exact/xs_exact.h"
 #include "exact/xs_types.h"
+#include "runtime/xs_gil.h"
 
 /* A storage format: p significant bits, normal exponents emin..emax. */
 typedef struct {
@@ -41,27 +43,6 @@ static const xs_lp_format xs_lp_float32 = {24, -126, 127, 0x1.fffffep127};
 #else
 #define XS_LP_UNLIKELY(x) (x)
 #endif
-
-/* Release the GIL for loops of at least this many elements. */
-#define XS_LP_GIL_RELEASE_MIN 4096
-
-static PyThreadState *xs_lp_release_gil_for(npy_intp outer, npy_intp n)
-{
-    /* Short-circuit keeps the product below 4096 * 4096: no overflow. */
-    int big = outer >= XS_LP_GIL_RELEASE_MIN || n >= XS_LP_GIL_RELEASE_MIN ||
-              outer * n >= XS_LP_GIL_RELEASE_MIN;
-    if (big && PyGILState_Check()) {
-        return PyEval_SaveThread();
-    }
-    return NULL;
-}
-
-static void xs_lp_restore_gil(PyThreadState *saved)
-{
-    if (saved) {
-        PyEval_RestoreThread(saved);
-    }
-}
 
 /* Loops start with xs_lp_begin_flags and end with xs_lp_end_flags: the flags
  * of the exact intermediate steps are dropped, the ones the element-wise
@@ -88,13 +69,12 @@ typedef struct {
     double hi, lo;
 } xs_lp_pair;
 
-/* Knuth's two-sum: hi = fl(a + b), hi + lo = a + b exactly (finite hi). */
+/* Knuth's TwoSum (xs_exact.h) as a pair: hi = fl(a + b), hi + lo = a + b
+ * exactly (finite hi). */
 static inline xs_lp_pair xs_lp_two_sum(double a, double b)
 {
     xs_lp_pair r;
-    r.hi = a + b;
-    double bb = r.hi - a;
-    r.lo = (a - (r.hi - bb)) + (b - bb);
+    r.hi = xs_two_sum(a, b, &r.lo);
     return r;
 }
 
@@ -125,24 +105,10 @@ static inline xs_lp_split xs_lp_split_at_quantum(double a, const xs_lp_format *f
     return r;
 }
 
-static inline uint64_t xs_lp_bits(double x)
-{
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    return b;
-}
-
-static inline double xs_lp_from_bits(uint64_t b)
-{
-    double x;
-    memcpy(&x, &b, sizeof x);
-    return x;
-}
-
 /* Unbiased exponent of a positive normal double (-1023 for subnormals). */
 static inline int xs_lp_exponent(uint64_t magnitude_bits)
 {
-    return (int)(magnitude_bits >> 52) - 1023;
+    return (int)(magnitude_bits >> XS_F64_MANT_BITS) - XS_F64_EXP_BIAS;
 }
 
 static inline double xs_lp_finish(double magnitude, double sign_of, const xs_lp_format *f,
@@ -165,7 +131,7 @@ static inline double xs_lp_round_nearest(double hi, double lo, const xs_lp_forma
     }
     double a = fabs(hi);
     double e = hi > 0 ? lo : -lo;       /* lo seen from the magnitude */
-    uint64_t bits = xs_lp_bits(a);
+    uint64_t bits = xs_double_bits(a);
     int exponent = xs_lp_exponent(bits);
     if (f->p < 53 && exponent >= f->emin && exponent <= f->emax) {
         /* Fast path, a normal in f: drop the low 53 - p bits of the double;
@@ -175,7 +141,7 @@ static inline double xs_lp_round_nearest(double hi, double lo, const xs_lp_forma
         uint64_t rem = bits & (unit - 1), t = bits & ~(unit - 1);
         int up = rem > half ||
                  (rem == half && (e > 0.0 || (e == 0.0 && ((t >> shift) & 1u))));
-        return xs_lp_finish(xs_lp_from_bits(up ? t + unit : t), hi, f, flags);
+        return xs_lp_finish(xs_bits_double(up ? t + unit : t), hi, f, flags);
     }
     xs_lp_split s = xs_lp_split_at_quantum(a, f);
     /* rem and q/2 are multiples of ulp(a) and |e| < ulp(a): e only breaks a
@@ -221,7 +187,7 @@ static inline double xs_lp_round_stochastic(double hi, double lo, uint32_t r, in
     }
     double a = fabs(hi);
     double e = hi > 0 ? lo : -lo;
-    uint64_t bits = xs_lp_bits(a);
+    uint64_t bits = xs_double_bits(a);
     int exponent = xs_lp_exponent(bits);
     int shift = 53 - f->p;
     if (k <= shift && exponent >= f->emin && exponent <= f->emax) {
@@ -233,7 +199,7 @@ static inline double xs_lp_round_stochastic(double hi, double lo, uint32_t r, in
         if (!(rem == 0 && e < 0.0)) {
             uint64_t scaled = (uint64_t)r << (shift - k);
             int away = e > 0.0 ? scaled <= rem : scaled < rem;
-            return xs_lp_finish(xs_lp_from_bits(away ? t + unit : t), hi, f, flags);
+            return xs_lp_finish(xs_bits_double(away ? t + unit : t), hi, f, flags);
         }
     }
     xs_lp_split s = xs_lp_split_at_quantum(a, f);
@@ -269,20 +235,12 @@ static inline double xs_lp_round_stochastic(double hi, double lo, uint32_t r, in
  *                                 (SSE2 operations only: vectorises);
  *   xs_lp_stochastic_by_addition  the stochastic rule, the same way.
  */
-/* All ones when cond, else 0: masks for selects the compiler keeps
- * branch-free (zeros and subnormals are common values of a compensation,
- * in unpredictable patterns). */
-static inline uint64_t xs_lp_mask(int cond)
-{
-    return (uint64_t)0 - (uint64_t)(cond != 0);
-}
-
-#define XS_LP_SIGN_BIT ((uint64_t)1 << 63)
+#define XS_LP_SIGN_BIT XS_F64_SIGN_BIT
 
 /* 2^n for -1022 <= n <= 1023 (callers only keep results made in range). */
 static inline double xs_lp_pow2(int64_t n)
 {
-    return xs_lp_from_bits((uint64_t)(n + 1023) << 52);
+    return xs_bits_double((uint64_t)(n + XS_F64_EXP_BIAS) << XS_F64_MANT_BITS);
 }
 
 /*
@@ -305,18 +263,18 @@ static inline double xs_lp_fast_nearest_normal(double hi, double lo, const xs_lp
 {
     const int s = 53 - f->p;
     const uint64_t unit = (uint64_t)1 << s, half = unit >> 1;
-    uint64_t bits = xs_lp_bits(hi);
+    uint64_t bits = xs_double_bits(hi);
     uint64_t sign = bits & XS_LP_SIGN_BIT, mag = bits ^ sign;
     uint64_t rem = mag & (unit - 1);
     uint64_t rounded = (mag + (half - 1) + ((mag >> s) & 1u)) & ~(unit - 1);
     /* min_normal(S) <= |hi| and rounded <= max_finite(S), as unsigned
      * comparisons of patterns (both ends are positive patterns) */
-    const uint64_t low = (uint64_t)(f->emin + 1023) << 52;
-    const uint64_t high = (uint64_t)(f->emax + 1024) << 52;     /* 2^(emax+1) */
+    const uint64_t low = (uint64_t)(f->emin + XS_F64_EXP_BIAS) << XS_F64_MANT_BITS;
+    const uint64_t high = (uint64_t)(f->emax + 1024) << XS_F64_MANT_BITS;     /* 2^(emax+1) */
     int in_range = mag >= low && rounded < high;
     int undecided_tie = rem == half && lo != 0.0;
     *ok &= (unsigned)((mag == 0) | (in_range & !undecided_tie));
-    return xs_lp_from_bits(rounded | sign);
+    return xs_bits_double(rounded | sign);
 }
 
 /* a + b rounded to nearest in f, results in S's normal range (fast cases of
@@ -347,22 +305,22 @@ static inline double xs_lp_fast_add_normal(double a, double b, const xs_lp_forma
 static inline double xs_lp_nearest_by_addition(double hi, double lo, const xs_lp_format *f,
                                                unsigned *ok)
 {
-    const uint64_t exponent_mask = (uint64_t)0x7ff << 52;
+    const uint64_t exponent_mask = XS_F64_INF_BITS;
     const double min_normal = xs_lp_pow2(f->emin);
     const double limit = xs_lp_pow2(f->emax + 1);
-    uint64_t hi_bits = xs_lp_bits(hi);
-    double a = xs_lp_from_bits(hi_bits & ~XS_LP_SIGN_BIT);
+    uint64_t hi_bits = xs_double_bits(hi);
+    double a = xs_bits_double(hi_bits & ~XS_LP_SIGN_BIT);
     /* max(a, 2^emin) as a mask select (NaN: 2^emin): no branch, and SSE2
      * has the double comparison, not the 64-bit integer one */
-    uint64_t above = xs_lp_mask(a > min_normal);
-    uint64_t e_bits = ((xs_lp_bits(a) & above) | (xs_lp_bits(min_normal) & ~above)) & exponent_mask;
-    double big = xs_lp_from_bits(e_bits + ((uint64_t)(53 - f->p) << 52) + ((uint64_t)1 << 51));
-    double half_quantum = xs_lp_from_bits(e_bits - ((uint64_t)f->p << 52));
+    uint64_t above = xs_mask_if(a > min_normal);
+    uint64_t e_bits = ((xs_double_bits(a) & above) | (xs_double_bits(min_normal) & ~above)) & exponent_mask;
+    double big = xs_bits_double(e_bits + ((uint64_t)(53 - f->p) << XS_F64_MANT_BITS) + ((uint64_t)1 << 51));
+    double half_quantum = xs_bits_double(e_bits - ((uint64_t)f->p << XS_F64_MANT_BITS));
     double r = (a + big) - big;
     double off = a - r;                                      /* exact */
     int undecided_tie = (fabs(off) == half_quantum) & (lo != 0.0);
     *ok &= (unsigned)((a < limit) & (r <= f->max_finite) & !undecided_tie);
-    return xs_lp_from_bits(xs_lp_bits(r) | (hi_bits & XS_LP_SIGN_BIT));
+    return xs_bits_double(xs_double_bits(r) | (hi_bits & XS_LP_SIGN_BIT));
 }
 
 /* a + b rounded to nearest in f (fast cases; see xs_lp_nearest_by_addition). */
@@ -377,7 +335,7 @@ static inline double xs_lp_fast_add_hw(double a, double b, const xs_lp_format *f
  * 64-bit only with AVX-512), this vectorises. */
 static inline double xs_lp_small_to_double(uint64_t n)
 {
-    return xs_lp_from_bits(n | ((uint64_t)(1023 + 52) << 52)) - 0x1p52;
+    return xs_bits_double(n | ((uint64_t)(XS_F64_EXP_BIAS + XS_F64_MANT_BITS) << XS_F64_MANT_BITS)) - 0x1p52;
 }
 
 /*
@@ -402,26 +360,26 @@ static inline double xs_lp_small_to_double(uint64_t n)
 static inline double xs_lp_stochastic_by_addition(double hi, double lo, uint32_t r, int k,
                                                   const xs_lp_format *f, unsigned *ok)
 {
-    const uint64_t exponent_mask = (uint64_t)0x7ff << 52;
+    const uint64_t exponent_mask = XS_F64_INF_BITS;
     const double min_normal = xs_lp_pow2(f->emin);
     const double limit = xs_lp_pow2(f->emax + 1);
-    uint64_t hi_bits = xs_lp_bits(hi), sign = hi_bits & XS_LP_SIGN_BIT;
-    double a = xs_lp_from_bits(hi_bits ^ sign);
-    uint64_t above = xs_lp_mask(a > min_normal);
-    uint64_t e_bits = ((xs_lp_bits(a) & above) | (xs_lp_bits(min_normal) & ~above)) & exponent_mask;
-    double big = xs_lp_from_bits(e_bits + ((uint64_t)(53 - f->p) << 52) + ((uint64_t)1 << 51));
-    uint64_t q_bits = e_bits - ((uint64_t)(f->p - 1) << 52);         /* q = 2^(e+1-p) */
-    double q = xs_lp_from_bits(q_bits);
+    uint64_t hi_bits = xs_double_bits(hi), sign = hi_bits & XS_LP_SIGN_BIT;
+    double a = xs_bits_double(hi_bits ^ sign);
+    uint64_t above = xs_mask_if(a > min_normal);
+    uint64_t e_bits = ((xs_double_bits(a) & above) | (xs_double_bits(min_normal) & ~above)) & exponent_mask;
+    double big = xs_bits_double(e_bits + ((uint64_t)(53 - f->p) << XS_F64_MANT_BITS) + ((uint64_t)1 << 51));
+    uint64_t q_bits = e_bits - ((uint64_t)(f->p - 1) << XS_F64_MANT_BITS);         /* q = 2^(e+1-p) */
+    double q = xs_bits_double(q_bits);
     double near = (a + big) - big;
-    double down = near - xs_lp_from_bits(q_bits & xs_lp_mask(near > a));
+    double down = near - xs_bits_double(q_bits & xs_mask_if(near > a));
     double rem = a - down;
-    double l = xs_lp_from_bits(xs_lp_bits(lo) ^ sign);
+    double l = xs_bits_double(xs_double_bits(lo) ^ sign);
     double threshold = xs_lp_small_to_double(r) * (q * xs_lp_pow2(-k));
     int away = (rem - threshold) > -l;
-    double result = down + xs_lp_from_bits(q_bits & xs_lp_mask(away));
+    double result = down + xs_bits_double(q_bits & xs_mask_if(away));
     int below_down = (rem == 0.0) & (l < 0.0);
     *ok &= (unsigned)((a < limit) & (result <= f->max_finite) & !below_down);
-    return xs_lp_from_bits(xs_lp_bits(result) | sign);
+    return xs_bits_double(xs_double_bits(result) | sign);
 }
 
 /*
@@ -514,21 +472,12 @@ static inline double xs_lp_load_float32(const char *p)
     return (double)x;
 }
 
-/* binary16 -> double, exact, branch-free: normal, subnormal (fraction *
- * 2^-24, exact) and inf/NaN (payload kept) patterns, selected by masks. */
+/* binary16 -> double, exact and branch-free (xs_exact.h). */
 static inline double xs_lp_load_float16(const char *p)
 {
     uint16_t h;
     memcpy(&h, p, sizeof h);
-    uint64_t sign = (uint64_t)(h & 0x8000u) << 48;
-    uint64_t exponent = (h >> 10) & 0x1fu, fraction = h & 0x3ffu;
-    uint64_t normal = ((exponent + 1023 - 15) << 52) | (fraction << 42);
-    uint64_t special = ((uint64_t)0x7ff << 52) | (fraction << 42);
-    uint64_t small = xs_lp_bits((double)fraction * 0x1p-24);
-    uint64_t is_small = xs_lp_mask(exponent == 0), is_special = xs_lp_mask(exponent == 0x1f);
-    uint64_t is_normal = ~(is_small | is_special);
-    uint64_t mag = (small & is_small) | (special & is_special) | (normal & is_normal);
-    return xs_lp_from_bits(mag | sign);
+    return xs_half_to_double_lanes(h);
 }
 
 static inline double xs_lp_load_bfloat16(const char *p)
@@ -546,26 +495,12 @@ static inline void xs_lp_store_float32(char *p, double x)
     memcpy(p, &v, sizeof v);
 }
 
-/* x representable in binary16 (or +-inf, NaN) -> its pattern, branch-free:
- * a normal's exponent and top 10 fraction bits, a value below 2^-14 as its
- * (integer) number of 2^-24, NaN as the quiet NaN; selected by masks. */
+/* x representable in binary16 (or +-inf, NaN) -> its pattern, branch-free
+ * (xs_exact.h). */
 static inline void xs_lp_store_float16(char *p, double x)
 {
-    uint64_t bits = xs_lp_bits(x);
-    uint64_t mag = bits & ~XS_LP_SIGN_BIT;
-    uint64_t biased = mag >> 52;
-    uint64_t sign = (bits >> 48) & 0x8000u;
-    uint64_t is_special = xs_lp_mask(biased == 0x7ff);
-    uint64_t is_normal = xs_lp_mask(biased >= 1023 - 14) & ~is_special;
-    uint64_t normal = ((biased - (1023 - 15)) << 10) | ((mag >> 42) & 0x3ffu);
-    /* the conversion only ever sees values below 2^-14 (no out-of-range UB) */
-    double small_value = xs_lp_from_bits(mag & ~(is_normal | is_special));
-    uint64_t small = (uint64_t)(int32_t)(small_value * 0x1p24);
-    uint64_t special = mag > ((uint64_t)0x7ff << 52) ? 0x7e00u : 0x7c00u;
-    uint64_t is_small = ~(is_normal | is_special);
-    uint64_t h = (special & is_special) | (normal & is_normal) | (small & is_small);
-    uint16_t h16 = (uint16_t)((h | sign) & 0xffffu);
-    memcpy(p, &h16, sizeof h16);
+    uint16_t h = xs_double_to_half(x);
+    memcpy(p, &h, sizeof h);
 }
 
 static inline void xs_lp_store_bfloat16(char *p, double x)
@@ -618,112 +553,6 @@ static inline void xs_lp_store_bfloat16(char *p, double x)
 
 /* ---- the template, once per (storage, update) pair ---------------------- */
 
-#define XS_LP_NATIVE_ADD 0
-
-/* bfloat16 storage */
-#define XS_LP_S bfloat16
-#define XS_LP_LOAD_S xs_lp_load_bfloat16
-#define XS_LP_STORE_S xs_lp_store_bfloat16
-#define XS_LP_FMT (&xs_lp_bfloat16)
-#define XS_LP_EMIT_PAIR 1
-
-#define XS_LP_U bfloat16
-#define XS_LP_LOAD_U xs_lp_load_bfloat16
-#define XS_LP_EMIT_SUM 1
-#include "lowprec/xs_lowprec_template.h"
-#undef XS_LP_EMIT_SUM
-#undef XS_LP_LOAD_U
-#undef XS_LP_U
-#define XS_LP_EMIT_SUM 0
-
-#define XS_LP_U float32
-#define XS_LP_LOAD_U xs_lp_load_float32
-#include "lowprec/xs_lowprec_template.h"
-#undef XS_LP_LOAD_U
-#undef XS_LP_U
-
-#define XS_LP_U float64
-#define XS_LP_LOAD_U xs_lp_load_float64
-#include "lowprec/xs_lowprec_template.h"
-#undef XS_LP_LOAD_U
-#undef XS_LP_U
-
-#undef XS_LP_EMIT_SUM
-#undef XS_LP_FMT
-#undef XS_LP_STORE_S
-#undef XS_LP_LOAD_S
-#undef XS_LP_S
-
-/* float16 storage */
-#define XS_LP_S float16
-#define XS_LP_LOAD_S xs_lp_load_float16
-#define XS_LP_STORE_S xs_lp_store_float16
-#define XS_LP_FMT (&xs_lp_float16)
-
-#define XS_LP_U float16
-#define XS_LP_LOAD_U xs_lp_load_float16
-#define XS_LP_EMIT_SUM 1
-#include "lowprec/xs_lowprec_template.h"
-#undef XS_LP_EMIT_SUM
-#undef XS_LP_LOAD_U
-#undef XS_LP_U
-#define XS_LP_EMIT_SUM 0
-
-#define XS_LP_U float32
-#define XS_LP_LOAD_U xs_lp_load_float32
-#include "lowprec/xs_lowprec_template.h"
-#undef XS_LP_LOAD_U
-#undef XS_LP_U
-
-#define XS_LP_U float64
-#define XS_LP_LOAD_U xs_lp_load_float64
-#include "lowprec/xs_lowprec_template.h"
-#undef XS_LP_LOAD_U
-#undef XS_LP_U
-
-#undef XS_LP_EMIT_SUM
-#undef XS_LP_FMT
-#undef XS_LP_STORE_S
-#undef XS_LP_LOAD_S
-#undef XS_LP_S
-
-/* float32 storage */
-#define XS_LP_S float32
-#define XS_LP_LOAD_S xs_lp_load_float32
-#define XS_LP_STORE_S xs_lp_store_float32
-#define XS_LP_FMT (&xs_lp_float32)
-
-#define XS_LP_U float32
-#define XS_LP_LOAD_U xs_lp_load_float32
-#define XS_LP_EMIT_SUM 1
-#include "lowprec/xs_lowprec_template.h"
-#undef XS_LP_EMIT_SUM
-#undef XS_LP_LOAD_U
-#undef XS_LP_U
-#define XS_LP_EMIT_SUM 0
-
-#define XS_LP_U float64
-#define XS_LP_LOAD_U xs_lp_load_float64
-#include "lowprec/xs_lowprec_template.h"
-#undef XS_LP_LOAD_U
-#undef XS_LP_U
-
-#undef XS_LP_EMIT_SUM
-#undef XS_LP_EMIT_PAIR
-#undef XS_LP_NATIVE_ADD
-#undef XS_LP_FMT
-#undef XS_LP_STORE_S
-#undef XS_LP_LOAD_S
-#undef XS_LP_S
-
-/* float64: the Kahan sum only, in plain double additions (each one is
- * correctly rounded already). */
-#define XS_LP_S float64
-#define XS_LP_U float64
-#define XS_LP_LOAD_S xs_lp_load_float64
-#define XS_LP_LOAD_U xs_lp_load_float64
-#define XS_LP_STORE_S xs_lp_store_float64
-#define XS_LP_EMIT_PAIR 0
-#define XS_LP_EMIT_SUM 1
-#define XS_LP_NATIVE_ADD 1
-#include "lowprec/xs_lowprec_template.h"
+/* One instance per pair of xs_lowprec_each.h. */
+#define XS_LP_EACH "lowprec/xs_lowprec_template.h"
+#include "lowprec/xs_lowprec_each.h"

@@ -30,18 +30,22 @@
     XS_LP_DECLARE(xs_lp_stochastic_round_##S##_##U##_u16) \
     XS_LP_DECLARE(xs_lp_stochastic_round_##S##_##U##_u32)
 
-XS_LP_DECLARE_PAIR(bfloat16, bfloat16)
-XS_LP_DECLARE_PAIR(bfloat16, float32)
-XS_LP_DECLARE_PAIR(bfloat16, float64)
-XS_LP_DECLARE_PAIR(float16, float16)
-XS_LP_DECLARE_PAIR(float16, float32)
-XS_LP_DECLARE_PAIR(float16, float64)
-XS_LP_DECLARE_PAIR(float32, float32)
-XS_LP_DECLARE_PAIR(float32, float64)
+/* Each format's number, so that the pair's two can be compared in #if. */
+#define XS_LP_ID_bfloat16 1
+#define XS_LP_ID_float16 2
+#define XS_LP_ID_float32 3
+#define XS_LP_ID_float64 4
+#define XS_LP_ID_(T) XS_LP_ID_##T
+#define XS_LP_ID(T) XS_LP_ID_(T)
+/* What a pair of xs_lowprec_each.h stands for: the update loops (S not
+ * float64), S's kahan_sum (U = S). */
+#define XS_LP_HAS_PAIR (XS_LP_ID(XS_LP_S) != XS_LP_ID_float64)
+#define XS_LP_HAS_SUM (XS_LP_ID(XS_LP_S) == XS_LP_ID(XS_LP_U))
+/* NAME(S, U) with S and U expanded first. */
+#define XS_LP_WITH_PAIR(NAME, S, U) NAME(S, U)
+#define XS_LP_DECLARE_SUM(S, U) XS_LP_DECLARE(xs_lp_kahan_sum_##S)
 
-XS_LP_DECLARE(xs_lp_kahan_sum_bfloat16)
-XS_LP_DECLARE(xs_lp_kahan_sum_float16)
-XS_LP_DECLARE(xs_lp_kahan_sum_float32)
-XS_LP_DECLARE(xs_lp_kahan_sum_float64)
+#define XS_LP_EACH "lowprec/xs_lowprec_declare.h"
+#include "lowprec/xs_lowprec_each.h"
 
 #endif

@@ -1,12 +1,12 @@
 /*
  * Template of the low-precision loops, included by xs_lowprec.c once per
- * (storage dtype S, update dtype U) pair with these macros defined:
- *   XS_LP_S, XS_LP_U        dtype names (bfloat16, float16, float32, float64)
+ * (storage dtype S, update dtype U) pair of xs_lowprec_each.h, with XS_LP_S
+ * and XS_LP_U their names (bfloat16, float16, float32, float64).  From them:
  *   XS_LP_LOAD_S(p), XS_LP_LOAD_U(p)   the element at p as a double (exact)
  *   XS_LP_STORE_S(p, x)     store x, a value representable in S
  *   XS_LP_FMT               pointer to S's xs_lp_format
- *   XS_LP_EMIT_PAIR         1: emit the (S, U) update loops
- *   XS_LP_EMIT_SUM          1: emit kahan_sum for S (once per S)
+ *   XS_LP_EMIT_PAIR         1: emit the (S, U) update loops (S not float64)
+ *   XS_LP_EMIT_SUM          1: emit kahan_sum for S (once per S: U = S)
  *   XS_LP_NATIVE_ADD        1: S is float64, whose additions are the
  *                           hardware's (and so are its IEEE flags)
  */
@@ -14,6 +14,13 @@
 #define XS_LP_CAT(a, b) XS_LP_CAT_(a, b)
 #define XS_LP_FN(prefix) XS_LP_CAT(XS_LP_CAT(prefix, XS_LP_S), XS_LP_U)
 #define XS_LP_FN_S(prefix) XS_LP_CAT(prefix, XS_LP_S)
+#define XS_LP_LOAD_S XS_LP_CAT(xs_lp_load, XS_LP_S)
+#define XS_LP_LOAD_U XS_LP_CAT(xs_lp_load, XS_LP_U)
+#define XS_LP_STORE_S XS_LP_CAT(xs_lp_store, XS_LP_S)
+#define XS_LP_FMT (&XS_LP_CAT(xs_lp, XS_LP_S))
+#define XS_LP_NATIVE_ADD (!XS_LP_HAS_PAIR)
+#define XS_LP_EMIT_PAIR XS_LP_HAS_PAIR
+#define XS_LP_EMIT_SUM XS_LP_HAS_SUM
 /* The registered loops of a stochastic operation: one for uint16 random
  * bits, one for uint32 (k = 16 or 32 in the documented rule). */
 #define XS_LP_BITS_LOOPS(op) \
@@ -43,7 +50,7 @@ XS_LP_BODY void XS_LP_CAT(XS_LP_FN(xs_lp_kahan_add), body)(XS_LP_LOOP_PARAMS)
     unsigned flags = 0;
     fexcept_t saved_flags;
     xs_lp_begin_flags(&saved_flags);
-    PyThreadState *gil = xs_lp_release_gil_for(n, 1);
+    PyThreadState *gil = xs_release_gil_for(n, 1);
     char *pw = args[0], *pc = args[1], *pu = args[2], *ow = args[3], *oc = args[4];
     double w[XS_LP_BLOCK], c[XS_LP_BLOCK], u[XS_LP_BLOCK], y[XS_LP_BLOCK];
     double s[XS_LP_BLOCK], c_new[XS_LP_BLOCK];
@@ -79,7 +86,7 @@ XS_LP_BODY void XS_LP_CAT(XS_LP_FN(xs_lp_kahan_add), body)(XS_LP_LOOP_PARAMS)
             ow += steps[3]; oc += steps[4];
         }
     }
-    xs_lp_restore_gil(gil);
+    xs_restore_gil(gil);
     xs_lp_end_flags(&saved_flags, flags);
 }
 XS_LP_COPIES(XS_LP_FN(xs_lp_kahan_add))
@@ -126,7 +133,7 @@ XS_LP_BODY void XS_LP_FN(stochastic_add_)(char **args, const npy_intp *dimension
     unsigned flags = 0;
     fexcept_t saved_flags;
     xs_lp_begin_flags(&saved_flags);
-    PyThreadState *gil = xs_lp_release_gil_for(n, 1);
+    PyThreadState *gil = xs_release_gil_for(n, 1);
     char *pw = args[0], *pu = args[1], *pb = args[2], *out = args[3];
     double w[XS_LP_BLOCK], u[XS_LP_BLOCK], v[XS_LP_BLOCK];
     uint32_t r[XS_LP_BLOCK];
@@ -142,7 +149,7 @@ XS_LP_BODY void XS_LP_FN(stochastic_add_)(char **args, const npy_intp *dimension
             out += steps[3];
         }
     }
-    xs_lp_restore_gil(gil);
+    xs_restore_gil(gil);
     xs_lp_end_flags(&saved_flags, flags);
 }
 
@@ -156,7 +163,7 @@ XS_LP_BODY void XS_LP_FN(stochastic_round_)(char **args, const npy_intp *dimensi
     unsigned flags = 0;
     fexcept_t saved_flags;
     xs_lp_begin_flags(&saved_flags);
-    PyThreadState *gil = xs_lp_release_gil_for(n, 1);
+    PyThreadState *gil = xs_release_gil_for(n, 1);
     char *px = args[0], *pb = args[1], *out = args[2];
     double x[XS_LP_BLOCK], v[XS_LP_BLOCK];
     uint32_t r[XS_LP_BLOCK];
@@ -172,7 +179,7 @@ XS_LP_BODY void XS_LP_FN(stochastic_round_)(char **args, const npy_intp *dimensi
             out += steps[2];
         }
     }
-    xs_lp_restore_gil(gil);
+    xs_restore_gil(gil);
     xs_lp_end_flags(&saved_flags, flags);
 }
 
@@ -194,7 +201,7 @@ void XS_LP_FN_S(xs_lp_kahan_sum)(char **args, const npy_intp *dimensions,
     fexcept_t saved_flags;
     xs_lp_begin_flags(&saved_flags);
 #endif
-    PyThreadState *gil = xs_lp_release_gil_for(outer, n);
+    PyThreadState *gil = xs_release_gil_for(outer, n);
     for (npy_intp i = 0; i < outer; i++) {
         const char *p = args[0] + i * steps[0];
         /* -0.0 is the identity of addition: a row of -0.0 sums to -0.0. */
@@ -214,7 +221,7 @@ void XS_LP_FN_S(xs_lp_kahan_sum)(char **args, const npy_intp *dimensions,
         }
         XS_LP_STORE_S(args[1] + i * steps[1], sum);
     }
-    xs_lp_restore_gil(gil);
+    xs_restore_gil(gil);
 #if !XS_LP_NATIVE_ADD
     xs_lp_end_flags(&saved_flags, flags);
 #endif
@@ -222,6 +229,13 @@ void XS_LP_FN_S(xs_lp_kahan_sum)(char **args, const npy_intp *dimensions,
 #endif
 
 #undef XS_LP_BITS_LOOPS
+#undef XS_LP_EMIT_SUM
+#undef XS_LP_EMIT_PAIR
+#undef XS_LP_NATIVE_ADD
+#undef XS_LP_FMT
+#undef XS_LP_STORE_S
+#undef XS_LP_LOAD_U
+#undef XS_LP_LOAD_S
 #undef XS_LP_FN_S
 #undef XS_LP_FN
 #undef XS_LP_CAT

@@ -82,9 +82,9 @@
 /* Lanes reserved for a window of up to XS_CELLS_GRID_MAX cells. */
 #define XS_CELLS_LANES ((XS_CELLS_GRID_MAX + 1) * XS_CELLS_LANE_STRIDE)
 
-#define XS_CELLS_ABS_BITS 0x7fffffffffffffffull
-#define XS_CELLS_INF_BITS 0x7ff0000000000000ull
-#define XS_CELLS_EXP_BIAS 1023
+#define XS_CELLS_ABS_BITS (~XS_F64_SIGN_BIT)
+#define XS_CELLS_INF_BITS XS_F64_INF_BITS
+#define XS_CELLS_EXP_BIAS XS_F64_EXP_BIAS
 
 /* A window: the grid under top T with K cells, and what fits it. */
 typedef struct {
@@ -100,7 +100,7 @@ typedef struct {
  * pattern max_bits (finite, not zero): XS_CELLS_HEADROOM binades above it. */
 static inline int xs_cells_top_for(uint64_t max_bits)
 {
-    return (int)(max_bits >> 52) - XS_CELLS_EXP_BIAS + 1 + XS_CELLS_HEADROOM;
+    return (int)(max_bits >> XS_F64_MANT_BITS) - XS_CELLS_EXP_BIAS + 1 + XS_CELLS_HEADROOM;
 }
 
 /* The fewest cells (at least XS_CELLS_MIN) under top T that hold every
@@ -129,9 +129,9 @@ static inline void xs_cells_set_grid(xs_cells_window *w, int top, int cells)
          * in units of 2^-1074. */
         int k = top - c * XS_CELLS_WIDTH + 52;
         k = k < -1022 ? -1022 : k;
-        w->sigma[c] = xs_bits_double(((uint64_t)(k + XS_CELLS_EXP_BIAS) << 52) | ((uint64_t)1 << 51));
+        w->sigma[c] = xs_bits_double(((uint64_t)(k + XS_CELLS_EXP_BIAS) << XS_F64_MANT_BITS) | ((uint64_t)1 << 51));
     }
-    w->max_limit = (uint64_t)(top + XS_CELLS_EXP_BIAS) << 52;
+    w->max_limit = (uint64_t)(top + XS_CELLS_EXP_BIAS) << XS_F64_MANT_BITS;
 }
 
 /* The fewest cells that hold every non-zero term under top T, for terms of
@@ -146,7 +146,7 @@ static inline int xs_cells_needed(int precision, int top, uint64_t min_bits_m1)
     if (min_bits_m1 == UINT64_MAX) {
         return XS_CELLS_MIN;                         /* all zeros */
     }
-    int f = (int)((min_bits_m1 + 1) >> 52);
+    int f = (int)((min_bits_m1 + 1) >> XS_F64_MANT_BITS);
     return xs_cells_for_quantum(top, f - XS_CELLS_EXP_BIAS - (precision - 1));
 }
 
@@ -159,7 +159,7 @@ static inline void xs_cells_set_window(xs_cells_window *w, int precision, int to
     /* Below 1 every term is a multiple of u_K: any normal double fits
      * (subnormal doubles are refused, which is only slower). */
     f_min = f_min < 1 ? 1 : f_min;
-    w->min_limit_m1 = ((uint64_t)f_min << 52) - 1;
+    w->min_limit_m1 = ((uint64_t)f_min << XS_F64_MANT_BITS) - 1;
 }
 
 /* A window for terms of p significant bits whose largest |term| has the

@@ -1,6 +1,7 @@
 /* Byte-coded formats (float8/float6/float4): decode tables, counting
  * summation and the store of a rounded result.  See xs_codes.h. */
 #include "kernels/codes/xs_codes.h"
+#include "kernels/codes/xs_codes_fixed.h"
 
 #include <fenv.h>
 #include <math.h>
@@ -170,10 +171,20 @@ void xs_code_accumulate(int slot, xs_small *acc, const char *p, ptrdiff_t n,
                         ptrdiff_t stride)
 {
     const xs_code_format *f = &xs_code_formats[slot];
-    if (stride == 1) {
-        ptrdiff_t done = xs_code_fixed_accumulate(f, acc, (const unsigned char *)p, n);
+    /* Contiguous: the fixed-point form, and each block it refuses counted. */
+    ptrdiff_t refused = stride == 1;
+    while (refused > 0) {
+        ptrdiff_t done = xs_code_fixed_accumulate(f, acc, (const unsigned char *)p, n, &refused);
         p += done;
         n -= done;
+        if (refused > 0) {
+            xs_code_count(f, acc, p, refused, 1);
+            p += refused;
+            n -= refused;
+            if (acc->flags & XS_NAN) {
+                return;                 /* NaN absorbs the rest: nothing to add */
+            }
+        }
     }
     if (n >= XS_CODE_COUNT_MIN_TERMS) {
         xs_code_count(f, acc, p, n, stride);

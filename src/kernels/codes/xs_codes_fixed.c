@@ -33,7 +33,7 @@
  * keeps the biased form only (the tests run the codes every way); it also
  * needs a CPU with AVX-512 VBMI (and VNNI for the signed form).
  */
-#include "kernels/codes/xs_codes.h"
+#include "kernels/codes/xs_codes_fixed.h"
 #include "cpu/xs_cpu.h"
 
 #include <limits.h>
@@ -322,18 +322,17 @@ static int fixed_block(const xs_code_format *f, xs_codes_kernel kernel, xs_small
 }
 
 ptrdiff_t xs_code_fixed_accumulate(const xs_code_format *f, xs_small *acc,
-                                   const unsigned char *p, ptrdiff_t n)
+                                   const unsigned char *p, ptrdiff_t n, ptrdiff_t *refused)
 {
     xs_codes_kernel kernel = pick_kernel(f);
     ptrdiff_t done = 0;
+    *refused = 0;
     while (kernel != NULL && n - done >= XS_CODE_FIXED_STEP) {
         ptrdiff_t m = n - done < XS_CODE_FIXED_BLOCK ? n - done : XS_CODE_FIXED_BLOCK;
         m -= m % XS_CODE_FIXED_STEP;
         if (fixed_block(f, kernel, acc, p + done, m) != 0) {
-            xs_code_count(f, acc, (const char *)(p + done), m, 1);
-            if (acc->flags & XS_NAN) {
-                return n;               /* NaN absorbs the rest: nothing to add */
-            }
+            *refused = m;
+            break;
         }
         done += m;
     }

@@ -24,7 +24,7 @@ static inline int xs_dot_cells_fits(const xs_cells_window *w, const xs_dot_cells
     if (r->min_a_m1 == UINT64_MAX || r->min_b_m1 == UINT64_MAX) {
         return 1;
     }
-    int f_sum = (int)((r->min_a_m1 + 1) >> 52) + (int)((r->min_b_m1 + 1) >> 52);
+    int f_sum = (int)((r->min_a_m1 + 1) >> XS_F64_MANT_BITS) + (int)((r->min_b_m1 + 1) >> XS_F64_MANT_BITS);
     return f_sum >= w->min_quantum_sum;
 }
 
@@ -196,7 +196,7 @@ static int cells_needed(int top, const xs_dot_cells_range *r)
     if (r->min_a_m1 == UINT64_MAX || r->min_b_m1 == UINT64_MAX) {
         return XS_DOT_CELLS_MIN;                          /* only zero products */
     }
-    int f_sum = (int)((r->min_a_m1 + 1) >> 52) + (int)((r->min_b_m1 + 1) >> 52);
+    int f_sum = (int)((r->min_a_m1 + 1) >> XS_F64_MANT_BITS) + (int)((r->min_b_m1 + 1) >> XS_F64_MANT_BITS);
     if (f_sum < 1076) {
         return XS_CELLS_GRID_MAX + 1;     /* bits below 2^-1074 (or subnormal operands) */
     }

@@ -18,7 +18,7 @@
  *    squares (48 significant bits at most, between 2^-298 and 2^256) are
  *    then exact doubles, e = 0, and everything below holds as for float64.
  * 1. Square.  p = fl(x*x) >= 0 and e = x*x - p, by fma (AVX2, AVX-512) or
- *    Dekker's product (xs_root_square, generic).  Exact, with |e| <= u p,
+ *    Dekker's product (xs_dekker_square, generic).  Exact, with |e| <= u p,
  *    when 2^-480 <= |x| and p <= 2^1021 (step 5; p a normal number, e on a grid of
  *    at least 2^-1066).  Smaller x: |p + e - x^2| < 2^-1013 (xs_root.h; by
  *    fma below 2^-1074).
@@ -148,13 +148,13 @@ static inline void squares_generic(const char *x, ptrdiff_t groups, int itemsize
         for (; g < end; g++, x += itemsize * XS_SQUARES_LANES) {
             for (int k = 0; k < XS_SQUARES_LANES; k++) {
                 double e, t;
-                double p = xs_root_square(load_term(x, k, itemsize) * scale, &e);
-                ls[k] = xs_running_two_sum(ls[k], p, &t);
+                double p = xs_dekker_square(load_term(x, k, itemsize) * scale, &e);
+                ls[k] = xs_two_sum(ls[k], p, &t);
                 lc[k] += t + e;
             }
         }
         for (int k = 0; k < XS_SQUARES_LANES; k++) {
-            ls[k] = xs_running_two_sum(ls[k], lc[k], &lc[k]);          /* exact */
+            ls[k] = xs_two_sum(ls[k], lc[k], &lc[k]);          /* exact */
         }
     }
     memcpy(s, ls, sizeof ls);
@@ -308,7 +308,7 @@ static void merge_lanes(const double *s, const double *c, ptrdiff_t n, double *h
     double h = 0.0, l = 0.0;
     for (int k = 0; k < XS_SQUARES_LANES; k++) {
         double t;
-        h = xs_running_two_sum(h, s[k], &t);
+        h = xs_two_sum(h, s[k], &t);
         l += t + c[k];
     }
     const double lanes = XS_SQUARES_LANES, block = XS_SQUARES_BLOCK;

@@ -11,7 +11,7 @@
  *    rows need no scaling: the square of a float32 is an exact float64
  *    between 2^-298 and 2^256.
  * 2. Square.  p = fl(v*v) and e = v*v - p by Dekker's product
- *    (xs_root_square, no fma needed): exact when |v| >= 2^-480 (then p >= 2^-960, a
+ *    (xs_dekker_square, no fma needed): exact when |v| >= 2^-480 (then p >= 2^-960, a
  *    normal number, and e lies on a grid of at least 2^-1066).  Smaller
  *    values, and values that lost bits in the scaling, make p + e differ
  *    from the exact square by far less than XS_NORM_TINY_ERR each.  For
@@ -84,12 +84,11 @@ static inline double error_bound(npy_intp n, double hi)
 static inline void merge_chains(const double *s, const double *c, double *hi, double *lo)
 {
     double t01, t23, t;
-    double s01 = xs_running_two_sum(s[0], s[1], &t01);
-    double s23 = xs_running_two_sum(s[2], s[3], &t23);
-    double sum = xs_running_two_sum(s01, s23, &t);
+    double s01 = xs_two_sum(s[0], s[1], &t01);
+    double s23 = xs_two_sum(s[2], s[3], &t23);
+    double sum = xs_two_sum(s01, s23, &t);
     double comp = ((c[0] + c[1]) + (c[2] + c[3])) + ((t01 + t23) + t);
-    *hi = sum + comp;
-    *lo = comp - (*hi - sum);               /* Fast2Sum: |comp| < 2^-40 sum */
+    *hi = xs_fast_two_sum(sum, comp, lo);  /* exact: |comp| < 2^-40 sum */
 }
 
 /* Element p of a row as a double (is32: a float32; xs_types.h's loads). */
@@ -109,8 +108,8 @@ static inline double square_exact(double v, double *err)
 static inline void add_square(double *s, double *c, double v, int is32)
 {
     double e, t;
-    double p = is32 ? square_exact(v, &e) : xs_root_square(v, &e);
-    *s = xs_running_two_sum(*s, p, &t);
+    double p = is32 ? square_exact(v, &e) : xs_dekker_square(v, &e);
+    *s = xs_two_sum(*s, p, &t);
     *c += t + e;
 }
 

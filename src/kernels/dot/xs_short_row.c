@@ -4,29 +4,18 @@
 #include <fenv.h>
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
+
+#include "exact/xs_exact.h"
 
 /* Binades of the window: 2^(27-19) = 256 > XS_SHORT_ROW_MAX terms per sum. */
 #define XS_SHORT_ROW_BINADES 19
 /* hi sums stay below 2^(t+8): keep that finite. */
 #define XS_SHORT_ROW_MAX_TOP_EXP 1015
 
+/* x with its low 26 fraction bits cleared. */
 static double hi_part(double x)
 {
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    b &= 0xfffffffffc000000ull;
-    memcpy(&x, &b, sizeof b);
-    return x;
-}
-
-/* s + err == a + b exactly (Knuth's TwoSum, no condition on magnitudes). */
-static double two_sum(double a, double b, double *err)
-{
-    double s = a + b;
-    double bb = s - a;
-    *err = (a - (s - bb)) + (b - bb);
-    return s;
+    return xs_bits_double(xs_double_bits(x) & 0xfffffffffc000000ull);
 }
 
 int xs_short_row_sum(const double *terms, int n, const xs_format *fmt, double *result)
@@ -65,7 +54,7 @@ int xs_short_row_sum(const double *terms, int n, const xs_format *fmt, double *r
         lo += terms[k] - h;
     }
     double err;
-    double s = two_sum(hi, lo, &err);    /* s = round(hi + lo), the float64 result */
+    double s = xs_two_sum(hi, lo, &err);    /* s = round(hi + lo), the float64 result */
     if (s == 0.0) {
         return 0;                        /* the zero's sign: leave it to the flags */
     }
@@ -74,9 +63,7 @@ int xs_short_row_sum(const double *terms, int n, const xs_format *fmt, double *r
         return 1;
     }
     /* Round to odd: if inexact and the last bit is even, step towards err. */
-    uint64_t bits;
-    memcpy(&bits, &s, sizeof bits);
-    if (err != 0.0 && !(bits & 1u)) {
+    if (err != 0.0 && !(xs_double_bits(s) & 1u)) {
         s = nextafter(s, err > 0.0 ? INFINITY : -INFINITY);
     }
     *result = (double)(float)s;          /* one correct rounding to float32 */

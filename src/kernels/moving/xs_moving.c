@@ -42,8 +42,8 @@
 
 /* Release the GIL for rows with at least this many terms in all. */
 #define XS_MOVING_GIL_MIN_TERMS 4096
-#define XS_SIGN_BIT ((uint64_t)1 << 63)
-#define XS_EXPONENT_MASK ((uint64_t)0x7ff << 52)
+#define XS_SIGN_BIT XS_F64_SIGN_BIT
+#define XS_EXPONENT_MASK XS_F64_INF_BITS
 
 /* What the window at k holds, besides its finite sum: counts kept in
  * registers by the loop. */
@@ -274,7 +274,7 @@ static int xs_vector_lanes(void)
 /* The bits of 2^1000 = XS_RUNNING_MAX.  Magnitudes of doubles order as
  * their bits do (sign bit cleared), so |x| <= XS_RUNNING_MAX exactly when
  * x's bits without the sign are at most these. */
-#define XS_RUNNING_MAX_BITS ((uint64_t)(1023 + 1000) << 52)
+#define XS_RUNNING_MAX_BITS ((uint64_t)(XS_F64_EXP_BIAS + 1000) << XS_F64_MANT_BITS)
 
 static int xs_row_kind(const char *in, npy_intp stride, npy_intp n)
 {

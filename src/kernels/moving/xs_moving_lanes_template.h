@@ -49,8 +49,8 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_V a_hi, XS_ML_V a_lo,
     typedef XS_ML_VI VI;
     const VI abs_mask = (VI){0} + INT64_MAX;
     const VI exponent_mask = (VI){0} + (int64_t)XS_EXPONENT_MASK;
-    const VI mantissa_mask = (VI){0} + (int64_t)(((uint64_t)1 << 52) - 1);
-    const VI ulp_shift = (VI){0} + ((int64_t)52 << 52);
+    const VI mantissa_mask = (VI){0} + (int64_t)XS_F64_MANT_MASK;
+    const VI ulp_shift = (VI){0} + ((int64_t)XS_F64_MANT_BITS << XS_F64_MANT_BITS);
     V approx = a_hi + a_lo;
     V bb = approx - a_hi;
     V c = (a_hi - (approx - bb)) + (a_lo - bb);
@@ -188,8 +188,8 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
          * |S - q n| < n h (1 - 2^-50)(1 + 2^-53)(1 + 2^-52)/(1 - 2^-53)^2 <
          * n h.  An exact tie, |S - q n| = n h, is never decided here. */
         const VI exponent_mask = (VI){0} + (int64_t)XS_EXPONENT_MASK;
-        const VI mantissa_mask = (VI){0} + (int64_t)(((uint64_t)1 << 52) - 1);
-        const VI ulp_shift = (VI){0} + ((int64_t)52 << 52);
+        const VI mantissa_mask = (VI){0} + (int64_t)XS_F64_MANT_MASK;
+        const VI ulp_shift = (VI){0} + ((int64_t)XS_F64_MANT_BITS << XS_F64_MANT_BITS);
         V q0 = hi * inverse;
         V r0 = XS_ML_FNMSUB(q0, terms, hi);                   /* exact */
         V q = q0 + (r0 + lo) * inverse;

@@ -6,7 +6,7 @@
  * The window ending at k holds m non-NaN terms; with S1 = sum x and
  * S2 = sum x^2 over them, its variance is
  *     V = N / (m (m - ddof)),   N = m S2 - S1^2 (exactly, >= 0).
- * Every x^2 is p + e exactly (xs_root_square) for XS_MV_MIN <= |x| <=
+ * Every x^2 is p + e exactly (xs_dekker_square) for XS_MV_MIN <= |x| <=
  * XS_MV_MAX.  S1 and S2 follow the window as xs_running approximations
  * (the entering term added and the leaving one subtracted; the bound grows
  * by the rounding errors TwoSum finds, so it stays 0 while every step is
@@ -85,15 +85,15 @@ static inline void parts_of(double x, int present, double anchor, xs_mv_parts *t
         memset(t, 0, sizeof *t);
         return;
     }
-    double dl, dh = xs_running_two_sum(x, -anchor, &dl);
+    double dl, dh = xs_two_sum(x, -anchor, &dl);
     t->s1[0] = dh;
     t->s1[1] = dl;
-    t->s2[0] = xs_root_square(dh, &t->s2[1]);
+    t->s2[0] = xs_dekker_square(dh, &t->s2[1]);
     if (dl == 0.0) {                    /* an exact shift (always, for anchor 0) */
         t->s2[2] = t->s2[3] = t->s2[4] = 0.0;
     }
     else {
-        t->s2[2] = xs_root_product(2.0 * dh, dl, &t->s2[3]);
+        t->s2[2] = xs_dekker_product(2.0 * dh, dl, &t->s2[3]);
         t->s2[4] = dl * dl;
     }
     t->err = t->s2[4] * 0x1p-52 + XS_MV_PART_ERR;
@@ -120,8 +120,8 @@ static int decide(const xs_running *r1, const xs_running *r2, int64_t m, int64_t
     }
     double a = r1->bound * XS_RUNNING_GROWTH, b = r2->bound * XS_RUNNING_GROWTH;
     double al, bl;
-    double ah = xs_running_two_sum(r1->hi, r1->lo, &al);
-    double bh = xs_running_two_sum(r2->hi, r2->lo, &bl);
+    double ah = xs_two_sum(r1->hi, r1->lo, &al);
+    double bh = xs_two_sum(r2->hi, r2->lo, &bl);
     if (!(bh >= XS_MV_SUM_MIN && bh <= XS_MV_SUM_MAX && fabs(ah) <= XS_MV_SUM_MAX)) {
         return 0;
     }
@@ -130,21 +130,21 @@ static int decide(const xs_running *r1, const xs_running *r2, int64_t m, int64_t
      * gathered in c (roundings of c: below 2^-50 of the sum of their
      * magnitudes); al^2 is left out and bounded. */
     double mm = (double)m, parts[8];
-    double q = xs_root_product(mm, bh, &parts[1]);
-    double p = xs_root_product(ah, ah, &parts[2]);
+    double q = xs_dekker_product(mm, bh, &parts[1]);
+    double p = xs_dekker_product(ah, ah, &parts[2]);
     parts[2] = -parts[2];
-    parts[0] = xs_running_two_sum(q, -p, &parts[3]);
-    parts[4] = xs_root_product(mm, bl, &parts[5]);
-    parts[6] = -xs_root_product(2.0 * ah, al, &parts[7]);
+    parts[0] = xs_two_sum(q, -p, &parts[3]);
+    parts[4] = xs_dekker_product(mm, bl, &parts[5]);
+    parts[6] = -xs_dekker_product(2.0 * ah, al, &parts[7]);
     parts[7] = -parts[7];
     double sum = parts[0], c = 0.0, c_abs = 0.0;
     for (int j = 1; j < 8; j++) {
         double t;
-        sum = xs_running_two_sum(sum, parts[j], &t);
+        sum = xs_two_sum(sum, parts[j], &t);
         c += t;
         c_abs += fabs(t);
     }
-    double nl, nh = xs_running_two_sum(sum, c, &nl);
+    double nl, nh = xs_two_sum(sum, c, &nl);
     double err = (mm * b + (2.0 * (fabs(ah) + fabs(al)) + a) * a + al * al +
                   0x1p-50 * c_abs + XS_MV_TINY) * (1.0 + 0x1p-40);
     if (!(nh - err > 0.0)) {

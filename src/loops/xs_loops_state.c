@@ -1,0 +1,97 @@
+/* The loops on portable states: merge, round, mean, and a dot product's
+ * state rounded. */
+#include "loops/xs_loops_common.h"
+
+#include "exact/xs_dot.h"
+#include "runtime/xs_interrupt.h"
+
+/* Read a state; a malformed one becomes NaN rather than a wrong number (the
+ * Python layer validates states it is handed before they get here). */
+static void xs_load_state(xs_small *acc, const char *in, npy_intp stride)
+{
+    int64_t state[XS_STATE_LEN];
+    for (int j = 0; j < XS_STATE_LEN; j++, in += stride) {
+        memcpy(&state[j], in, sizeof state[j]);
+    }
+    if (xs_small_from_state(acc, state) != 0) {
+        xs_small_init(acc);
+        acc->flags = XS_HAS_TERM | XS_NOT_NEG_ZERO | XS_NAN;
+    }
+}
+
+void xs_state_merge(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                    void *data)
+{
+    (void)data;
+    npy_intp outer = dimensions[0], m = dimensions[1];
+    PyThreadState *gil = xs_release_gil_for(outer, m);
+    ptrdiff_t work = 0;
+    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, m * XS_STATE_LEN); i++) {
+        const char *in = args[0] + i * steps[0];
+        xs_small acc;
+        xs_small_init(&acc);
+        /* A block of states at a time: XS_INTERRUPT_BLOCK words. */
+        const npy_intp states_per_block = XS_INTERRUPT_BLOCK / XS_STATE_LEN;
+        for (npy_intp r0 = 0; r0 < m && !xs_interrupted_at(r0); r0 += states_per_block) {
+            npy_intp r1 = m - r0 < states_per_block ? m : r0 + states_per_block;
+            for (npy_intp r = r0; r < r1; r++, in += steps[2]) {
+                xs_small part;
+                xs_load_state(&part, in, steps[3]);
+                xs_small_merge_state(&acc, &part);
+            }
+        }
+        if (xs_stopped()) {
+            break;
+        }
+        xs_store_state(&acc, args[1] + i * steps[1], steps[4]);
+    }
+    xs_restore_gil(gil);
+}
+
+void xs_state_round(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                    void *data)
+{
+    const xs_target *target = data;
+    npy_intp outer = dimensions[0];
+    ptrdiff_t work = 0;
+    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, XS_STATE_LEN); i++) {
+        xs_small acc;
+        xs_load_state(&acc, args[0] + i * steps[0], steps[2]);
+        XS_STORE(target, args[1] + i * steps[1], xs_small_round(&acc, target->format));
+    }
+}
+
+void xs_state_mean(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                   void *data)
+{
+    const xs_target *target = data;
+    npy_intp outer = dimensions[0];
+    ptrdiff_t work = 0;
+    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, XS_STATE_LEN); i++) {
+        xs_small acc;
+        int64_t count;
+        xs_load_state(&acc, args[0] + i * steps[0], steps[3]);
+        memcpy(&count, args[1] + i * steps[1], sizeof count);
+        uint64_t divisor = count > 0 ? (uint64_t)count : 0u;     /* 0: NaN */
+        XS_STORE(target, args[2] + i * steps[2],
+                      xs_small_round_divided(&acc, divisor, target->format));
+    }
+}
+
+/* (3*69)->(): a dot product's state rounded once into the target. */
+void xs_dot_state_round(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                        void *data)
+{
+    const xs_target *target = data;
+    npy_intp outer = dimensions[0];
+    ptrdiff_t work = 0;
+    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, 3 * XS_STATE_LEN); i++) {
+        xs_dot acc;
+        xs_small *parts[3] = {&acc.main, &acc.fine, &acc.huge};
+        for (int k = 0; k < 3; k++) {
+            xs_load_state(parts[k], args[0] + i * steps[0] + k * XS_STATE_LEN * steps[2],
+                          steps[2]);
+        }
+        XS_STORE(target, args[1] + i * steps[1], xs_dot_round(&acc, target->format));
+    }
+}
