@@ -1,0 +1,57 @@
+"""The C-level differential test of the vector kernels (tests/c/neon_diff.c),
+built natively.
+
+On aarch64 under emulation (.ci/aarch64) it compares every NEON kernel with
+the generic one; here it is built for this machine, where it compares the
+x86 kernels this CPU runs (SSE2, AVX2, AVX-512) with the same generic ones,
+and the drivers (sums, dot products, column sums) with the scalar exact
+accumulators at the default and the generic level.  Skipped without a C
+compiler.
+"""
+
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SOURCES = [
+    "src/cpu/xs_cpu.c",
+    "src/exact/xs_small.c", "src/exact/xs_large.c", "src/exact/xs_round.c",
+    "src/exact/xs_dot.c",
+    "src/kernels/cells/xs_cells.c", "src/kernels/cells/xs_cells_neon.c",
+    "src/kernels/cells/xs_columns.c", "src/kernels/cells/xs_columns_neon.c",
+    "src/kernels/dot/xs_dot_cells.c", "src/kernels/dot/xs_dot_cells_generic.c",
+    "src/kernels/dot/xs_dot_cells_neon.c",
+]
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory):
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    if not (ROOT / "tests" / "c" / "neon_diff.c").exists():
+        pytest.skip("the C sources are not here (an installed package)")
+    exe = tmp_path_factory.mktemp("neon_diff") / "neon_diff"
+    # The project's floating-point flags (meson.build): no contraction.
+    subprocess.run([cc, "-O2", "-std=c17", "-ffp-contract=off", "-fno-fast-math",
+                    "-I", str(ROOT / "src"), "-o", str(exe),
+                    str(ROOT / "tests" / "c" / "neon_diff.c"),
+                    *[str(ROOT / s) for s in SOURCES], "-lm"],
+                   check=True, capture_output=True, timeout=600)
+    return exe
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("level", ["best", "generic"])
+def test_vector_kernels_match_the_generic_ones(program, level):
+    env = dict(os.environ, XSUMUFUNC_KERNEL=level)
+    proc = subprocess.run([str(program), "1500"], capture_output=True, text=True, env=env,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert proc.stdout.rstrip().endswith(" 0 mismatches"), proc.stdout
+    assert ("drivers at level generic" if level == "generic" else "drivers at level") \
+        in proc.stdout
