@@ -285,7 +285,22 @@ static int xs_row_in_range_avx2(const char *in, npy_intp n)
 #define XS_ML_TARGET
 #define XS_ML_FNMSUB(a, b, c) ((V){fma(-(a)[0], (b)[0], (c)[0]), fma(-(a)[1], (b)[1], (c)[1])})
 #define XS_ML_ALL(m) (((m)[0] & (m)[1]) != 0)
+/* r[0], r[1] hold 2 rows of 2 doubles; afterwards r[j] holds their column j
+ * (the compilers' shuffles of vector extensions). */
+#ifdef __clang__
+#define XS_ML_SHUFFLE(a, b, i, j) __builtin_shufflevector((a), (b), i, j)
+#else
+#define XS_ML_SHUFFLE(a, b, i, j) __builtin_shuffle((a), (b), (VI){i, j})
+#endif
+#define XS_ML_TRANSPOSE(r)                                                          \
+    do {                                                                            \
+        V xs_t0 = XS_ML_SHUFFLE((r)[0], (r)[1], 0, 2);                              \
+        V xs_t1 = XS_ML_SHUFFLE((r)[0], (r)[1], 1, 3);                              \
+        (r)[0] = xs_t0;                                                             \
+        (r)[1] = xs_t1;                                                             \
+    } while (0)
 #include "kernels/moving/xs_moving_lanes_template.h"
+#undef XS_ML_SHUFFLE
 #endif
 
 /* The vector lanes of one level: the loop of xs_moving_lanes_template.h
