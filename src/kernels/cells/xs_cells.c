@@ -9,8 +9,6 @@
 #include <stdint.h>
 #include <string.h>
 
-
-
 /* The floating-point exceptions NumPy turns into warnings ("inexact" is not
  * one of them). */
 #define XS_REPORTED_FLAGS (FE_INVALID | FE_OVERFLOW | FE_UNDERFLOW | FE_DIVBYZERO)
