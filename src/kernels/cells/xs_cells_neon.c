@@ -1,8 +1,8 @@
 /*
  * The cells kernels of xs_cells.h for aarch64's Advanced SIMD (NEON), from
  * the family's template (xs_cells_kernel.h): 2-double vectors, 4 chains
- * (8 lanes per cell, the same lane for the same term as every other ISA's
- * instance, so the lanes match the generic kernel's bit for bit), and the
+ * (8 lanes per cell, term i in lane i mod 8 as in the generic, SSE2 and AVX2
+ * instances, so the lanes match the generic kernel's bit for bit), and the
  * block's range on the bit patterns of |term| with NEON's native unsigned
  * 64-bit compares.  Empty off aarch64.
  */

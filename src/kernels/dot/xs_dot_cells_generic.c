@@ -11,7 +11,7 @@
  *     e = al bl - (((p - ah bh) - al bh) - ah bl)
  * is a*b - p exactly.  Every step is exact when no operation overflows and
  * every partial product is a multiple of 2^-1074: the four partial products
- * have at most 52 + 1 bits and are multiples of the product's quantum,
+ * have at most 52 significant bits and are multiples of the product's quantum,
  * which a window only takes at 2^-1074 or above (xs_dot_cells.h), so each
  * intermediate value is a multiple of it below 2^53 of it, a double even
  * when it is subnormal.  The split overflows for |a| from about 2^996 on
@@ -21,10 +21,11 @@
  *
  * GCC and Clang: 2-double vectors (GCC's vector extensions: SSE2 on
  * x86-64, Advanced SIMD on aarch64, scalar code elsewhere), 4 chains; other
- * compilers: doubles, 8 chains.  Either way 8 lanes per cell, the same lane
- * for the same product as every other ISA's instance.  The range is
- * measured in floating point (SSE2 has no 64-bit compares): |p|, |a| and
- * |b| as doubles, a NaN e seen separately.
+ * compilers: doubles, 8 chains.  Either way 8 lanes per cell, product i in
+ * lane i mod 8, as in the AVX2 and NEON instances.  The range is measured in
+ * floating point (SSE2 has no 64-bit compares): |p|, |a| and |b| as doubles
+ * (zeros included in the minima, a block with a zero looked at again), a
+ * NaN e seen separately.
  */
 #include "kernels/dot/xs_dot_cells_variants.h"
 

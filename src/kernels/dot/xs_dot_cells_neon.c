@@ -1,8 +1,8 @@
 /*
  * The dot-cells kernels of xs_dot_cells.h for aarch64's Advanced SIMD
  * (NEON), from the family's template (xs_dot_cells_kernel.h): 2-double
- * vectors, 4 chains (the same lane for the same product as every other
- * ISA's instance), e = a*b - p fused (vfmsq_f64: exact for every product
+ * vectors, 4 chains (product i in lane i mod 8, as in the generic and AVX2
+ * instances), e = a*b - p fused (vfmsq_f64: exact for every product
  * a window takes), and the block's range on bit patterns with NEON's
  * native unsigned 64-bit compares.  Empty off aarch64.
  */
