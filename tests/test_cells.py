@@ -141,7 +141,7 @@ def test_no_warning_from_the_lanes():
 
 # "avx2"/"avx512" fall back to the best kernel the CPU has, so they are safe
 # to request anywhere.
-@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512"])
+@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512", "neon"])
 def test_every_kernel_in_a_child_process(kernel, tmp_path):
     data = tmp_path / "cases.npz"
     np.savez(data, **CASES)
@@ -373,7 +373,7 @@ def test_columns_over_many_calls(shape):
         assert_same(means[j], exact_mean_oracle(x[:, j], FLOAT64), f"mean {j}")
 
 
-@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512"])
+@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512", "neon"])
 def test_columns_under_every_kernel(kernel, tmp_path):
     cases = {f"{kind}_{shape[0]}_{shape[1]}": _spread_columns(kind, shape, 5)
              for kind, shape in SPREAD_COLUMN_CASES[:6]}

@@ -8,8 +8,9 @@ at fixed grid positions into 2-5 cells under a top above the block's largest
 These inputs reach every branch: windows that move, blocks that need more
 cells, blocks too wide for any window, Inf/NaN, zeros and all-zero blocks,
 subnormal operands, products near overflow and underflow, exact
-cancellation, long rows.  Every kernel (none, AVX2+FMA, AVX-512) runs in a child process that
-forces it through XSUMUFUNC_KERNEL.
+cancellation, long rows, operands where the portable kernel's split
+overflows.  Every kernel (portable, AVX2+FMA, AVX-512, NEON on aarch64) runs
+in a child process that forces it through XSUMUFUNC_KERNEL.
 """
 
 import textwrap
@@ -42,6 +43,11 @@ def _cases():
     shift = np.ldexp(1.0, np.repeat(rng.integers(-200, 200, N // 256 + 1), 256)[:N])
     cases["moving"] = (normal() * shift, normal())
     cases["opposite_scales"] = (normal() * 2.0**500, normal() * 2.0**-500)
+    # Operands around 2^994 .. 2^1023 times tiny ones: products in a window,
+    # but the portable kernel's split (Dekker's product) overflows from about
+    # 2^996 on, so it refuses those blocks (the FMA kernels take them).
+    huge = normal() * np.ldexp(1.0, rng.integers(994, 1023, N))
+    cases["split_edge"] = (huge, normal() * np.ldexp(1.0, rng.integers(-1000, -990, N)))
     with_inf = normal()
     with_inf[1000] = np.inf
     cases["inf"] = (with_inf, normal())
@@ -142,8 +148,9 @@ def test_strided_and_unaligned_rows_are_exact_too():
     assert_same(xs.exact_dot(a[::2], b[::2]), _expected(a[::2], b[::2]))
 
 
-# "avx2"/"avx512" fall back to what the CPU has; "generic" has no dot kernel.
-@pytest.mark.parametrize("kernel", ["generic", "avx2", "avx512"])
+# "avx2"/"avx512" fall back to what the CPU has ("neon" to generic off
+# aarch64); "generic" is the portable kernel (Dekker's product, no FMA).
+@pytest.mark.parametrize("kernel", ["generic", "avx2", "avx512", "neon"])
 def test_every_kernel_in_a_child_process(kernel, tmp_path):
     data = tmp_path / "cases.npz"
     np.savez(data, **{f"{name}_{k}": x for name, pair in CASES.items()

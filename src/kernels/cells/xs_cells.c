@@ -1,5 +1,6 @@
 /* Fixed-grid cells for contiguous float64 runs (see xs_cells.h). */
 #include "kernels/cells/xs_cells.h"
+#include "kernels/cells/xs_cells_variants.h"
 #include "cpu/xs_cpu.h"
 #include "exact/xs_running.h"
 
@@ -7,17 +8,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-
-/* A block's range as bit patterns of |term|: comparing them as unsigned
- * integers compares the magnitudes (and Inf/NaN come above every finite). */
-typedef struct {
-    uint64_t max_bits;       /* largest |term| (NaN/Inf: at least 0x7ff0...) */
-    uint64_t min_bits_m1;    /* smallest non-zero |term| minus 1 (all zero: UINT64_MAX) */
-} xs_cells_range;
-
-typedef int (*xs_cells_kernel)(const void *x, int terms, double *lanes,
-                               const xs_cells_window *w, xs_cells_range *range);
-
 
 /* The floating-point exceptions NumPy turns into warnings ("inexact" is not
  * one of them). */
@@ -211,32 +201,31 @@ static inline __m128d bf16x2_sse2(const uint16_t *x)
 #include "kernels/cells/xs_cells_isa_end.h"
 #endif
 
-/* The kernels of one instruction set, by input type and cell count. */
-typedef struct {
-    xs_cells_kernel f64[XS_CELLS_MAX + 1], f32[XS_CELLS_MAX + 1], bf16[XS_CELLS_MAX + 1];
-} xs_cells_set;
-
-#define XS_CELLS_SET(ISA) { \
-    {NULL, cells_f64_##ISA##_1, cells_f64_##ISA##_2, cells_f64_##ISA##_3, cells_f64_##ISA##_4}, \
-    {NULL, cells_f32_##ISA##_1, cells_f32_##ISA##_2, cells_f32_##ISA##_3, cells_f32_##ISA##_4}, \
-    {NULL, cells_bf16_##ISA##_1, cells_bf16_##ISA##_2, cells_bf16_##ISA##_3, cells_bf16_##ISA##_4}}
-
 /* The kernels of each level (src/cpu/xs_cpu.h picks; XSUMUFUNC_KERNEL caps it
  * and the tests force each). */
+static const xs_cells_set generic = XS_CELLS_SET(generic);
+#ifdef XS_CELLS_X86
+static const xs_cells_set sse2 = XS_CELLS_SET(sse2);
+static const xs_cells_set avx2 = XS_CELLS_SET(avx2);
+static const xs_cells_set avx512 = XS_CELLS_SET(avx512);
+#endif
+static const void *const variants[XS_ISA_COUNT] = {
+    [XS_ISA_GENERIC] = &generic,
+#ifdef XS_CELLS_X86
+    [XS_ISA_SSE2] = &sse2, [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
+#endif
+#ifdef XS_CPU_NEON
+    [XS_ISA_NEON] = &xs_cells_neon,
+#endif
+};
+
+const xs_cells_set *xs_cells_variant(xs_isa isa)
+{
+    return isa >= 0 && isa < XS_ISA_COUNT ? variants[isa] : NULL;
+}
+
 static const xs_cells_set *pick_kernels(void)
 {
-    static const xs_cells_set generic = XS_CELLS_SET(generic);
-#ifdef XS_CELLS_X86
-    static const xs_cells_set sse2 = XS_CELLS_SET(sse2);
-    static const xs_cells_set avx2 = XS_CELLS_SET(avx2);
-    static const xs_cells_set avx512 = XS_CELLS_SET(avx512);
-#endif
-    static const void *const variants[XS_ISA_COUNT] = {
-        [XS_ISA_GENERIC] = &generic,
-#ifdef XS_CELLS_X86
-        [XS_ISA_SSE2] = &sse2, [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
-#endif
-    };
     return xs_cpu_pick(variants);
 }
 

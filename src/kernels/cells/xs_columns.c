@@ -25,22 +25,16 @@
  */
 #include "kernels/cells/xs_columns.h"
 #include "kernels/cells/xs_cells.h"
+#include "kernels/cells/xs_columns_variants.h"
 #include "cpu/xs_cpu.h"
 
 #include <fenv.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Strips of eight columns: one 64-byte line of a row. */
-#define XS_STRIP 8
 #define XS_STRIPS (XS_COLUMN_GROUP / XS_STRIP)
-/* Rows between two carry steps: the lane bound of xs_cells.h allows at most
- * XS_CELLS_LANE_TERMS parts per lane between them. */
-#define XS_COLUMN_CARRY_ROWS XS_CELLS_LANE_TERMS
 _Static_assert(XS_COLUMN_BLOCK_ROWS % XS_COLUMN_CARRY_ROWS == 0,
                "a block of rows is a whole number of carry steps");
-/* Prefetch distance: the same line of the next chunk of columns. */
-#define XS_PREFETCH_BYTES(itemsize) ((uintptr_t)XS_COLUMN_CHUNK * (uintptr_t)(itemsize))
 
 /* Element r of a column (float64 or float32) as a double. */
 static inline double load_value(const char *p, int itemsize)
@@ -89,13 +83,6 @@ static xs_small *column_acc(xs_columns *st, int j)
     }
     return &st->acc[j];
 }
-
-/* A block of a strip: eight lanes of sums (from the stored ones) and the
- * block's range per lane. */
-typedef struct {
-    double cells[XS_CELLS_MAX + 1][XS_STRIP];
-    uint64_t max_bits[XS_STRIP], min_bits_m1[XS_STRIP];
-} xs_strip_block;
 
 /* The range of a strip's block, lane by lane, on the bit patterns of |x|
  * (unsigned order is magnitude order; |x| - 1 turns 0 into the largest
@@ -290,31 +277,33 @@ XS_STRIP_BLOCK(strip_block_avx2, XS_TARGET_AVX2)
 XS_STRIP_BLOCK(strip_block_avx512, XS_TARGET_AVX512)
 #endif
 
-typedef void (*xs_strip_kernel)(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K,
-                                const double (*sigma)[XS_STRIP], xs_strip_block *b);
-typedef void (*xs_strip_ranger)(const char *q, ptrdiff_t rows, ptrdiff_t row_stride,
-                                xs_strip_block *b);
-typedef struct {
-    xs_strip_kernel f64, f32;
-    xs_strip_ranger range64, range32;
-} xs_strip_kernels;
+/* The kernels of each level (src/cpu/xs_cpu.h picks, under
+ * XSUMUFUNC_KERNEL's cap). */
+static const xs_strip_kernels generic = {strip_block_generic_f64, strip_block_generic_f32,
+                                         strip_block_generic_f64_range, strip_block_generic_f32_range};
+#ifdef XS_COLUMNS_X86
+static const xs_strip_kernels avx2 = {strip_block_avx2_f64, strip_block_avx2_f32,
+                                      strip_block_avx2_f64_range, strip_block_avx2_f32_range};
+static const xs_strip_kernels avx512 = {strip_block_avx512_f64, strip_block_avx512_f32,
+                                        strip_block_avx512_f64_range, strip_block_avx512_f32_range};
+#endif
+static const void *const variants[XS_ISA_COUNT] = {
+    [XS_ISA_GENERIC] = &generic,
+#ifdef XS_COLUMNS_X86
+    [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
+#endif
+#ifdef XS_CPU_NEON
+    [XS_ISA_NEON] = &xs_columns_neon,
+#endif
+};
+
+const xs_strip_kernels *xs_columns_variant(xs_isa isa)
+{
+    return isa >= 0 && isa < XS_ISA_COUNT ? variants[isa] : NULL;
+}
 
 static const xs_strip_kernels *pick_strip_kernels(void)
 {
-    static const xs_strip_kernels generic = {strip_block_generic_f64, strip_block_generic_f32,
-                                                    strip_block_generic_f64_range, strip_block_generic_f32_range};
-#ifdef XS_COLUMNS_X86
-    static const xs_strip_kernels avx2 = {strip_block_avx2_f64, strip_block_avx2_f32,
-                                                 strip_block_avx2_f64_range, strip_block_avx2_f32_range};
-    static const xs_strip_kernels avx512 = {strip_block_avx512_f64, strip_block_avx512_f32,
-                                                   strip_block_avx512_f64_range, strip_block_avx512_f32_range};
-#endif
-    static const void *const variants[XS_ISA_COUNT] = {
-        [XS_ISA_GENERIC] = &generic,
-#ifdef XS_COLUMNS_X86
-        [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
-#endif
-    };
     return xs_cpu_pick(variants);
 }
 

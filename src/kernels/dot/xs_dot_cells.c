@@ -1,38 +1,15 @@
 /* Exact float64 dot products on the fixed grid of cells (see xs_dot_cells.h). */
 #include "kernels/dot/xs_dot_cells.h"
 #include "kernels/cells/xs_cells.h"
+#include "kernels/dot/xs_dot_cells_variants.h"
 #include "cpu/xs_cpu.h"
 
 #include <fenv.h>
 #include <stdint.h>
 #include <string.h>
 
-/* A block's range: the largest |p| and the smallest non-zero |a| and |b|,
- * as bit patterns (unsigned order is magnitude order; Inf/NaN above all). */
-typedef struct {
-    uint64_t max_p;
-    uint64_t min_a_m1, min_b_m1;     /* minus 1 (all zero: UINT64_MAX) */
-} xs_dot_cells_range;
-
-/* Whether every product of a block of range r fits w (see the header):
- * all of a or all of b zero makes every product zero. */
-static inline int xs_dot_cells_fits(const xs_cells_window *w, const xs_dot_cells_range *r)
-{
-    if (r->max_p >= w->max_limit) {
-        return 0;
-    }
-    if (r->min_a_m1 == UINT64_MAX || r->min_b_m1 == UINT64_MAX) {
-        return 1;
-    }
-    int f_sum = (int)((r->min_a_m1 + 1) >> XS_F64_MANT_BITS) + (int)((r->min_b_m1 + 1) >> XS_F64_MANT_BITS);
-    return f_sum >= w->min_quantum_sum;
-}
-
 /* Products of two float64 always need two cells at least (106 bits). */
 #define XS_DOT_CELLS_MIN 2
-
-typedef int (*xs_dot_cells_kernel)(const char *a, const char *b, int terms, double *lanes,
-                                   const xs_cells_window *w, xs_dot_cells_range *range);
 
 #ifdef XS_CPU_X86
 #define XS_DOT_CELLS_X86 1
@@ -136,23 +113,31 @@ typedef int (*xs_dot_cells_kernel)(const char *a, const char *b, int terms, doub
 #include "kernels/cells/xs_cells_isa_end.h"
 #endif
 
-typedef struct {
-    xs_dot_cells_kernel by_cells[XS_CELLS_GRID_MAX + 1];
-} xs_dot_cells_set;
-
 /* The kernels of each level (NULL: none; src/cpu/xs_cpu.h picks, under
- * XSUMUFUNC_KERNEL's cap; generic and sse2 have none: FMA is needed). */
+ * XSUMUFUNC_KERNEL's cap).  Every CPU has the generic ones (no FMA needed:
+ * xs_dot_cells_generic.c). */
+#ifdef XS_DOT_CELLS_X86
+static const xs_dot_cells_set avx2 = {{NULL, NULL, dot2_avx2, dot3_avx2, dot4_avx2, dot5_avx2}};
+static const xs_dot_cells_set avx512 = {
+    {NULL, NULL, dot2_avx512, dot3_avx512, dot4_avx512, dot5_avx512}};
+#endif
+static const void *const variants[XS_ISA_COUNT] = {
+    [XS_ISA_GENERIC] = &xs_dot_cells_generic,
+#ifdef XS_DOT_CELLS_X86
+    [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
+#endif
+#ifdef XS_CPU_NEON
+    [XS_ISA_NEON] = &xs_dot_cells_neon,
+#endif
+};
+
+const xs_dot_cells_set *xs_dot_cells_variant(xs_isa isa)
+{
+    return isa >= 0 && isa < XS_ISA_COUNT ? variants[isa] : NULL;
+}
+
 static const xs_dot_cells_set *pick_kernels(void)
 {
-#ifdef XS_DOT_CELLS_X86
-    static const xs_dot_cells_set avx2 = {{NULL, NULL, dot2_avx2, dot3_avx2, dot4_avx2, dot5_avx2}};
-    static const xs_dot_cells_set avx512 = {
-        {NULL, NULL, dot2_avx512, dot3_avx512, dot4_avx512, dot5_avx512}};
-    static const void *const variants[XS_ISA_COUNT] = {[XS_ISA_AVX2] = &avx2,
-                                                       [XS_ISA_AVX512] = &avx512};
-#else
-    static const void *const variants[XS_ISA_COUNT] = {NULL};
-#endif
     return xs_cpu_pick(variants);
 }
 

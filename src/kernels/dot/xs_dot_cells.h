@@ -16,6 +16,10 @@
  *
  * Blocks that fit no window (Inf/NaN, subnormal or overflowing products,
  * products spread too wide) take the scalar exact path, xs_dot_add_float64.
+ *
+ * Every CPU has a kernel: AVX2 and AVX-512 (xs_dot_cells.c) and NEON
+ * (xs_dot_cells_neon.c) get e from a fused multiply-add; the portable one
+ * (xs_dot_cells_generic.c) from Dekker's exact product, no FMA needed.
  */
 #ifndef XS_DOT_CELLS_H
 #define XS_DOT_CELLS_H
@@ -28,14 +32,13 @@
  * two-double one: xs_loops.c). */
 #define XS_DOT_CELLS_MIN_TERMS 256
 
+/* Whether a kernel is there (always: the portable one at least). */
+int xs_dot_cells_available(void);
+
 /* Adds a[i]*b[i] for i < n exactly (a and b: contiguous float64, any
  * alignment) and returns n: lanes are flushed into large->small, blocks
  * that fit no window go to acc through large.  Returns 0 (adding nothing)
- * when the CPU has no kernel for this (FMA is needed; the caller then adds
- * every product). */
-/* Whether this CPU has a kernel (XSUMUFUNC_KERNEL may cap it away). */
-int xs_dot_cells_available(void);
-
+ * when there is no kernel (the caller then adds every product). */
 ptrdiff_t xs_dot_cells_add(xs_dot *acc, xs_large *large, const char *a, const char *b,
                            ptrdiff_t n);
 

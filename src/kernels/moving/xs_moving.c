@@ -157,10 +157,11 @@ static inline int xs_window_decide(const xs_running *run, uint64_t divisor,
 }
 
 /* Rows without NaN or Inf, long enough, run as XS_MOVING_LANES stretches
- * side by side, so that their steps run in the four doubles of AVX2
- * registers (xs_moving_lanes_template.h: four times fewer instructions per
- * output); without AVX2 the lanes take turns, as fast as one stretch (the
- * plain-C path the forced generic kernel tests).  Each lane starts stale,
+ * side by side, so that their steps run in the doubles of vector registers
+ * (xs_moving_lanes_template.h: four lanes in AVX2's, two in NEON's and in
+ * the portable instance's, that many times fewer instructions per output);
+ * with no vector lanes (compilers without GCC's vector extensions) the lanes
+ * take turns, as fast as one stretch.  Each lane starts stale,
  * its accumulator holding the window before its first output (summed from
  * scratch), and settles (and so rebuilds its approximation) at its first
  * output.  The values are exactly what one stretch gives. */
@@ -253,16 +254,91 @@ static int xs_row_in_range_avx2(const char *in, npy_intp n)
 }
 #endif
 
-/* How many vector lanes the level in force runs (4: AVX2 and FMA; 0:
- * none); XSUMUFUNC_KERNEL=generic or sse2 turns them off, as for the sum
- * kernels (src/cpu/xs_cpu.h). */
-static int xs_vector_lanes(void)
-{
-#ifdef XS_MOVING_X86
-    return xs_cpu_allows(XS_ISA_AVX2) ? 4 : 0;
-#else
-    return 0;
+/* The same template with 2-double vectors: aarch64's NEON (fused
+ * multiply-subtract), and the portable instance for every CPU whose
+ * compiler has GCC's vector extensions (SSE2 on x86-64: the generic level;
+ * the exact residual c - a b of a mean from C's fma, lane by lane). */
+#ifdef XS_CPU_NEON
+#define XS_MOVING_NEON 1
+#include <arm_neon.h>
+#define XS_ML_NAME xs_lanes_neon
+#define XS_ML_W 2
+#define XS_ML_TARGET
+#define XS_ML_FNMSUB(a, b, c) \
+    ((V)vfmsq_f64((float64x2_t)(c), (float64x2_t)(a), (float64x2_t)(b)))
+#define XS_ML_ALL(m) (((m)[0] & (m)[1]) != 0)
+/* r[0], r[1] hold 2 rows of 2 doubles; afterwards r[j] holds their column j. */
+#define XS_ML_TRANSPOSE(r)                                                          \
+    do {                                                                            \
+        float64x2_t xs_t0 = vzip1q_f64((float64x2_t)(r)[0], (float64x2_t)(r)[1]);   \
+        float64x2_t xs_t1 = vzip2q_f64((float64x2_t)(r)[0], (float64x2_t)(r)[1]);   \
+        (r)[0] = (V)xs_t0;                                                          \
+        (r)[1] = (V)xs_t1;                                                          \
+    } while (0)
+#include "kernels/moving/xs_moving_lanes_template.h"
 #endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define XS_MOVING_PORTABLE 1
+#define XS_ML_NAME xs_lanes_generic
+#define XS_ML_W 2
+#define XS_ML_TARGET
+#define XS_ML_FNMSUB(a, b, c) ((V){fma(-(a)[0], (b)[0], (c)[0]), fma(-(a)[1], (b)[1], (c)[1])})
+#define XS_ML_ALL(m) (((m)[0] & (m)[1]) != 0)
+/* r[0], r[1] hold 2 rows of 2 doubles; afterwards r[j] holds their column j
+ * (the compilers' shuffles of vector extensions). */
+#ifdef __clang__
+#define XS_ML_SHUFFLE(a, b, i, j) __builtin_shufflevector((a), (b), i, j)
+#else
+#define XS_ML_SHUFFLE(a, b, i, j) __builtin_shuffle((a), (b), (VI){i, j})
+#endif
+#define XS_ML_TRANSPOSE(r)                                                          \
+    do {                                                                            \
+        V xs_t0 = XS_ML_SHUFFLE((r)[0], (r)[1], 0, 2);                              \
+        V xs_t1 = XS_ML_SHUFFLE((r)[0], (r)[1], 1, 3);                              \
+        (r)[0] = xs_t0;                                                             \
+        (r)[1] = xs_t1;                                                             \
+    } while (0)
+#include "kernels/moving/xs_moving_lanes_template.h"
+#undef XS_ML_SHUFFLE
+#endif
+
+/* The vector lanes of one level: the loop of xs_moving_lanes_template.h
+ * and its width (lanes per register). */
+typedef int (*xs_lanes_loop)(xs_running *run, const npy_intp *start, npy_intp *t_io,
+                             npy_intp len, const char *in, npy_intp stride, int64_t window,
+                             int mean, int checked, char *out, npy_intp out_step);
+typedef struct {
+    xs_lanes_loop loop;
+    int width;
+} xs_lanes_variant;
+
+#ifdef XS_MOVING_PORTABLE
+static const xs_lanes_variant lanes_generic = {xs_lanes_generic, 2};
+#endif
+#ifdef XS_MOVING_X86
+static const xs_lanes_variant lanes_avx2 = {xs_lanes_avx2, 4};
+#endif
+#ifdef XS_MOVING_NEON
+static const xs_lanes_variant lanes_neon = {xs_lanes_neon, 2};
+#endif
+static const void *const lanes_variants[XS_ISA_COUNT] = {
+#ifdef XS_MOVING_PORTABLE
+    [XS_ISA_GENERIC] = &lanes_generic,
+#endif
+#ifdef XS_MOVING_X86
+    [XS_ISA_AVX2] = &lanes_avx2,
+#endif
+#ifdef XS_MOVING_NEON
+    [XS_ISA_NEON] = &lanes_neon,
+#endif
+};
+
+/* The vector lanes of the level in force (src/cpu/xs_cpu.h picks, under
+ * XSUMUFUNC_KERNEL's cap; NULL: none, the lanes take turns in plain C). */
+static const xs_lanes_variant *xs_vector_lanes(void)
+{
+    return xs_cpu_pick(lanes_variants);
 }
 
 /* What the row holds: XS_ROW_SPECIAL (a NaN or an Inf), else
@@ -280,7 +356,7 @@ static int xs_row_kind(const char *in, npy_intp stride, npy_intp n)
 {
     /* The common case first, at the speed of memory where AVX2 is there. */
 #ifdef XS_MOVING_X86
-    if (stride == (npy_intp)sizeof(double) && xs_vector_lanes() &&
+    if (stride == (npy_intp)sizeof(double) && xs_cpu_allows(XS_ISA_AVX2) &&
             xs_row_in_range_avx2(in, n)) {
         return XS_ROW_IN_RANGE;
     }
@@ -301,7 +377,7 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
     const char *in = exact[0].in;
     npy_intp stride = exact[0].stride;
     (void)checked;                        /* used by the vector lanes only */
-    int vector = target == &xs_target_float64 ? xs_vector_lanes() : 0;
+    const xs_lanes_variant *vector = target == &xs_target_float64 ? xs_vector_lanes() : NULL;
     int lanes = XS_MOVING_LANES;          /* in vector registers or not */
     npy_intp len = n / lanes, start[XS_MOVING_LANES];
     xs_running run[XS_MOVING_LANES];
@@ -335,32 +411,32 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
             }
         }
     }
-#ifdef XS_MOVING_X86
-    /* Then in vector registers; the lanes that the vector loop leaves
-     * undecided at a step are settled one by one here. */
-    npy_intp t = full;
-    while (t < len) {
-        npy_intp until = len - t < steps_per_check ? len : t + steps_per_check;
-        int undecided = xs_lanes_avx2(run, start, &t, until, in, stride, window, mean, checked,
-                                      out, out_step);
-        if (t >= until) {
-            if (xs_interrupted()) {
-                return;
+    /* Then in vector registers, `width` lanes at a time; the lanes that the
+     * vector loop leaves undecided at a step are settled one by one here. */
+    for (int g = 0; vector != NULL && g < lanes; g += vector->width) {
+        npy_intp t = full;
+        while (t < len) {
+            npy_intp until = len - t < steps_per_check ? len : t + steps_per_check;
+            int undecided = vector->loop(run + g, start + g, &t, until, in, stride, window,
+                                         mean, checked, out, out_step);
+            if (t >= until) {
+                if (xs_interrupted()) {
+                    return;
+                }
+                continue;
             }
-            continue;
-        }
-        for (int l = 0; l < lanes; l++) {
-            if (undecided & (1 << l)) {
-                double value;
-                uint64_t divisor = mean ? (uint64_t)window : 1u;
-                run[l] = xs_window_settle(&exact[l], run[l], start[l] + t, divisor,
-                                          target->format, &value);
-                memcpy(out + (start[l] + t) * out_step, &value, sizeof value);
+            for (int l = g; l < g + vector->width; l++) {
+                if (undecided & (1 << (l - g))) {
+                    double value;
+                    uint64_t divisor = mean ? (uint64_t)window : 1u;
+                    run[l] = xs_window_settle(&exact[l], run[l], start[l] + t, divisor,
+                                              target->format, &value);
+                    memcpy(out + (start[l] + t) * out_step, &value, sizeof value);
+                }
             }
+            t++;
         }
-        t++;
     }
-#endif
     /* The rest of the row, after the last lane's stretch. */
     int last = lanes - 1;
     for (npy_intp k = start[last] + len; k < n; k++) {     /* fewer than `lanes` */

@@ -2,14 +2,16 @@
  * Template of the vector lanes of moving windows (xs_moving.c), included
  * once per vector width with these macros defined:
  *   XS_ML_NAME     the function's name
- *   XS_ML_W        lanes: doubles per register (4: AVX2)
- *   XS_ML_TARGET   the ISA's target attribute (XS_TARGET_AVX2 of xs_cpu.h)
- *   XS_ML_FNMSUB(a, b, c)  c - a b with one rounding (an fma intrinsic)
+ *   XS_ML_W        lanes: doubles per register (4: AVX2; 2: NEON, portable)
+ *   XS_ML_TARGET   the ISA's target attribute (XS_TARGET_AVX2 of xs_cpu.h), or
+ *                  nothing
+ *   XS_ML_FNMSUB(a, b, c)  c - a b with one rounding (an fma intrinsic, or C's
+ *                  fma lane by lane)
  *   XS_ML_ALL(m)   1 when every lane of the mask m is set
  *   XS_ML_TRANSPOSE(r)  (optional) transpose the W x W matrix of the W
  *                  registers r[0..W-1] in place (rows become columns)
  * The arithmetic is written with GCC/clang vector extensions, so that one
- * text serves any width (only AVX2's is built: see xs_moving.c).
+ * text serves any width (AVX2's 4, NEON's and the portable 2: xs_moving.c).
  *
  * Steps *t, *t + 1, ... < len of the lanes, each lane's window full (k >=
  * window), with float64 results, one lane per double of a register: the

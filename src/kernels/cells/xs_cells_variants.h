@@ -1,0 +1,46 @@
+/*
+ * The block kernels of xs_cells.c as one ISA's variant sees them: what a
+ * kernel returns (xs_cells_range), its signature, and a set of them per
+ * input type and cell count.  Each ISA's instances are made from the one
+ * template (xs_cells_kernel.h, through xs_cells_instances.h): the x86 ones
+ * and the portable ones in xs_cells.c, NEON's in xs_cells_neon.c.
+ */
+#ifndef XS_CELLS_VARIANTS_H
+#define XS_CELLS_VARIANTS_H
+
+#include <stdint.h>
+
+#include "kernels/cells/xs_cells.h"
+#include "cpu/xs_cpu.h"
+
+/* A block's range as bit patterns of |term|: comparing them as unsigned
+ * integers compares the magnitudes (and Inf/NaN come above every finite). */
+typedef struct {
+    uint64_t max_bits;       /* largest |term| (NaN/Inf: at least 0x7ff0...) */
+    uint64_t min_bits_m1;    /* smallest non-zero |term| minus 1 (all zero: UINT64_MAX) */
+} xs_cells_range;
+
+typedef int (*xs_cells_kernel)(const void *x, int terms, double *lanes,
+                               const xs_cells_window *w, xs_cells_range *range);
+
+/* The kernels of one instruction set, by input type and cell count. */
+typedef struct {
+    xs_cells_kernel f64[XS_CELLS_MAX + 1], f32[XS_CELLS_MAX + 1], bf16[XS_CELLS_MAX + 1];
+} xs_cells_set;
+
+#define XS_CELLS_SET(ISA) { \
+    {NULL, cells_f64_##ISA##_1, cells_f64_##ISA##_2, cells_f64_##ISA##_3, cells_f64_##ISA##_4}, \
+    {NULL, cells_f32_##ISA##_1, cells_f32_##ISA##_2, cells_f32_##ISA##_3, cells_f32_##ISA##_4}, \
+    {NULL, cells_bf16_##ISA##_1, cells_bf16_##ISA##_2, cells_bf16_##ISA##_3, cells_bf16_##ISA##_4}}
+
+#ifdef XS_CPU_NEON
+/* aarch64's Advanced SIMD instances (xs_cells_neon.c). */
+extern const xs_cells_set xs_cells_neon;
+#endif
+
+/* The kernels compiled for `isa` (NULL: none), whatever the CPU runs: the
+ * differential test (tests/c/neon_diff.c) compares each with the generic
+ * ones; the sums take xs_cpu_pick's choice among them. */
+const xs_cells_set *xs_cells_variant(xs_isa isa);
+
+#endif

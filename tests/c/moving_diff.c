@@ -1,0 +1,121 @@
+/*
+ * The moving-window lanes (src/kernels/moving/xs_moving.c) against an exact
+ * oracle, without a Python interpreter: for .ci/aarch64, where it runs the
+ * NEON lanes under qemu-aarch64-static (and, under XSUMUFUNC_KERNEL=generic,
+ * the portable ones), and natively.
+ *
+ * Rows long enough for the lanes (XS_MOVING_LANES_MIN_TERMS = 4096 terms
+ * or more) of finite data of several kinds (normal, spreads of 2^60 and
+ * 2^500, values beyond the lanes' safe range of 2^1000, subnormals, exact
+ * cancellation, -0.0 and zeros), windows from 1 to 2000, sums and means:
+ * every output must be the correctly rounded value of its window's exact
+ * sum (or mean), computed here window by window in a small accumulator.
+ *
+ * xs_moving.c needs three Python calls and Ctrl-C's check, for types and
+ * links only: tests/c/moving_stubs.c gives a program without an
+ * interpreter those (the GIL is never held, nothing interrupts).
+ *
+ * Usage: moving_diff [rows] (default 12); exits 1 on a mismatch.
+ */
+#include "kernels/moving/xs_moving.h"
+#include "exact/xs_small.h"
+#include "exact/xs_types.h"
+#include "cpu/xs_cpu.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static uint64_t next64(void)
+{
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return rng * 0x2545f4914f6cdd1dull;
+}
+
+static int below(int n)
+{
+    return (int)(next64() % (uint64_t)n);
+}
+
+/* A double of random significand and sign, exponent field f. */
+static double with_field(int f)
+{
+    return xs_bits_double((next64() >> 12) | ((uint64_t)f << 52) |
+                          (next64() & ((uint64_t)1 << 63)));
+}
+
+enum { NORMAL, SPREAD60, SPREAD500, BEYOND, SUBNORMAL, CANCEL, ZEROS, KINDS };
+static const char *const kind_names[KINDS] = {"normal", "spread 2^60", "spread 2^500",
+                                              "beyond 2^1000", "subnormal", "cancel", "zeros"};
+
+static void fill(double *x, int n, int kind)
+{
+    for (int i = 0; i < n; i++) {
+        switch (kind) {
+        case NORMAL: x[i] = with_field(1023 + below(6) - 3); break;
+        case SPREAD60: x[i] = with_field(1023 + below(121) - 60); break;
+        case SPREAD500: x[i] = with_field(1023 + below(1001) - 500); break;
+        case BEYOND: x[i] = below(50) ? with_field(1023 + below(40)) : with_field(2024 + below(22));
+            break;
+        case SUBNORMAL: x[i] = below(3) ? with_field(0) : with_field(1 + below(4)); break;
+        case CANCEL: x[i] = i >= 64 && below(2) ? -x[i - 1 - below(64)] : with_field(1020 + below(8));
+            break;
+        default: x[i] = below(3) ? (below(2) ? -0.0 : 0.0) : with_field(1023); break;
+        }
+    }
+}
+
+/* The exact sum (mean: over its count) of x[lo..hi], rounded once. */
+static double oracle(const double *x, int lo, int hi, int mean)
+{
+    xs_small acc;
+    xs_small_init(&acc);
+    for (int i = lo; i <= hi; i++) {
+        xs_small_add_bits(&acc, xs_double_bits(x[i]));
+    }
+    return xs_small_round_divided(&acc, mean ? (uint64_t)(hi - lo + 1) : 1u, &xs_format_float64);
+}
+
+int main(int argc, char **argv)
+{
+    int rows = argc > 1 ? atoi(argv[1]) : 12;
+    static const int64_t windows[] = {1, 2, 3, 17, 100, 1000, 2000};
+    enum { N_MAX = 6000 };
+    static double x[N_MAX], out[N_MAX];
+    long checks = 0, failures = 0;
+    for (int row = 0; row < rows; row++) {
+        int kind = row % KINDS, n = 4096 + below(N_MAX - 4096);
+        fill(x, n, kind);
+        for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
+            for (npy_bool mean = 0; mean <= 1; mean++) {
+                int64_t window = windows[w], min_count = 1;
+                char *args[5] = {(char *)x, (char *)&window, (char *)&min_count, (char *)&mean,
+                                 (char *)out};
+                npy_intp dimensions[2] = {1, n};
+                npy_intp steps[7] = {0, 0, 0, 0, 0, sizeof(double), sizeof(double)};
+                xs_moving_float64(args, dimensions, steps, (void *)&xs_target_float64);
+                for (int k = 0; k < n; k++) {
+                    int lo = k - (int)window + 1 < 0 ? 0 : k - (int)window + 1;
+                    double want = oracle(x, lo, k, mean);
+                    checks++;
+                    if (xs_double_bits(want) != xs_double_bits(out[k]) &&
+                            !(want != want && out[k] != out[k])) {
+                        if (++failures <= 20) {
+                            fprintf(stderr, "MISMATCH %s, window %lld, %s, output %d: %a, not %a\n",
+                                    kind_names[kind], (long long)window, mean ? "mean" : "sum", k,
+                                    out[k], want);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    printf("moving lanes at level %s against the exact oracle: %ld outputs, %ld mismatches\n",
+           xs_cpu_level_name(xs_cpu_level()), checks, failures);
+    return failures != 0;
+}

@@ -1,0 +1,43 @@
+/*
+ * What src/kernels/moving/xs_moving.c needs of the Python runtime and of
+ * the extension's other files, for tests/c/moving_diff.c, a program without
+ * an interpreter: the GIL is never held (so it is never released), nothing
+ * interrupts, and results are stored as float64 (src/loops/xs_loops.c's
+ * target, the same two lines).
+ */
+#include "exact/xs_types.h"
+
+#include <string.h>
+
+int PyGILState_Check(void);
+void *PyEval_SaveThread(void);
+void PyEval_RestoreThread(void *state);
+int xs_interrupted(void);
+
+int PyGILState_Check(void)
+{
+    return 0;
+}
+
+void *PyEval_SaveThread(void)
+{
+    return NULL;
+}
+
+void PyEval_RestoreThread(void *state)
+{
+    (void)state;
+}
+
+int xs_interrupted(void)
+{
+    return 0;
+}
+
+static void store_float64(char *p, double x, const xs_target *self)
+{
+    (void)self;
+    memcpy(p, &x, sizeof x);
+}
+
+const xs_target xs_target_float64 = {&xs_format_float64, store_float64, NULL};

@@ -1,0 +1,624 @@
+/*
+ * Differential test of the vector kernels against the portable ones, bit
+ * for bit, and of the drivers against the scalar exact accumulators.
+ *
+ * Built by .ci/aarch64 with aarch64-linux-gnu-gcc and run under
+ * qemu-aarch64-static (no root file system, no Python: only the kernel
+ * files and the exact accumulators are compiled), where it compares every
+ * NEON kernel with the generic one; built natively by
+ * tests/test_neon_diff.py, where it compares the x86 kernels the CPU runs
+ * (SSE2, AVX2, AVX-512) with the generic ones the same way.
+ *
+ * Kernel level, per family (cells of rows: float64, float32, bfloat16;
+ * dot cells; column strips: float64, float32): the same blocks through the
+ * generic variant and each other one, from the same lanes, under windows
+ * chosen from the block's range and under windows moved off it (too few
+ * cells, tops lower and higher, a window none fits), several blocks in a
+ * row per window: the return value, the range and every lane must be the
+ * same bits (a NaN lane: any NaN; kernels with another lane layout, AVX-512's:
+ * the lanes' exact total).  The data: normal values, spreads of
+ * 2^60, 2^500 and the whole exponent range, subnormals, raw bit patterns,
+ * and hostile values sprinkled in (+-0.0, +-Inf, NaN, the largest and
+ * smallest doubles, powers of two at window edges).
+ *
+ * Driver level, under the level in force (XSUMUFUNC_KERNEL caps it): sums,
+ * dot products and column sums of rows of every length 1..3000 made of
+ * segments of different kinds (so windows move and blocks are refused)
+ * must round to the same value as the scalar exact accumulators.
+ *
+ * Usage: neon_diff [trials] (default 3000); prints what it checked and
+ * exits 1 on the first report of a mismatch (after printing up to 20).
+ */
+#include "kernels/cells/xs_cells_variants.h"
+#include "kernels/cells/xs_columns_variants.h"
+#include "kernels/dot/xs_dot_cells_variants.h"
+#include "kernels/dot/xs_dot_cells.h"
+#include "exact/xs_dot.h"
+#include "exact/xs_large.h"
+#include "exact/xs_small.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- random numbers and data ------------------------------------------- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next64(void)
+{
+    /* xorshift64* (Marsaglia; Vigna's multiplier) */
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return rng * 0x2545f4914f6cdd1dull;
+}
+
+static int below(int n)
+{
+    return (int)(next64() % (uint64_t)n);
+}
+
+enum { NORMAL, SPREAD60, SPREAD500, WHOLE_RANGE, SUBNORMAL, RAW_BITS, ZEROS, KINDS };
+static const char *const kind_names[KINDS] = {"normal", "spread 2^60", "spread 2^500",
+                                              "whole range", "subnormal", "raw bits", "zeros"};
+
+/* A double of random significand and sign, exponent field f. */
+static double with_field(int f)
+{
+    uint64_t bits = (next64() >> 12) | ((uint64_t)f << 52) | (next64() & ((uint64_t)1 << 63));
+    return xs_bits_double(bits);
+}
+
+static double hostile(void)
+{
+    switch (below(12)) {
+    case 0: return 0.0;
+    case 1: return -0.0;
+    case 2: return INFINITY;
+    case 3: return -INFINITY;
+    case 4: return NAN;
+    case 5: return below(2) ? 1.7976931348623157e308 : -1.7976931348623157e308;
+    case 6: return xs_bits_double((uint64_t)1 << 52);              /* smallest normal */
+    case 7: return xs_bits_double(1);                              /* smallest subnormal */
+    case 8: return ldexp(1.0, below(2046) - 1022);                 /* a window's edge */
+    case 9: return -ldexp(1.0, below(200) - 100) * (1.0 - 0x1p-53);
+    case 10: return ldexp(1.5, below(100) - 50);
+    default: return with_field(2046);                             /* the largest binade */
+    }
+}
+
+static double value_of(int kind)
+{
+    switch (kind) {
+    case NORMAL: return with_field(1023 + below(6) - 3);
+    case SPREAD60: return with_field(1023 + below(121) - 60);
+    case SPREAD500: return with_field(1023 + below(1001) - 500);
+    case WHOLE_RANGE: return with_field(1 + below(2046));
+    case SUBNORMAL: return below(4) ? with_field(0) : with_field(1 + below(60));
+    case RAW_BITS: return xs_bits_double(next64());
+    default: return below(2) ? 0.0 : -0.0;
+    }
+}
+
+/* n values of one kind, hostile ones sprinkled in at the rate 1/rate (0:
+ * none). */
+static void fill(double *x, int n, int kind, int rate)
+{
+    for (int i = 0; i < n; i++) {
+        x[i] = rate && below(rate) == 0 ? hostile() : value_of(kind);
+    }
+}
+
+/* ---- checks ------------------------------------------------------------ */
+
+static long checks, failures;
+
+static void report(const char *what, const char *family, const char *isa, int kind)
+{
+    failures++;
+    if (failures <= 20) {
+        fprintf(stderr, "MISMATCH %s: %s, %s, data %s\n", what, family, isa,
+                kind >= 0 ? kind_names[kind] : "mixed");
+    }
+}
+
+#define CHECK(cond, what, family, isa, kind) \
+    do { \
+        checks++; \
+        if (!(cond)) { \
+            report((what), (family), (isa), (kind)); \
+        } \
+    } while (0)
+
+/* The same double (NaNs: any NaN, whose payload the ISA may choose). */
+static int same(double a, double b)
+{
+    return xs_double_bits(a) == xs_double_bits(b) || (a != a && b != b);
+}
+
+static int same_doubles(const double *a, const double *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!same(a[i], b[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The lanes summed exactly (a small accumulator), for kernels whose lanes
+ * are laid out differently (AVX-512's 16 per cell take term i in lane
+ * i mod 16, the others' 8 in lane i mod 8; the carry steps then leave
+ * different amounts in each cell, the same in all). */
+static int same_total(const double *a, const double *b)
+{
+    xs_small sa, sb;
+    xs_small_init(&sa);
+    xs_small_init(&sb);
+    for (int i = 0; i < XS_CELLS_LANES; i++) {
+        xs_small_add_bits(&sa, xs_double_bits(a[i]));
+        xs_small_add_bits(&sb, xs_double_bits(b[i]));
+    }
+    /* The total rounded, and what is left of it rounded again: two doubles
+     * that tell the exact totals apart. */
+    double ra = xs_small_round(&sa, &xs_format_float64);
+    double rb = xs_small_round(&sb, &xs_format_float64);
+    if (!same(ra, rb)) {
+        return 0;
+    }
+    if (ra == ra && fabs(ra) < 0x1p1000) {
+        xs_small_add_bits(&sa, xs_double_bits(-ra));
+        xs_small_add_bits(&sb, xs_double_bits(-rb));
+        return same(xs_small_round(&sa, &xs_format_float64),
+                    xs_small_round(&sb, &xs_format_float64));
+    }
+    return 1;
+}
+
+/* The lanes of ref and alt: the same bits when alt's layout is ref's (8
+ * lanes per cell: `strict`), else the same exact total. */
+static int same_lanes(const double *ref, const double *alt, int strict)
+{
+    return strict ? same_doubles(ref, alt, XS_CELLS_LANES) : same_total(ref, alt);
+}
+
+/* Whether a kernel puts term 8 of a block in lane 0 (8 lanes per cell, as
+ * the generic kernels), found by running it on one such term. */
+static int eight_lanes(const double *lanes)
+{
+    for (int i = 0; i < XS_CELLS_LANES; i++) {
+        if (lanes[i] != 0.0) {
+            return i % XS_CELLS_LANE_STRIDE == 0;
+        }
+    }
+    return 0;
+}
+
+static int cells_eight_lanes(const xs_cells_set *set)
+{
+    double x[XS_CELLS_STEP] = {0}, lanes[XS_CELLS_LANES] = {0};
+    x[8] = 1.0;
+    xs_cells_window w;
+    xs_cells_range r;
+    xs_cells_choose(&w, 53, xs_double_bits(1.0), xs_double_bits(1.0) - 1);
+    set->f64[w.cells](x, XS_CELLS_STEP, lanes, &w, &r);
+    return eight_lanes(lanes);
+}
+
+/* The ISAs with kernels of their own that this CPU runs. */
+static int runs(xs_isa isa)
+{
+    xs_isa best = xs_cpu_best();
+    if (isa == XS_ISA_GENERIC) {
+        return 0;
+    }
+    if (isa == XS_ISA_NEON || best == XS_ISA_NEON) {
+        return isa == best;
+    }
+    return isa <= best;
+}
+
+/* ---- cells (rows) ------------------------------------------------------ */
+
+static uint16_t to_bf16(double v)
+{
+    float f = (float)v;
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    return (uint16_t)(bits >> 16);
+}
+
+/* The same range, as far as the driver can tell: a block with a NaN or an
+ * Inf fits nothing, whatever else its range says (the floating-point
+ * measures of SSE2 and AVX2 report it differently). */
+static int same_cells_range(const xs_cells_range *x, const xs_cells_range *y)
+{
+    if (x->max_bits >= XS_CELLS_INF_BITS || y->max_bits >= XS_CELLS_INF_BITS) {
+        return x->max_bits >= XS_CELLS_INF_BITS && y->max_bits >= XS_CELLS_INF_BITS;
+    }
+    return x->max_bits == y->max_bits && x->min_bits_m1 == y->min_bits_m1;
+}
+
+/* One type's kernels, ref (generic) against alt, on rows of `blocks`
+ * blocks of data of one kind. */
+static void cells_type(const xs_cells_kernel *ref, const xs_cells_kernel *alt, const void *x,
+                       size_t itemsize, int precision, int terms_per_block[], int blocks,
+                       int strict, const char *family, const char *isa, int kind)
+{
+    static const xs_cells_window measure_only = {0};
+    double lanes_ref[XS_CELLS_LANES] = {0}, lanes_alt[XS_CELLS_LANES] = {0};
+    xs_cells_window w = {0};
+    const char *p = x;
+    for (int blk = 0; blk < blocks; blk++) {
+        int terms = terms_per_block[blk];
+        xs_cells_range r_ref, r_alt;
+        int ok_ref = ref[1](p, terms, lanes_ref, &measure_only, &r_ref);
+        int ok_alt = alt[1](p, terms, lanes_alt, &measure_only, &r_alt);
+        CHECK(ok_ref == ok_alt && same_cells_range(&r_ref, &r_alt), "range", family, isa, kind);
+        if (blk == 0 || below(3) == 0) {
+            /* A window from this block's range, moved off it at times. */
+            xs_cells_window fit;
+            if (!xs_cells_choose(&fit, precision, r_ref.max_bits, r_ref.min_bits_m1)) {
+                int top = 1 + below(XS_CELLS_TOP_MAX);
+                xs_cells_set_window(&fit, precision, top, 1 + below(XS_CELLS_MAX));
+            }
+            int top = fit.top, cells = fit.cells;
+            switch (below(4)) {
+            case 0: top -= 1 + below(3); break;
+            case 1: top += below(2) ? 1 : XS_CELLS_WIDTH; break;
+            case 2: cells = 1 + below(XS_CELLS_MAX); break;
+            default: break;
+            }
+            top = top > XS_CELLS_TOP_MAX ? XS_CELLS_TOP_MAX : top;
+            xs_cells_set_window(&w, precision, top, cells);
+            /* A new grid: the driver flushes the lanes first. */
+            memset(lanes_ref, 0, sizeof lanes_ref);
+            memset(lanes_alt, 0, sizeof lanes_alt);
+        }
+        ok_ref = ref[w.cells](p, terms, lanes_ref, &w, &r_ref);
+        ok_alt = alt[w.cells](p, terms, lanes_alt, &w, &r_alt);
+        CHECK(ok_ref == ok_alt, "accepted", family, isa, kind);
+        CHECK(same_cells_range(&r_ref, &r_alt), "range", family, isa, kind);
+        CHECK(same_lanes(lanes_ref, lanes_alt, strict), "lanes", family, isa, kind);
+        p += (size_t)terms * itemsize;
+    }
+}
+
+static int test_cells(const xs_cells_set *ref, const xs_cells_set *alt, const char *isa,
+                       int trials)
+{
+    enum { MAX_BLOCKS = 6 };
+    static double x[MAX_BLOCKS * XS_CELLS_BLOCK];
+    static float xf[MAX_BLOCKS * XS_CELLS_BLOCK];
+    static uint16_t xb[MAX_BLOCKS * XS_CELLS_BLOCK];
+    int strict = cells_eight_lanes(alt);
+    for (int t = 0; t < trials; t++) {
+        int kind = below(KINDS), blocks = 1 + below(MAX_BLOCKS);
+        int terms[MAX_BLOCKS], n = 0;
+        for (int blk = 0; blk < blocks; blk++) {
+            terms[blk] = XS_CELLS_STEP * (1 + below(XS_CELLS_BLOCK / XS_CELLS_STEP));
+            n += terms[blk];
+        }
+        fill(x, n, kind, below(2) ? 0 : 1 + below(300));
+        for (int i = 0; i < n; i++) {
+            /* float32 and bfloat16: of the same data, or of raw bits */
+            xf[i] = kind == RAW_BITS ? xs_bits_double(next64()) == 0 ? 0.0f
+                    : (float)(int32_t)next64() * 0x1p-20f : (float)x[i];
+            xb[i] = kind == RAW_BITS ? (uint16_t)next64() : to_bf16(x[i]);
+        }
+        cells_type(ref->f64, alt->f64, x, 8, 53, terms, blocks,
+                   strict, "cells float64", isa, kind);
+        cells_type(ref->f32, alt->f32, xf, 4, 24, terms, blocks,
+                   strict, "cells float32", isa, kind);
+        cells_type(ref->bf16, alt->bf16, xb, 2, 8, terms, blocks,
+                   strict, "cells bfloat16", isa, kind);
+    }
+    return strict;
+}
+
+/* ---- dot cells --------------------------------------------------------- */
+
+/* A window for a block of range r (as xs_dot_cells.c chooses one), its top
+ * and cells moved by dtop, dcells; 0 if none. */
+static int dot_window(xs_cells_window *w, const xs_dot_cells_range *r, int dtop, int dcells)
+{
+    if (r->max_p >= XS_CELLS_INF_BITS || r->max_p == 0) {
+        return 0;
+    }
+    int top = xs_cells_top_for(r->max_p) + dtop;
+    top = top > XS_CELLS_TOP_MAX ? XS_CELLS_TOP_MAX : top;
+    int cells = 2;
+    if (r->min_a_m1 != UINT64_MAX && r->min_b_m1 != UINT64_MAX) {
+        int f_sum = (int)((r->min_a_m1 + 1) >> 52) + (int)((r->min_b_m1 + 1) >> 52);
+        cells = f_sum < 1076 ? XS_CELLS_GRID_MAX : xs_cells_for_quantum(top, f_sum - 2150);
+    }
+    cells += dcells;
+    cells = cells < 2 ? 2 : cells > XS_CELLS_GRID_MAX ? XS_CELLS_GRID_MAX : cells;
+    xs_cells_set_grid(w, top, cells);
+    int q = top - cells * XS_CELLS_WIDTH;
+    w->min_quantum_sum = (q > -1074 ? q : -1074) + 2150;
+    return 1;
+}
+
+/* Whether an operand of the block is large enough for the generic
+ * variant's split (Dekker's product: xs_dot_cells_generic.c) to overflow,
+ * which makes it refuse the block. */
+static int unsplit(const double *a, const double *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (fabs(a[i]) >= 0x1p995 || fabs(b[i]) >= 0x1p995) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The same range, as far as the driver can tell: a block with a product
+ * not finite fits nothing (the ISAs may report it differently). */
+static int same_dot_range(const xs_dot_cells_range *x, const xs_dot_cells_range *y)
+{
+    if (x->max_p >= XS_CELLS_INF_BITS || y->max_p >= XS_CELLS_INF_BITS) {
+        return x->max_p >= XS_CELLS_INF_BITS && y->max_p >= XS_CELLS_INF_BITS;
+    }
+    return x->max_p == y->max_p && x->min_a_m1 == y->min_a_m1 && x->min_b_m1 == y->min_b_m1;
+}
+
+static int test_dot(const xs_dot_cells_set *ref, const xs_dot_cells_set *alt, const char *isa,
+                     int trials)
+{
+    enum { MAX_BLOCKS = 6 };
+    static double a[MAX_BLOCKS * XS_CELLS_BLOCK], b[MAX_BLOCKS * XS_CELLS_BLOCK];
+    static const xs_cells_window measure_only = {0};
+    int strict;
+    {
+        /* the layout of alt's lanes, from one product in position 8 */
+        double one_a[XS_CELLS_STEP] = {0}, one_b[XS_CELLS_STEP] = {0};
+        double lanes[XS_CELLS_LANES] = {0};
+        xs_dot_cells_range r = {xs_double_bits(1.0), xs_double_bits(1.0) - 1,
+                                xs_double_bits(1.0) - 1};
+        xs_cells_window w;
+        one_a[8] = one_b[8] = 1.0;
+        dot_window(&w, &r, 0, 0);
+        alt->by_cells[w.cells]((const char *)one_a, (const char *)one_b, XS_CELLS_STEP, lanes,
+                               &w, &r);
+        strict = eight_lanes(lanes);
+    }
+    for (int t = 0; t < trials; t++) {
+        int kind_a = below(KINDS), kind_b = below(KINDS), blocks = 1 + below(MAX_BLOCKS);
+        int rate = below(2) ? 0 : 1 + below(300);
+        double lanes_ref[XS_CELLS_LANES] = {0}, lanes_alt[XS_CELLS_LANES] = {0};
+        xs_cells_window w = {0};
+        int have_window = 0;
+        for (int blk = 0; blk < blocks; blk++) {
+            int n = XS_CELLS_STEP * (1 + below(XS_CELLS_BLOCK / XS_CELLS_STEP));
+            fill(a, n, kind_a, rate);
+            fill(b, n, kind_b, rate);
+            const char *pa = (const char *)a, *pb = (const char *)b;
+            xs_dot_cells_range r_ref, r_alt;
+            ref->by_cells[2](pa, pb, n, lanes_ref, &measure_only, &r_ref);
+            alt->by_cells[2](pa, pb, n, lanes_alt, &measure_only, &r_alt);
+            /* The generic variant refuses what its split cannot take
+             * (only then may the ranges differ). */
+            int big = unsplit(a, b, n);
+            CHECK((big && r_ref.max_p == UINT64_MAX) || same_dot_range(&r_ref, &r_alt),
+                  "dot range", "dot cells", isa, kind_a);
+            if (!have_window || below(3) == 0) {
+                int moved = below(4);
+                have_window = dot_window(&w, &r_alt, moved == 0 ? -1 - below(3) :
+                                         moved == 1 ? 1 : 0, moved == 2 ? -1 - below(3) : 0);
+                if (!have_window) {
+                    continue;
+                }
+                memset(lanes_ref, 0, sizeof lanes_ref);       /* a new grid: flushed */
+                memset(lanes_alt, 0, sizeof lanes_alt);
+            }
+            int ok_ref = ref->by_cells[w.cells](pa, pb, n, lanes_ref, &w, &r_ref);
+            int ok_alt = alt->by_cells[w.cells](pa, pb, n, lanes_alt, &w, &r_alt);
+            if (big && !ok_ref && r_ref.max_p == UINT64_MAX) {
+                /* Refused for its split: carry on from the other's lanes. */
+                memcpy(lanes_ref, lanes_alt, sizeof lanes_ref);
+                continue;
+            }
+            CHECK(ok_ref == ok_alt, "dot accepted", "dot cells", isa, kind_a);
+            CHECK(same_dot_range(&r_ref, &r_alt), "dot range", "dot cells", isa, kind_a);
+            CHECK(same_lanes(lanes_ref, lanes_alt, strict), "dot lanes", "dot cells", isa,
+                  kind_a);
+        }
+    }
+    return strict;
+}
+
+/* ---- column strips ----------------------------------------------------- */
+
+static void test_columns(const xs_strip_kernels *ref, const xs_strip_kernels *alt,
+                         const char *isa, int trials)
+{
+    enum { MAX_ROWS = 2 * XS_COLUMN_BLOCK_ROWS, MAX_STRIDE = 3 * XS_STRIP };
+    static double data[MAX_ROWS * MAX_STRIDE];
+    static float dataf[MAX_ROWS * MAX_STRIDE];
+    for (int t = 0; t < trials; t++) {
+        int itemsize = below(2) ? 8 : 4, precision = itemsize == 8 ? 53 : 24;
+        int rows = 1 + below(XS_COLUMN_BLOCK_ROWS), width = XS_STRIP * (1 + below(3));
+        int rate = below(2) ? 0 : 1 + below(200), kind = below(KINDS);
+        int kinds[XS_STRIP];
+        for (int k = 0; k < XS_STRIP; k++) {
+            kinds[k] = below(4) ? kind : below(KINDS);
+        }
+        for (int r = 0; r < rows; r++) {
+            for (int k = 0; k < XS_STRIP; k++) {
+                fill(&data[r * width + k], 1, kinds[k], rate);
+                dataf[r * width + k] = (float)data[r * width + k];
+            }
+        }
+        const char *q = itemsize == 8 ? (const char *)data : (const char *)dataf;
+        ptrdiff_t stride = (ptrdiff_t)width * itemsize;
+        xs_strip_block b_ref, b_alt;
+        (itemsize == 8 ? ref->range64 : ref->range32)(q, rows, stride, &b_ref);
+        (itemsize == 8 ? alt->range64 : alt->range32)(q, rows, stride, &b_alt);
+        CHECK(memcmp(b_ref.max_bits, b_alt.max_bits, sizeof b_ref.max_bits) == 0 &&
+              memcmp(b_ref.min_bits_m1, b_alt.min_bits_m1, sizeof b_ref.min_bits_m1) == 0,
+              "strip range", "columns", isa, kind);
+        /* Each lane its own window (from its range, moved at times), the
+         * strip one cell count; some lanes with none (constants 1.0). */
+        int K = 2 + below(XS_CELLS_MAX - 1);
+        double sigma[XS_CELLS_MAX + 1][XS_STRIP];
+        for (int k = 0; k < XS_STRIP; k++) {
+            xs_cells_window w;
+            int fits = xs_cells_choose(&w, precision, b_ref.max_bits[k], b_ref.min_bits_m1[k]);
+            int top = fits ? w.top + (below(3) == 0 ? below(5) - 2 : 0) : 1 + below(900);
+            top = top > XS_CELLS_TOP_MAX ? XS_CELLS_TOP_MAX : top;
+            xs_cells_set_window(&w, precision, top, K);
+            for (int c = 0; c <= XS_CELLS_MAX; c++) {
+                sigma[c][k] = below(10) ? w.sigma[c] : 1.0;
+            }
+        }
+        for (int pass = 0; pass < 2; pass++) {        /* the second from the first's cells */
+            if (pass == 0) {
+                memset(b_ref.cells, 0, sizeof b_ref.cells);
+                memset(b_alt.cells, 0, sizeof b_alt.cells);
+            }
+            (itemsize == 8 ? ref->f64 : ref->f32)(q, rows, stride, K,
+                                                  (const double (*)[XS_STRIP])sigma, &b_ref);
+            (itemsize == 8 ? alt->f64 : alt->f32)(q, rows, stride, K,
+                                                  (const double (*)[XS_STRIP])sigma, &b_alt);
+            CHECK(same_doubles(&b_ref.cells[0][0], &b_alt.cells[0][0],
+                               (XS_CELLS_MAX + 1) * XS_STRIP), "strip cells", "columns", isa,
+                  kind);
+            CHECK(memcmp(b_ref.max_bits, b_alt.max_bits, sizeof b_ref.max_bits) == 0 &&
+                  memcmp(b_ref.min_bits_m1, b_alt.min_bits_m1, sizeof b_ref.min_bits_m1) == 0,
+                  "strip range", "columns", isa, kind);
+        }
+    }
+}
+
+/* ---- the drivers against the scalar accumulators ----------------------- */
+
+/* n values in segments of random kinds and lengths. */
+static void fill_segments(double *x, int n)
+{
+    int rate = below(2) ? 0 : 1 + below(2000);
+    for (int i = 0; i < n;) {
+        int len = 1 + below(below(2) ? 64 : 1024);
+        len = len > n - i ? n - i : len;
+        fill(x + i, len, below(4) ? NORMAL + below(3) : below(KINDS), rate);
+        i += len;
+    }
+}
+
+static void test_drivers(int trials, const char *level)
+{
+    enum { MAX_N = 3000, COLS = 19 };
+    static double x[MAX_N], y[MAX_N];
+    static float xf[MAX_N];
+    xs_large *large = NULL;
+    for (int t = 0; t < trials; t++) {
+        int n = 1 + below(below(4) ? MAX_N : 300);
+        fill_segments(x, n);
+        fill_segments(y, n);
+        /* sums */
+        xs_small acc, ref;
+        xs_small_init(&acc);
+        xs_small_init(&ref);
+        xs_cells_add_float64(&acc, &large, x, n);
+        for (int i = 0; i < n; i++) {
+            xs_small_add_bits(&ref, xs_double_bits(x[i]));
+        }
+        double want = xs_small_round(&ref, &xs_format_float64);
+        CHECK(same(xs_small_round(&acc, &xs_format_float64), want), "sum", "cells driver",
+              level, -1);
+        double out;
+        xs_small_init(&acc);
+        if (!xs_cells_round_float64(&acc, &large, x, n, &xs_format_float64, 1, &out)) {
+            out = xs_small_round(&acc, &xs_format_float64);
+        }
+        CHECK(same(out, want), "rounded sum", "cells driver", level, -1);
+        xs_small_init(&acc);
+        xs_small_init(&ref);
+        for (int i = 0; i < n; i++) {
+            xf[i] = (float)x[i];
+            xs_small_add_bits(&ref, xs_double_bits((double)xf[i]));
+        }
+        xs_cells_add_float32(&acc, &large, xf, n);
+        CHECK(same(xs_small_round(&acc, &xs_format_float64),
+                   xs_small_round(&ref, &xs_format_float64)), "float32 sum", "cells driver",
+              level, -1);
+        /* dot products (as the loops call them: a large accumulator) */
+        xs_dot dot, dot_ref;
+        xs_dot_init(&dot);
+        xs_dot_init(&dot_ref);
+        xs_large *row_large = xs_large_for_row(&large);
+        ptrdiff_t done = xs_dot_cells_available() ? xs_dot_cells_add(&dot, row_large,
+                                                                     (const char *)x,
+                                                                     (const char *)y, n) : 0;
+        for (ptrdiff_t i = done; i < n; i++) {
+            xs_dot_add_float64(&dot, row_large, x[i], y[i]);
+        }
+        xs_large_flush(row_large);
+        xs_small_merge(&dot.main, &row_large->small);
+        for (int i = 0; i < n; i++) {
+            xs_dot_add_float64(&dot_ref, NULL, x[i], y[i]);
+        }
+        CHECK(same(xs_dot_round(&dot, &xs_format_float64),
+                   xs_dot_round(&dot_ref, &xs_format_float64)), "dot", "dot driver", level, -1);
+        /* column sums: x as rows of COLS columns, in two calls */
+        int rows = n / COLS;
+        if (rows >= 2) {
+            xs_columns *group = xs_columns_new(COLS, 8);
+            int first = below(rows);
+            xs_columns_add(group, (const char *)x, first, COLS * 8);
+            xs_columns_add(group, (const char *)(x + first * COLS), rows - first, COLS * 8);
+            for (int j = 0; j < COLS; j++) {
+                xs_small_init(&ref);
+                for (int r = 0; r < rows; r++) {
+                    xs_small_add_bits(&ref, xs_double_bits(x[r * COLS + j]));
+                }
+                CHECK(same(xs_columns_round(group, j, 1, &xs_format_float64),
+                           xs_small_round(&ref, &xs_format_float64)), "column sum",
+                      "columns driver", level, -1);
+            }
+            xs_columns_free(group);
+        }
+    }
+    xs_large_free(large);
+}
+
+int main(int argc, char **argv)
+{
+    int trials = argc > 1 ? atoi(argv[1]) : 3000;
+    const char *level = xs_cpu_level_name(xs_cpu_level());
+    int compared = 0;
+    for (int isa = 0; isa < XS_ISA_COUNT; isa++) {
+        if (!runs((xs_isa)isa)) {
+            continue;
+        }
+        const char *name = xs_cpu_level_name((xs_isa)isa);
+        if (xs_cells_variant((xs_isa)isa) != NULL) {
+            int strict = test_cells(xs_cells_variant(XS_ISA_GENERIC),
+                                    xs_cells_variant((xs_isa)isa), name, trials);
+            printf("cells (rows) %s against generic: float64, float32, bfloat16; %s\n", name,
+                   strict ? "lanes bit for bit" : "exact totals (another lane layout)");
+            compared++;
+        }
+        if (xs_dot_cells_variant((xs_isa)isa) != NULL) {
+            int strict = test_dot(xs_dot_cells_variant(XS_ISA_GENERIC),
+                                  xs_dot_cells_variant((xs_isa)isa), name, trials);
+            printf("dot cells %s against generic; %s\n", name,
+                   strict ? "lanes bit for bit" : "exact totals (another lane layout)");
+            compared++;
+        }
+        if (xs_columns_variant((xs_isa)isa) != NULL) {
+            test_columns(xs_columns_variant(XS_ISA_GENERIC), xs_columns_variant((xs_isa)isa),
+                         name, trials);
+            printf("column strips %s against generic: float64, float32; lanes bit for bit\n",
+                   name);
+            compared++;
+        }
+    }
+    test_drivers(trials / 3 + 1, level);
+    printf("drivers at level %s against the scalar accumulators: sums, dot, columns\n", level);
+    printf("%ld checks, %d kernel families compared, %ld mismatches\n", checks, compared,
+           failures);
+    return failures != 0;
+}
