@@ -373,10 +373,40 @@ def test_columns_over_many_calls(shape):
         assert_same(means[j], exact_mean_oracle(x[:, j], FLOAT64), f"mean {j}")
 
 
+def _column_seams(rows):
+    # The seams of the strip kernels: a strip of eight columns is summed as
+    # vectors of 2, 4 or 8 lanes (by ISA), and its range measured on |x|'s
+    # bit patterns (signed or double compares): every lane position of two
+    # strips gets an edge case, in the first block (the range pass alone) or
+    # a later one, in one vector of the strip and not its neighbour.
+    rng = np.random.default_rng(rows)
+    x = rng.standard_normal((rows, 20))
+    x[:, 0] = 0.0                                   # nothing but zeros
+    x[:, 1] = -0.0                                  # nothing but -0.0
+    x[:200, 2] = 0.0
+    x[200:, 2] = 5e-324                             # zeros, then the smallest subnormal
+    x[5, 3] = np.nan                                # NaN at the end of a 4-lane vector
+    x[::2, 4] = np.inf                              # Inf and zeros only: the smallest
+    x[1::2, 4] = 0.0                                # non-zero |x| is Inf
+    x[:, 5] *= 2.0**-1060                           # subnormals
+    x[130, 6] = -np.inf
+    x[140, 6] = np.inf                              # Inf - Inf: NaN
+    x[:128, 7] = 0.0                                # first block zeros, then a window
+    x[300:, 8] = np.finfo(np.float64).max           # the largest finite value
+    x[:, 9] = np.where(np.arange(rows) % 3 == 0, -0.0, 2.0**-1022)   # smallest normal
+    x[:, 10] *= 2.0**500
+    x[200:, 10] *= 2.0**-1000                       # the window moves far down
+    x[140, 11] = 0.5 * 2.0**-1074                   # rounds to 0 in float64: exact
+    x[:, 12] = 1.0
+    x[0, 12] = 2.0**-60                             # below the window, one value
+    return x
+
+
 @pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512"])
 def test_columns_under_every_kernel(kernel, tmp_path):
     cases = {f"{kind}_{shape[0]}_{shape[1]}": _spread_columns(kind, shape, 5)
              for kind, shape in SPREAD_COLUMN_CASES[:6]}
+    cases.update({f"seams_{rows}": _column_seams(rows) for rows in (150, 400)})
     with np.errstate(all="ignore"):
         cases.update({f"f32_{name}": x.astype(np.float32) for name, x in list(cases.items())[::2]})
     data = tmp_path / "columns.npz"
