@@ -92,7 +92,24 @@ def _cases():
     ties[7::1000] = 1.0
     ties[500::1000] = -(2.0**24)
     ties[517::1000] = -1.0
+    # The range seams of the vector kernels: AVX2 sees a NaN term through
+    # the last cell's lanes, and the smallest |term| as |term|'s bits minus 1
+    # taken as doubles; a length that is not a whole number of steps ends
+    # with the rest alone, padded.
+    nan_at_ends = normal.copy()
+    nan_at_ends[[255, 256 + 15, N - 3]] = np.nan        # a block's last, a step's last, the rest
+    inf_and_zeros = np.zeros(N)
+    inf_and_zeros[20] = np.inf                          # the smallest non-zero |term| is Inf
+    inf_both = np.zeros(N)
+    inf_both[[300, 301]] = [np.inf, -np.inf]
+    tiniest = np.zeros(N)
+    tiniest[::37] = 5e-324                              # bits 1: minus 1 is +0.0
+    tiniest[::91] = -2 * 5e-324
+    largest = normal.copy()
+    largest[::512] = np.finfo(np.float64).max           # bits minus 1 just below Inf's
     return {
+        "nan_at_ends": nan_at_ends, "inf_and_zeros": inf_and_zeros, "inf_both": inf_both,
+        "tiniest": tiniest, "largest": largest,
         "ties": ties,
         "narrowing": narrowing,
         "spread60": spread60, "spread120": spread120, "spread150": spread150,
