@@ -81,22 +81,59 @@ XS_CS_TARGET XS_INLINE XS_CS_RANGE XS_CS_FN(cs_range_init)(void)
     return r;
 }
 
+/* One row's keys: |x|'s bits for the largest (hi), for the smallest
+ * non-zero (lo), and NaN lanes (see the top of this file). */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_keys)(XS_CS_VD v, XS_CS_VI *hi, XS_CS_VI *lo,
+                                                XS_CS_VI *nan)
+{
+    XS_CS_VI a = (XS_CS_VI)v & (int64_t)XS_CELLS_ABS_BITS;
+    *hi = a;
+#ifdef XS_CS_FP_RANGE
+    *lo = a | (((XS_CS_VD)a == 0.0) & (int64_t)XS_CELLS_INF_BITS);
+    *nan = v != v;
+#else
+    *lo = (a - 1) & (int64_t)XS_CELLS_ABS_BITS;
+    *nan = (XS_CS_VI){0};
+#endif
+}
+
+/* m > n, lane by lane, in the keys' order (NaN patterns: never). */
+XS_CS_TARGET XS_INLINE XS_CS_VI XS_CS_FN(cs_above)(XS_CS_VI m, XS_CS_VI n)
+{
+#ifdef XS_CS_FP_RANGE
+    return (XS_CS_VD)m > (XS_CS_VD)n;
+#else
+    return m > n;
+#endif
+}
+
+/* Keys (hi, lo, nan) into the range r. */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_fold)(XS_CS_RANGE *r, XS_CS_VI hi, XS_CS_VI lo,
+                                                XS_CS_VI nan)
+{
+    XS_CS_VI up = XS_CS_FN(cs_above)(hi, r->mx), down = XS_CS_FN(cs_above)(r->mn, lo);
+    r->mx = (hi & up) | (r->mx & ~up);
+    r->mn = (lo & down) | (r->mn & ~down);
+    r->nan |= nan;
+}
+
 /* One row's lanes v into the range r. */
 XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_step)(XS_CS_VD v, XS_CS_RANGE *r)
 {
-    XS_CS_VI a = (XS_CS_VI)v & (int64_t)XS_CELLS_ABS_BITS;
-#ifdef XS_CS_FP_RANGE
-    XS_CS_VI up = (XS_CS_VD)a > (XS_CS_VD)r->mx;
-    XS_CS_VI nonzero = a | (((XS_CS_VD)a == 0.0) & (int64_t)XS_CELLS_INF_BITS);
-    XS_CS_VI down = (XS_CS_VD)nonzero < (XS_CS_VD)r->mn;
-    r->nan |= v != v;
-#else
-    XS_CS_VI up = a > r->mx;
-    XS_CS_VI nonzero = (a - 1) & (int64_t)XS_CELLS_ABS_BITS;
-    XS_CS_VI down = nonzero < r->mn;
-#endif
-    r->mx = (a & up) | (r->mx & ~up);
-    r->mn = (nonzero & down) | (r->mn & ~down);
+    XS_CS_VI hi, lo, nan;
+    XS_CS_FN(cs_keys)(v, &hi, &lo, &nan);
+    XS_CS_FN(cs_fold)(r, hi, lo, nan);
+}
+
+/* Two rows' lanes into the range r: their own range first, then r's (as
+ * many ops as two steps, in a chain half as long). */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_step2)(XS_CS_VD v0, XS_CS_VD v1, XS_CS_RANGE *r)
+{
+    XS_CS_VI hi0, lo0, nan0, hi1, lo1, nan1;
+    XS_CS_FN(cs_keys)(v0, &hi0, &lo0, &nan0);
+    XS_CS_FN(cs_keys)(v1, &hi1, &lo1, &nan1);
+    XS_CS_VI up = XS_CS_FN(cs_above)(hi1, hi0), down = XS_CS_FN(cs_above)(lo0, lo1);
+    XS_CS_FN(cs_fold)(r, (hi1 & up) | (hi0 & ~up), (lo1 & down) | (lo0 & ~down), nan0 | nan1);
 }
 
 /* The range r of lanes lane0.. into b. */
@@ -115,8 +152,20 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, int lane0, xs_
     }
 }
 
+/* One row's lanes v cut into the cells 1..K-1 (their parts into part[c]),
+ * the rest into part[K]. */
+#define XS_CS_CUT(v, part) \
+    for (int c = 1; c < K; c++) { \
+        (part)[c] = ((v) + sig[c]) - sig[c]; \
+        (v) -= (part)[c]; \
+    } \
+    (part)[K] = (v);
+
 /* Lanes lane0 .. lane0 + XS_CS_W - 1 of a strip's block with K cells: every
- * row cut and added, a carry step every XS_COLUMN_CARRY_ROWS rows. */
+ * row cut and added, a carry step every XS_COLUMN_CARRY_ROWS rows.  Rows go
+ * in pairs whose parts are added first, so that each cell's chain of
+ * dependent adds is half as long: a lane's sums of at most
+ * XS_COLUMN_CARRY_ROWS parts are exact in any order (xs_cells.h). */
 XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
                                                 ptrdiff_t row_stride, int K, int itemsize,
                                                 const double (*sigma)[XS_STRIP],
@@ -131,22 +180,38 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
     q += lane0 * itemsize;
     for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_CARRY_ROWS) {
         ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
-        for (ptrdiff_t r = r0; r < r1; r++, q += row_stride) {
-            XS_CS_VD v = XS_CS_FN(cs_load)(q, itemsize);
+        ptrdiff_t r = r0;
+        for (; r + 1 < r1; r += 2, q += 2 * row_stride) {
+            XS_CS_VD v0 = XS_CS_FN(cs_load)(q, itemsize);
+            XS_CS_VD v1 = XS_CS_FN(cs_load)(q + row_stride, itemsize);
             if (lane0 == 0) {
-                /* The next chunk of columns is read next: bring its line
-                 * of this row in now (integer arithmetic: the address may
-                 * lie past the array, which a prefetch may touch but C may
-                 * not form). */
+                /* The next chunk of columns is read next: bring its lines
+                 * of these rows in now (integer arithmetic: the address
+                 * may lie past the array, which a prefetch may touch but C
+                 * may not form). */
+                XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
+                XS_PREFETCH((const void *)((uintptr_t)q + (uintptr_t)row_stride +
+                                           XS_PREFETCH_BYTES(itemsize)));
+            }
+            XS_CS_FN(cs_range_step2)(v0, v1, &range);
+            XS_CS_VD p0[XS_CELLS_MAX + 1], p1[XS_CELLS_MAX + 1];
+            XS_CS_CUT(v0, p0)
+            XS_CS_CUT(v1, p1)
+            for (int c = 1; c <= K; c++) {
+                acc[c] += p0[c] + p1[c];
+            }
+        }
+        if (r < r1) {                                   /* an odd row out */
+            XS_CS_VD v = XS_CS_FN(cs_load)(q, itemsize), p[XS_CELLS_MAX + 1];
+            if (lane0 == 0) {
                 XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
             }
             XS_CS_FN(cs_range_step)(v, &range);
-            for (int c = 1; c < K; c++) {
-                XS_CS_VD part = (v + sig[c]) - sig[c];
-                v -= part;
-                acc[c] += part;
+            XS_CS_CUT(v, p)
+            for (int c = 1; c <= K; c++) {
+                acc[c] += p[c];
             }
-            acc[K] += v;
+            q += row_stride;
         }
         for (int c = K; c >= 1; c--) {
             XS_CS_VD carry = (acc[c] + sig[c - 1]) - sig[c - 1];
@@ -214,6 +279,7 @@ XS_CS_TYPE(f32, 4)
 _Static_assert(XS_CELLS_MAX == 4, "instances for K = 2, 3 and XS_CELLS_MAX");
 
 #undef XS_CS_TYPE
+#undef XS_CS_CUT
 #undef XS_CS_RANGE
 #undef XS_CS_PARTS
 #undef XS_CS_VI
