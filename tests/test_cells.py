@@ -424,6 +424,16 @@ def test_columns_under_every_kernel(kernel, tmp_path):
     cases = {f"{kind}_{shape[0]}_{shape[1]}": _spread_columns(kind, shape, 5)
              for kind, shape in SPREAD_COLUMN_CASES[:6]}
     cases.update({f"seams_{rows}": _column_seams(rows) for rows in (150, 400)})
+    # float32 columns of one cell (24 bits under a 47-bit cell): a strip that
+    # starts with one and takes a second for a tiny value in a later block,
+    # one whose window moves up, and the float32 seams.
+    rng = np.random.default_rng(3)
+    one_cell = rng.standard_normal((700, 24)).astype(np.float32)
+    one_cell[300, 3] = np.float32(2.0**-40)
+    one_cell[400:, 12] *= np.float32(2.0**30)
+    cases["f32_one_cell"] = one_cell
+    with np.errstate(all="ignore"):
+        cases["f32_seams"] = _column_seams(300).astype(np.float32)
     with np.errstate(all="ignore"):
         cases.update({f"f32_{name}": x.astype(np.float32) for name, x in list(cases.items())[::2]})
     data = tmp_path / "columns.npz"

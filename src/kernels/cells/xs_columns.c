@@ -207,6 +207,7 @@ TARGET static void NAME(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int
                         const double (*sigma)[XS_STRIP], xs_strip_block *b) \
 { \
     switch (K) { \
+    case 1: strip_block_k(q, rows, row_stride, 1, ITEMSIZE, sigma, b); break; \
     case 2: strip_block_k(q, rows, row_stride, 2, ITEMSIZE, sigma, b); break; \
     case 3: strip_block_k(q, rows, row_stride, 3, ITEMSIZE, sigma, b); break; \
     default: strip_block_k(q, rows, row_stride, 4, ITEMSIZE, sigma, b); break; \
@@ -459,7 +460,7 @@ xs_columns *xs_columns_new(ptrdiff_t cols, int itemsize)
     memset(st->cells, 0, (size_t)all_strips * sizeof st->cells[0]);
     memset(st->used, 0, (size_t)cols);
     for (int s = 0; s < all_strips; s++) {
-        st->strip_cells[s] = 2;
+        st->strip_cells[s] = XS_CELLS_MIN;   /* float32 often needs no more */
         for (int k = 0; k < XS_STRIP; k++) {
             /* No window yet: constants that cut nothing out of range and
              * limits nothing fits. */

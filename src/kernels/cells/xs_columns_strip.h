@@ -264,6 +264,7 @@ XS_CS_TARGET static void XS_CS_CAT(XS_CS_FN(strip_block), SUFFIX)( \
     const double (*sigma)[XS_STRIP], xs_strip_block *b) \
 { \
     switch (K) { \
+    case 1: XS_CS_FN(cs_block)(q, rows, row_stride, 1, ITEMSIZE, sigma, b); break; \
     case 2: XS_CS_FN(cs_block)(q, rows, row_stride, 2, ITEMSIZE, sigma, b); break; \
     case 3: XS_CS_FN(cs_block)(q, rows, row_stride, 3, ITEMSIZE, sigma, b); break; \
     default: XS_CS_FN(cs_block)(q, rows, row_stride, 4, ITEMSIZE, sigma, b); break; \
@@ -276,7 +277,7 @@ XS_CS_TARGET static void XS_CS_CAT(XS_CS_CAT(XS_CS_FN(strip_block), SUFFIX), ran
 }
 XS_CS_TYPE(f64, 8)
 XS_CS_TYPE(f32, 4)
-_Static_assert(XS_CELLS_MAX == 4, "instances for K = 2, 3 and XS_CELLS_MAX");
+_Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 3 and XS_CELLS_MAX");
 
 #undef XS_CS_TYPE
 #undef XS_CS_CUT
