@@ -47,11 +47,14 @@ static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
         }
     }
     XS_DK_RANGE_INIT
-    for (int i0 = 0; i0 < terms; i0 += XS_DK_SPAN) {
+    /* A block in one span when the lanes allow (a loop run once, no carry
+     * inside: the code of wide kernels as without spans). */
+    const int span = XS_DK_SPAN >= XS_CELLS_BLOCK ? terms : XS_DK_SPAN;
+    for (int i0 = 0; i0 < terms; i0 += span) {
     if (i0 > 0) {
         XS_DK_CARRY(acc, sigma)
     }
-    int i1 = terms - i0 < XS_DK_SPAN ? terms : i0 + XS_DK_SPAN;
+    int i1 = terms - i0 < span ? terms : i0 + span;
     for (int i = i0; i < i1; i += XS_DK_VW * XS_DK_CHAINS) {
         for (int j = 0; j < XS_DK_CHAINS; j++) {
             XS_DK_V va = XS_DK_LOADU(a + 8 * (i + j * XS_DK_VW));
