@@ -92,7 +92,24 @@ def _cases():
     ties[7::1000] = 1.0
     ties[500::1000] = -(2.0**24)
     ties[517::1000] = -1.0
+    # The range seams of the vector kernels: AVX2 sees a NaN term through
+    # the last cell's lanes, and the smallest |term| as |term|'s bits minus 1
+    # taken as doubles; a length that is not a whole number of steps ends
+    # with the rest alone, padded.
+    nan_at_ends = normal.copy()
+    nan_at_ends[[255, 256 + 15, N - 3]] = np.nan        # a block's last, a step's last, the rest
+    inf_and_zeros = np.zeros(N)
+    inf_and_zeros[20] = np.inf                          # the smallest non-zero |term| is Inf
+    inf_both = np.zeros(N)
+    inf_both[[300, 301]] = [np.inf, -np.inf]
+    tiniest = np.zeros(N)
+    tiniest[::37] = 5e-324                              # bits 1: minus 1 is +0.0
+    tiniest[::91] = -2 * 5e-324
+    largest = normal.copy()
+    largest[::512] = np.finfo(np.float64).max           # bits minus 1 just below Inf's
     return {
+        "nan_at_ends": nan_at_ends, "inf_and_zeros": inf_and_zeros, "inf_both": inf_both,
+        "tiniest": tiniest, "largest": largest,
         "ties": ties,
         "narrowing": narrowing,
         "spread60": spread60, "spread120": spread120, "spread150": spread150,
@@ -373,10 +390,50 @@ def test_columns_over_many_calls(shape):
         assert_same(means[j], exact_mean_oracle(x[:, j], FLOAT64), f"mean {j}")
 
 
+def _column_seams(rows):
+    # The seams of the strip kernels: a strip of eight columns is summed as
+    # vectors of 2, 4 or 8 lanes (by ISA), and its range measured on |x|'s
+    # bit patterns (signed or double compares): every lane position of two
+    # strips gets an edge case, in the first block (the range pass alone) or
+    # a later one, in one vector of the strip and not its neighbour.
+    rng = np.random.default_rng(rows)
+    x = rng.standard_normal((rows, 20))
+    x[:, 0] = 0.0                                   # nothing but zeros
+    x[:, 1] = -0.0                                  # nothing but -0.0
+    x[:200, 2] = 0.0
+    x[200:, 2] = 5e-324                             # zeros, then the smallest subnormal
+    x[5, 3] = np.nan                                # NaN at the end of a 4-lane vector
+    x[::2, 4] = np.inf                              # Inf and zeros only: the smallest
+    x[1::2, 4] = 0.0                                # non-zero |x| is Inf
+    x[:, 5] *= 2.0**-1060                           # subnormals
+    x[130, 6] = -np.inf
+    x[140, 6] = np.inf                              # Inf - Inf: NaN
+    x[:128, 7] = 0.0                                # first block zeros, then a window
+    x[300:, 8] = np.finfo(np.float64).max           # the largest finite value
+    x[:, 9] = np.where(np.arange(rows) % 3 == 0, -0.0, 2.0**-1022)   # smallest normal
+    x[:, 10] *= 2.0**500
+    x[200:, 10] *= 2.0**-1000                       # the window moves far down
+    x[140, 11] = 0.5 * 2.0**-1074                   # rounds to 0 in float64: exact
+    x[:, 12] = 1.0
+    x[0, 12] = 2.0**-60                             # below the window, one value
+    return x
+
+
 @pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512", "neon"])
 def test_columns_under_every_kernel(kernel, tmp_path):
     cases = {f"{kind}_{shape[0]}_{shape[1]}": _spread_columns(kind, shape, 5)
              for kind, shape in SPREAD_COLUMN_CASES[:6]}
+    cases.update({f"seams_{rows}": _column_seams(rows) for rows in (150, 400)})
+    # float32 columns of one cell (24 bits under a 47-bit cell): a strip that
+    # starts with one and takes a second for a tiny value in a later block,
+    # one whose window moves up, and the float32 seams.
+    rng = np.random.default_rng(3)
+    one_cell = rng.standard_normal((700, 24)).astype(np.float32)
+    one_cell[300, 3] = np.float32(2.0**-40)
+    one_cell[400:, 12] *= np.float32(2.0**30)
+    cases["f32_one_cell"] = one_cell
+    with np.errstate(all="ignore"):
+        cases["f32_seams"] = _column_seams(300).astype(np.float32)
     with np.errstate(all="ignore"):
         cases.update({f"f32_{name}": x.astype(np.float32) for name, x in list(cases.items())[::2]})
     data = tmp_path / "columns.npz"

@@ -118,6 +118,22 @@ def _cases():
     narrow_a[5] = 2.0**-45 * (1 + 2.0**-52)
     narrow_a[15 * 256 + 9] = -(2.0**-45) * (1 + 2.0**-51)
     cases["narrowing"] = (narrow_a, narrow_b)
+    # The seams of the AVX2 kernels: one chain of four lanes with a carry
+    # step every 128 products, NaN products seen through the last cell's
+    # lanes, the smallest non-zero operands as their bits minus 1 taken as
+    # doubles.  Every lane near its bound between two carry steps:
+    cases["carries"] = (np.full(N, np.nextafter(8.0, 0.0)),
+                        np.where(np.arange(N) < N // 2, 1 + 2.0**-52, -(1 + 2.0**-50)))
+    nan_seams = normal()
+    nan_seams[[127, 128, 255, 256 + 131, N - 1]] = np.nan   # either side of a carry step
+    cases["nan_at_seams"] = (nan_seams, normal())
+    overflow_one = normal()
+    overflow_one[130] = 1e200                          # p = Inf, e = -Inf: one product
+    cases["one_overflowing_product"] = (overflow_one, np.where(np.arange(N) == 130, 1e200, 1.0))
+    cases["zeros_times_nan"] = (np.zeros(N), np.where(np.arange(N) == 600, np.nan, 1.0))
+    tiniest = np.zeros(N)
+    tiniest[::41] = 5e-324                             # bits 1: minus 1 is +0.0
+    cases["tiniest_operands"] = (tiniest, np.full(N, 2.0**600))
     long_n = 40_000
     cases["long"] = (rng.standard_normal(long_n), rng.standard_normal(long_n))
     return cases

@@ -24,7 +24,7 @@ SOURCES = [
     "src/exact/xs_small.c", "src/exact/xs_large.c", "src/exact/xs_round.c",
     "src/exact/xs_dot.c",
     "src/kernels/cells/xs_cells.c", "src/kernels/cells/xs_cells_neon.c",
-    "src/kernels/cells/xs_columns.c", "src/kernels/cells/xs_columns_neon.c",
+    "src/kernels/cells/xs_columns.c",
     "src/kernels/dot/xs_dot_cells.c", "src/kernels/dot/xs_dot_cells_generic.c",
     "src/kernels/dot/xs_dot_cells_neon.c",
 ]

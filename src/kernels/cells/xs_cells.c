@@ -129,25 +129,32 @@ static inline __m128d bf16x2_sse2(const uint16_t *x)
 #define XS_CK_ADD(a, b) _mm256_add_pd((a), (b))
 #define XS_CK_SUB(a, b) _mm256_sub_pd((a), (b))
 #define XS_CK_SET1(d) _mm256_set1_pd(d)
+/* The range in four ops a vector, two registers: the largest |term| by
+ * vmaxpd (a NaN term is not kept: see XS_CK_CELLS_NAN); the smallest
+ * non-zero one as the minimum of |term|'s bits minus 1 taken as doubles
+ * (a zero's pattern turns into a NaN, which vminpd skips when it is the
+ * first operand; so does a NaN term's). */
 #define XS_CK_RANGE_INIT \
     const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)XS_CELLS_ABS_BITS)); \
-    const __m256d zero = _mm256_setzero_pd(), inf = _mm256_set1_pd((double)INFINITY); \
-    __m256d mx = zero, mn = inf, nan_seen = zero;
+    const __m256i one = _mm256_set1_epi64x(1); \
+    __m256d mx = _mm256_setzero_pd(), mn = _mm256_set1_pd((double)INFINITY);
 #define XS_CK_RANGE_STEP(v) { \
         __m256d a = _mm256_and_pd((v), abs_mask); \
-        mx = _mm256_max_pd(mx, a); \
-        mn = _mm256_min_pd(mn, _mm256_blendv_pd(a, inf, _mm256_cmp_pd(a, zero, _CMP_EQ_OQ))); \
-        nan_seen = _mm256_or_pd(nan_seen, _mm256_cmp_pd((v), (v), _CMP_UNORD_Q)); }
+        mx = _mm256_max_pd(a, mx); \
+        mn = _mm256_min_pd(_mm256_castsi256_pd(_mm256_sub_epi64(_mm256_castpd_si256(a), one)), mn); }
+#define XS_CK_CELLS_NAN(v) (_mm256_movemask_pd(_mm256_cmp_pd((v), (v), _CMP_UNORD_Q)) != 0)
 #define XS_CK_RANGE_END(range) { \
         double m[4], s[4]; \
         _mm256_storeu_pd(m, mx); \
         _mm256_storeu_pd(s, mn); \
-        double max_abs = m[0], min_abs = s[0]; \
+        double max_abs = m[0], min_m1 = s[0]; \
         for (int k = 1; k < 4; k++) { \
             max_abs = m[k] > max_abs ? m[k] : max_abs; \
-            min_abs = s[k] < min_abs ? s[k] : min_abs; \
+            min_m1 = s[k] < min_m1 ? s[k] : min_m1; \
         } \
-        fp_range_bits(max_abs, min_abs, _mm256_movemask_pd(nan_seen) != 0, (range)); }
+        (range)->max_bits = cells_nan ? UINT64_MAX : xs_double_bits(max_abs); \
+        (range)->min_bits_m1 = xs_double_bits(min_m1) == XS_CELLS_INF_BITS \
+            ? UINT64_MAX : xs_double_bits(min_m1); }
 #define XS_CK_ELEMENT double
 #define XS_CK_LOAD_IN(x, i) _mm256_loadu_pd((x) + (i))
 #define XS_CI_NAME(K) cells_f64_avx2_##K
@@ -364,13 +371,17 @@ static int cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
     int lanes_cells = 0;         /* the cells with lanes in use (w's, or more) */
     int elsewhere = 0;           /* some term went into acc (or large) already */
     ptrdiff_t blocks = 0;        /* blocks in the lanes since the last flush */
-    for (ptrdiff_t i = 0; i < n; i += XS_CELLS_BLOCK) {
+    for (ptrdiff_t i = 0, terms; i < n; i += terms) {
         const char *here = x + (size_t)i * type->itemsize;
         const void *block = here;
-        int terms = n - i < XS_CELLS_BLOCK ? (int)(n - i) : XS_CELLS_BLOCK;
-        int padded = terms;
+        terms = n - i < XS_CELLS_BLOCK ? n - i : XS_CELLS_BLOCK;
+        /* A last block of a length that is not a whole number of steps:
+         * its whole steps from x, then the rest alone, padded with zeros
+         * (copying fewer than XS_CELLS_STEP terms, not up to a block). */
+        terms = terms > XS_CELLS_STEP ? terms - terms % XS_CELLS_STEP : terms;
+        int padded = (int)terms;
         if (terms % XS_CELLS_STEP != 0) {
-            padded = terms + XS_CELLS_STEP - terms % XS_CELLS_STEP;
+            padded = (int)(terms + XS_CELLS_STEP - terms % XS_CELLS_STEP);
             memcpy(tail, here, (size_t)terms * type->itemsize);
             memset((char *)tail + (size_t)terms * type->itemsize, 0,
                    (size_t)(padded - terms) * type->itemsize);

@@ -15,6 +15,7 @@
 #undef XS_CK_RANGE_INIT
 #undef XS_CK_RANGE_STEP
 #undef XS_CK_RANGE_END
+#undef XS_CK_CELLS_NAN
 #undef XS_DK_TARGET
 #undef XS_DK_V
 #undef XS_DK_VW
@@ -31,3 +32,6 @@
 #undef XS_DK_NONZERO_MIN
 #undef XS_DK_RANGE_STEP
 #undef XS_DK_RANGE_END
+#undef XS_DK_CELLS_NAN
+#undef XS_DK_SPAN
+#undef XS_DK_CARRY

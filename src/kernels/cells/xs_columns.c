@@ -84,44 +84,40 @@ static xs_small *column_acc(xs_columns *st, int j)
     return &st->acc[j];
 }
 
+/* Each ISA's strip kernels: xs_columns_strip.h, instantiated with the ISA's
+ * natural vector width (GCC and Clang vector extensions; the baseline's and
+ * NEON's is 16 bytes); other compilers: the same per lane in plain C. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(XS_NO_VECTOR_EXT)
+#define XS_CS_ISA generic
+#define XS_CS_TARGET
+#define XS_CS_W 2
+#ifdef XS_CPU_X86
+#define XS_CS_FP_RANGE 1        /* SSE2 has no 64-bit integer compare */
+#endif
+#include "kernels/cells/xs_columns_strip.h"
+#ifdef XS_CPU_X86
+#define XS_COLUMNS_X86 1
+#define XS_CS_ISA avx2
+#define XS_CS_TARGET XS_TARGET_AVX2
+#define XS_CS_W 4
+#include "kernels/cells/xs_columns_strip.h"
+#define XS_CS_ISA avx512
+#define XS_CS_TARGET XS_TARGET_AVX512
+#define XS_CS_W 8
+#include "kernels/cells/xs_columns_strip.h"
+#endif
+#ifdef XS_CPU_NEON
+/* aarch64: the same 2-lane vectors as the portable instance (GCC and Clang
+ * make them Advanced SIMD registers), a level of its own for the tests. */
+#define XS_CS_ISA neon
+#define XS_CS_TARGET
+#define XS_CS_W 2
+#include "kernels/cells/xs_columns_strip.h"
+#endif
+#else
 /* The range of a strip's block, lane by lane, on the bit patterns of |x|
  * (unsigned order is magnitude order; |x| - 1 turns 0 into the largest
- * value, out of the minimum).  GCC and Clang: vector extensions (the loop
- * over eight lanes would be scalar code with conditional moves); others:
- * the same per lane. */
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(XS_NO_VECTOR_EXT)
-#define XS_COLUMN_VECTORS 1
-typedef double xs_v8d __attribute__((vector_size(64)));
-typedef float xs_v8f __attribute__((vector_size(32)));
-typedef uint64_t xs_v8u __attribute__((vector_size(64)));
-/* Lane-wise m ? a : b for masks of all ones or zeros (a macro: a function
- * returning a 64-byte vector would need AVX-512's ABI). */
-#define XS_SELECT8(m, a, b) (((a) & (xs_v8u)(m)) | ((b) & ~(xs_v8u)(m)))
-#define XS_RANGE_INIT \
-    const xs_v8u abs_mask = (xs_v8u){0} + XS_CELLS_ABS_BITS, one = (xs_v8u){0} + 1u; \
-    xs_v8u mx = {0}, mn = ~(xs_v8u){0};
-#define XS_RANGE_STEP(v) { \
-        xs_v8u bits; \
-        memcpy(&bits, (v), sizeof bits); \
-        xs_v8u a = bits & abs_mask, a_m1 = a - one; \
-        mx = XS_SELECT8(a > mx, a, mx); \
-        mn = XS_SELECT8(a_m1 < mn, a_m1, mn); }
-#define XS_RANGE_END(b) { \
-        memcpy((b)->max_bits, &mx, sizeof mx); \
-        memcpy((b)->min_bits_m1, &mn, sizeof mn); }
-/* v = the strip's eight values of the row at q as doubles (float32 widened
- * exactly). */
-#define XS_LOAD_ROW(v, q, itemsize) do { \
-        if ((itemsize) == 8) { \
-            memcpy(&(v), (q), sizeof(v)); \
-        } \
-        else { \
-            xs_v8f f_; \
-            memcpy(&f_, (q), sizeof f_); \
-            (v) = __builtin_convertvector(f_, xs_v8d); \
-        } \
-    } while (0)
-#else
+ * value, out of the minimum). */
 #define XS_RANGE_INIT \
     uint64_t mx[XS_STRIP], mn[XS_STRIP]; \
     for (int k = 0; k < XS_STRIP; k++) { \
@@ -137,59 +133,10 @@ typedef uint64_t xs_v8u __attribute__((vector_size(64)));
 #define XS_RANGE_END(b) { \
         memcpy((b)->max_bits, mx, sizeof mx); \
         memcpy((b)->min_bits_m1, mn, sizeof mn); }
-#endif
 
 /* The strip's block with K cells: every row's eight values cut and added,
  * a carry step every XS_COLUMN_CARRY_ROWS rows, one column per lane (each
  * lane's operations the same, in the same order, whatever the width). */
-#ifdef XS_COLUMN_VECTORS
-XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K,
-                             int itemsize, const double (*sigma)[XS_STRIP], xs_strip_block *b)
-{
-    xs_v8d acc[XS_CELLS_MAX + 1], sig[XS_CELLS_MAX + 1];
-    memcpy(acc, b->cells, sizeof acc);
-    memcpy(sig, sigma, sizeof sig);
-    XS_RANGE_INIT
-    for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_CARRY_ROWS) {
-        ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
-        for (ptrdiff_t r = r0; r < r1; r++, q += row_stride) {
-            xs_v8d v;
-            XS_LOAD_ROW(v, q, itemsize);
-            /* The next chunk of columns is read next: bring its line of
-             * this row in now (integer arithmetic: the address may lie past
-             * the array, which a prefetch may touch but C may not form). */
-            XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
-            XS_RANGE_STEP(&v)
-            for (int c = 1; c < K; c++) {
-                xs_v8d part = (v + sig[c]) - sig[c];
-                v -= part;
-                acc[c] += part;
-            }
-            acc[K] += v;
-        }
-        for (int c = K; c >= 1; c--) {
-            xs_v8d carry = (acc[c] + sig[c - 1]) - sig[c - 1];
-            acc[c] -= carry;
-            acc[c - 1] += carry;
-        }
-    }
-    memcpy(b->cells, acc, sizeof acc);
-    XS_RANGE_END(b)
-}
-/* The range of a strip's block alone, no cuts (a strip with no window yet). */
-XS_INLINE void strip_range(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int itemsize,
-                           xs_strip_block *b)
-{
-    XS_RANGE_INIT
-    for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
-        xs_v8d v;
-        XS_LOAD_ROW(v, q, itemsize);
-        XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
-        XS_RANGE_STEP(&v)
-    }
-    XS_RANGE_END(b)
-}
-#else
 XS_INLINE void strip_block_k(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K,
                              int itemsize, const double (*sigma)[XS_STRIP], xs_strip_block *b)
 {
@@ -247,8 +194,6 @@ XS_INLINE void strip_range(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, 
     XS_RANGE_END(b)
 }
 
-#endif
-
 /* The same, K a constant in each instance, compiled for the baseline and,
  * on x86-64 with GCC or Clang, for AVX2 and AVX-512 too (picked by
  * src/cpu/xs_cpu.h, under XSUMUFUNC_KERNEL's cap). */
@@ -257,6 +202,7 @@ TARGET static void NAME(const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int
                         const double (*sigma)[XS_STRIP], xs_strip_block *b) \
 { \
     switch (K) { \
+    case 1: strip_block_k(q, rows, row_stride, 1, ITEMSIZE, sigma, b); break; \
     case 2: strip_block_k(q, rows, row_stride, 2, ITEMSIZE, sigma, b); break; \
     case 3: strip_block_k(q, rows, row_stride, 3, ITEMSIZE, sigma, b); break; \
     default: strip_block_k(q, rows, row_stride, 4, ITEMSIZE, sigma, b); break; \
@@ -271,10 +217,6 @@ TARGET static void NAME##_range(const char *q, ptrdiff_t rows, ptrdiff_t row_str
     XS_STRIP_BLOCK_TYPE(NAME##_f64, TARGET, 8) \
     XS_STRIP_BLOCK_TYPE(NAME##_f32, TARGET, 4)
 XS_STRIP_BLOCK(strip_block_generic, )
-#ifdef XS_CPU_X86
-#define XS_COLUMNS_X86 1
-XS_STRIP_BLOCK(strip_block_avx2, XS_TARGET_AVX2)
-XS_STRIP_BLOCK(strip_block_avx512, XS_TARGET_AVX512)
 #endif
 
 /* The kernels of each level (src/cpu/xs_cpu.h picks, under
@@ -287,13 +229,19 @@ static const xs_strip_kernels avx2 = {strip_block_avx2_f64, strip_block_avx2_f32
 static const xs_strip_kernels avx512 = {strip_block_avx512_f64, strip_block_avx512_f32,
                                         strip_block_avx512_f64_range, strip_block_avx512_f32_range};
 #endif
+#if defined(XS_CPU_NEON) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(XS_NO_VECTOR_EXT)
+static const xs_strip_kernels neon = {strip_block_neon_f64, strip_block_neon_f32,
+                                      strip_block_neon_f64_range, strip_block_neon_f32_range};
+#endif
 static const void *const variants[XS_ISA_COUNT] = {
     [XS_ISA_GENERIC] = &generic,
 #ifdef XS_COLUMNS_X86
     [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
 #endif
-#ifdef XS_CPU_NEON
-    [XS_ISA_NEON] = &xs_columns_neon,
+#if defined(XS_CPU_NEON) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(XS_NO_VECTOR_EXT)
+    [XS_ISA_NEON] = &neon,
 #endif
 };
 
@@ -515,7 +463,7 @@ xs_columns *xs_columns_new(ptrdiff_t cols, int itemsize)
     memset(st->cells, 0, (size_t)all_strips * sizeof st->cells[0]);
     memset(st->used, 0, (size_t)cols);
     for (int s = 0; s < all_strips; s++) {
-        st->strip_cells[s] = 2;
+        st->strip_cells[s] = XS_CELLS_MIN;   /* float32 often needs no more */
         for (int k = 0; k < XS_STRIP; k++) {
             /* No window yet: constants that cut nothing out of range and
              * limits nothing fits. */

@@ -3,8 +3,7 @@
  * strip of eight neighbouring columns summed down a block of rows, one
  * column per double lane (each lane's operations the same, in the same
  * order, whatever the vector width, so every variant gives the same bits).
- * The portable and x86 variants are in xs_columns.c, NEON's in
- * xs_columns_neon.c.
+ * Every variant is an instance of xs_columns_strip.h in xs_columns.c.
  */
 #ifndef XS_COLUMNS_VARIANTS_H
 #define XS_COLUMNS_VARIANTS_H
@@ -43,11 +42,6 @@ typedef struct {
     xs_strip_kernel f64, f32;
     xs_strip_ranger range64, range32;
 } xs_strip_kernels;
-
-#ifdef XS_CPU_NEON
-/* aarch64's Advanced SIMD instances (xs_columns_neon.c). */
-extern const xs_strip_kernels xs_columns_neon;
-#endif
 
 /* The kernels compiled for `isa` (NULL: none), whatever the CPU runs: the
  * differential test (tests/c/neon_diff.c) compares each with the generic

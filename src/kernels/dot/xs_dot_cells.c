@@ -15,12 +15,18 @@
 #define XS_DOT_CELLS_X86 1
 #include <immintrin.h>
 
-/* AVX2 with FMA: 4-double vectors, 2 chains; the range in floating point
- * (no unsigned 64-bit min/max), turned into bit patterns at the end. */
+/* AVX2 with FMA: 4-double vectors, 1 chain (a carry step every 128
+ * products: two chains need more than AVX2's 16 registers); the range in floating point
+ * (no unsigned 64-bit min/max), turned into bit patterns at the end: the
+ * largest |p| by vmaxpd, the smallest non-zero |a| and |b| as the minimum of
+ * their bits minus 1 taken as doubles (a zero's turns into a NaN, which
+ * vminpd skips as its first operand; so does a NaN's), and NaN products
+ * seen through the last cell's lanes once a block: four registers, so that
+ * the cell lanes stay in the other twelve. */
 #define XS_DK_TARGET XS_TARGET_AVX2
 #define XS_DK_V __m256d
 #define XS_DK_VW 4
-#define XS_DK_CHAINS 2
+#define XS_DK_CHAINS 1
 #define XS_DK_LOAD(p) _mm256_loadu_pd(p)
 #define XS_DK_LOADU(p) _mm256_loadu_pd((const double *)(const void *)(p))
 #define XS_DK_STORE(p, v) _mm256_storeu_pd((p), (v))
@@ -31,16 +37,16 @@
 #define XS_DK_SET1(d) _mm256_set1_pd(d)
 #define XS_DK_RANGE_INIT \
     const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)XS_CELLS_ABS_BITS)); \
-    const __m256d zero = _mm256_setzero_pd(), inf = _mm256_set1_pd((double)INFINITY); \
-    __m256d max_p = zero, min_a = inf, min_b = inf, nan_seen = zero;
+    const __m256i one = _mm256_set1_epi64x(1); \
+    __m256d max_p = _mm256_setzero_pd(), min_a = _mm256_set1_pd((double)INFINITY), min_b = min_a;
 #define XS_DK_NONZERO_MIN(m, x) { \
-        __m256d m_abs = _mm256_and_pd((x), abs_mask); \
-        m = _mm256_min_pd(m, _mm256_blendv_pd(m_abs, inf, _mm256_cmp_pd(m_abs, zero, _CMP_EQ_OQ))); }
+        __m256i m_abs = _mm256_castpd_si256(_mm256_and_pd((x), abs_mask)); \
+        m = _mm256_min_pd(_mm256_castsi256_pd(_mm256_sub_epi64(m_abs, one)), m); }
 #define XS_DK_RANGE_STEP(va, vb, p) { \
-        max_p = _mm256_max_pd(max_p, _mm256_and_pd((p), abs_mask)); \
-        nan_seen = _mm256_or_pd(nan_seen, _mm256_cmp_pd((p), (p), _CMP_UNORD_Q)); \
+        max_p = _mm256_max_pd(_mm256_and_pd((p), abs_mask), max_p); \
         XS_DK_NONZERO_MIN(min_a, va) \
         XS_DK_NONZERO_MIN(min_b, vb) }
+#define XS_DK_CELLS_NAN(v) (_mm256_movemask_pd(_mm256_cmp_pd((v), (v), _CMP_UNORD_Q)) != 0)
 #define XS_DK_RANGE_END(range) { \
         double mp[4], ma[4], mb[4]; \
         _mm256_storeu_pd(mp, max_p); \
@@ -51,11 +57,11 @@
             ma[0] = ma[k] < ma[0] ? ma[k] : ma[0]; \
             mb[0] = mb[k] < mb[0] ? mb[k] : mb[0]; \
         } \
-        (range)->max_p = _mm256_movemask_pd(nan_seen) ? UINT64_MAX : xs_double_bits(mp[0]); \
+        (range)->max_p = cells_nan ? UINT64_MAX : xs_double_bits(mp[0]); \
         (range)->min_a_m1 = xs_double_bits(ma[0]) == XS_CELLS_INF_BITS ? UINT64_MAX \
-                                                                        : xs_double_bits(ma[0]) - 1; \
+                                                                        : xs_double_bits(ma[0]); \
         (range)->min_b_m1 = xs_double_bits(mb[0]) == XS_CELLS_INF_BITS ? UINT64_MAX \
-                                                                        : xs_double_bits(mb[0]) - 1; }
+                                                                        : xs_double_bits(mb[0]); }
 #define XS_DK_CELLS 2
 #define XS_DK_NAME dot2_avx2
 #include "kernels/dot/xs_dot_cells_kernel.h"

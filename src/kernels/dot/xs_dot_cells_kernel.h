@@ -2,10 +2,15 @@
  * One block kernel of xs_dot_cells.c, instantiated per instruction set and
  * per cell count (see xs_dot_cells.h).  The includer defines XS_DK_NAME,
  * XS_DK_CELLS (2..XS_CELLS_GRID_MAX), XS_DK_TARGET, the vector type XS_DK_V
- * of XS_DK_VW doubles with XS_DK_CHAINS chains (at least 8 lanes per cell,
- * at most 16), XS_DK_LOAD, XS_DK_LOADU (from a char pointer, any alignment), XS_DK_STORE, XS_DK_ADD, XS_DK_SUB, XS_DK_MUL,
+ * of XS_DK_VW doubles with XS_DK_CHAINS chains (at most 16 lanes per cell;
+ * with fewer than 8, a carry step every XS_DK_SPAN products keeps every
+ * lane within the bound of xs_dot_cells.h, at most 64 parts between two), XS_DK_LOAD, XS_DK_LOADU (from a char pointer, any alignment), XS_DK_STORE, XS_DK_ADD, XS_DK_SUB, XS_DK_MUL,
  * XS_DK_FMSUB(a, b, c) = a*b - c fused, XS_DK_SET1, and the range measure
  * XS_DK_RANGE_INIT, XS_DK_RANGE_STEP(a, b, p), XS_DK_RANGE_END(range).
+ * Optional: XS_DK_CELLS_NAN(v), 1 when a lane of v is NaN; then
+ * XS_DK_RANGE_END may read `cells_nan`, set when the last cell's lanes went
+ * NaN in the block (a NaN product, or an Inf one, whose e is NaN, propagates
+ * through every cut into them), instead of testing every product for NaN.
  *
  * XS_DK_NAME and XS_DK_CELLS are undefined at the end, for the next instance.
  *
@@ -14,6 +19,21 @@
  * returns 1, when every product fits the window w; otherwise it returns 0
  * and leaves the lanes as they were (the range tells the driver why).
  */
+
+#ifndef XS_DK_SPAN
+/* Products between two carry steps: 32 per lane (two parts each). */
+#define XS_DK_SPAN (XS_DK_VW * XS_DK_CHAINS * XS_CELLS_LANE_TERMS)
+/* The carry step, from the bottom cell up (as for sums): cell c keeps at
+ * most u_(c-1)/2, the multiples of u_(c-1) move up. */
+#define XS_DK_CARRY(acc, sigma) \
+    for (int c = XS_DK_CELLS; c >= 1; c--) { \
+        for (int j = 0; j < XS_DK_CHAINS; j++) { \
+            XS_DK_V carry = XS_DK_SUB(XS_DK_ADD((acc)[c][j], (sigma)[c - 1]), (sigma)[c - 1]); \
+            (acc)[c][j] = XS_DK_SUB((acc)[c][j], carry); \
+            (acc)[c - 1][j] = XS_DK_ADD((acc)[c - 1][j], carry); \
+        } \
+    }
+#endif
 
 XS_DK_TARGET
 static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
@@ -27,7 +47,15 @@ static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
         }
     }
     XS_DK_RANGE_INIT
-    for (int i = 0; i < terms; i += XS_DK_VW * XS_DK_CHAINS) {
+    /* A block in one span when the lanes allow (a loop run once, no carry
+     * inside: the code of wide kernels as without spans). */
+    const int span = XS_DK_SPAN >= XS_CELLS_BLOCK ? terms : XS_DK_SPAN;
+    for (int i0 = 0; i0 < terms; i0 += span) {
+    if (i0 > 0) {
+        XS_DK_CARRY(acc, sigma)
+    }
+    int i1 = terms - i0 < span ? terms : i0 + span;
+    for (int i = i0; i < i1; i += XS_DK_VW * XS_DK_CHAINS) {
         for (int j = 0; j < XS_DK_CHAINS; j++) {
             XS_DK_V va = XS_DK_LOADU(a + 8 * (i + j * XS_DK_VW));
             XS_DK_V vb = XS_DK_LOADU(b + 8 * (i + j * XS_DK_VW));
@@ -51,18 +79,20 @@ static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
             acc[XS_DK_CELLS][j] = XS_DK_ADD(acc[XS_DK_CELLS][j], e);
         }
     }
+    }
+#ifdef XS_DK_CELLS_NAN
+    XS_DK_V probe = acc[XS_DK_CELLS][0];
+    for (int j = 1; j < XS_DK_CHAINS; j++) {
+        probe = XS_DK_ADD(probe, acc[XS_DK_CELLS][j]);
+    }
+    /* Also +Inf and -Inf lanes: only with products beyond any window. */
+    int cells_nan = XS_DK_CELLS_NAN(probe);
+#endif
     XS_DK_RANGE_END(range)
     if (!xs_dot_cells_fits(w, range)) {
         return 0;
     }
-    /* The carry step, from the bottom cell up (as for sums). */
-    for (int c = XS_DK_CELLS; c >= 1; c--) {
-        for (int j = 0; j < XS_DK_CHAINS; j++) {
-            XS_DK_V carry = XS_DK_SUB(XS_DK_ADD(acc[c][j], sigma[c - 1]), sigma[c - 1]);
-            acc[c][j] = XS_DK_SUB(acc[c][j], carry);
-            acc[c - 1][j] = XS_DK_ADD(acc[c - 1][j], carry);
-        }
-    }
+    XS_DK_CARRY(acc, sigma)
     for (int c = 0; c <= XS_DK_CELLS; c++) {
         for (int j = 0; j < XS_DK_CHAINS; j++) {
             XS_DK_STORE(lanes + c * XS_CELLS_LANE_STRIDE + j * XS_DK_VW, acc[c][j]);

@@ -1,0 +1,295 @@
+/*
+ * The strip kernels of xs_columns.c for one instruction set, written once
+ * and instantiated per ISA with its natural vector width (GCC and Clang
+ * vector extensions).  The includer defines:
+ *
+ *   XS_CS_ISA     the instance's suffix (generic, avx2, avx512, ...)
+ *   XS_CS_TARGET  function attribute (target ISA), or nothing
+ *   XS_CS_W       doubles per vector: 2 (16 bytes), 4 (32) or 8 (64; only
+ *                 under an AVX-512 target)
+ *   XS_CS_FP_RANGE (optional) measure the range with double compares
+ *
+ * and, before the first instance, XS_STRIP, xs_strip_block, XS_INLINE,
+ * XS_PREFETCH, XS_PREFETCH_BYTES and XS_COLUMN_CARRY_ROWS.  It makes
+ * strip_block_ISA_f64/_f32 (a block of a strip with K cells) and
+ * strip_block_ISA_f64_range/_f32_range (its range alone); the
+ * XS_CS_* macros are undefined at the end, for the next instance.
+ *
+ * A strip of XS_STRIP columns is XS_STRIP / XS_CS_W vectors wide.  The cuts
+ * run one vector of lanes at a time down the whole block (the rows' lines
+ * are in L1 after the first), so that the cell sums, cut constants and
+ * range of one vector stay in registers: with four cells that is about a
+ * dozen, where the whole strip in 4-lane vectors would need about 28 and
+ * AVX2 has 16.  Every lane's operations are the same, in the same order,
+ * whatever the width.
+ *
+ * The range is tracked on the bit patterns of |x| (no unsigned 64-bit
+ * compare in AVX2 or SSE):
+ *   - with signed 64-bit compares (the patterns are below 2^63, so signed
+ *     order is magnitude order): the largest |x|, and the smallest |x| - 1
+ *     modulo 2^63, which turns 0 into 2^63 - 1, above every other;
+ *   - or, when the includer defines XS_CS_FP_RANGE (x86-64's baseline has
+ *     no 64-bit integer compare at all), with double compares, which order
+ *     the non-NaN patterns the same way: zeros count as +Inf for the
+ *     minimum and NaN is seen apart (it compares false).  A lane whose
+ *     smallest non-zero |x| is Inf, or with a NaN, has its largest at or
+ *     above Inf's pattern, which no window takes, whatever its minimum.
+ * A lane with nothing but zeros has UINT64_MAX as its minimum, as
+ * xs_strip_block wants.
+ */
+#define XS_CS_CAT2(a, b) a##_##b
+#define XS_CS_CAT(a, b) XS_CS_CAT2(a, b)
+#define XS_CS_FN(name) XS_CS_CAT(name, XS_CS_ISA)
+#define XS_CS_VD XS_CS_FN(xs_cs_vd)
+#define XS_CS_VF XS_CS_FN(xs_cs_vf)
+#define XS_CS_VI XS_CS_FN(xs_cs_vi)
+#define XS_CS_PARTS (XS_STRIP / XS_CS_W)
+#define XS_CS_RANGE XS_CS_FN(xs_cs_range)
+
+typedef double XS_CS_VD __attribute__((vector_size(8 * XS_CS_W)));
+typedef float XS_CS_VF __attribute__((vector_size(4 * XS_CS_W)));
+typedef int64_t XS_CS_VI __attribute__((vector_size(8 * XS_CS_W)));
+
+/* XS_CS_W values of a row from q as doubles (float32 widened exactly). */
+XS_CS_TARGET XS_INLINE XS_CS_VD XS_CS_FN(cs_load)(const char *q, int itemsize)
+{
+    if (itemsize == 8) {
+        XS_CS_VD v;
+        memcpy(&v, q, sizeof v);
+        return v;
+    }
+    XS_CS_VF f;
+    memcpy(&f, q, sizeof f);
+    return __builtin_convertvector(f, XS_CS_VD);
+}
+
+/* A vector of lanes' range: bit patterns of |x| (see the top of this file). */
+typedef struct {
+    XS_CS_VI mx, mn, nan;
+} XS_CS_RANGE;
+
+XS_CS_TARGET XS_INLINE XS_CS_RANGE XS_CS_FN(cs_range_init)(void)
+{
+    XS_CS_RANGE r;
+    r.mx = (XS_CS_VI){0};
+    r.nan = r.mx;
+#ifdef XS_CS_FP_RANGE
+    r.mn = r.mx + (int64_t)XS_CELLS_INF_BITS;
+#else
+    r.mn = r.mx + (int64_t)XS_CELLS_ABS_BITS;
+#endif
+    return r;
+}
+
+/* One row's keys: |x|'s bits for the largest (hi), for the smallest
+ * non-zero (lo), and NaN lanes (see the top of this file). */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_keys)(XS_CS_VD v, XS_CS_VI *hi, XS_CS_VI *lo,
+                                                XS_CS_VI *nan)
+{
+    XS_CS_VI a = (XS_CS_VI)v & (int64_t)XS_CELLS_ABS_BITS;
+    *hi = a;
+#ifdef XS_CS_FP_RANGE
+    *lo = a | (((XS_CS_VD)a == 0.0) & (int64_t)XS_CELLS_INF_BITS);
+    *nan = v != v;
+#else
+    *lo = (a - 1) & (int64_t)XS_CELLS_ABS_BITS;
+    *nan = (XS_CS_VI){0};
+#endif
+}
+
+/* m > n, lane by lane, in the keys' order (NaN patterns: never). */
+XS_CS_TARGET XS_INLINE XS_CS_VI XS_CS_FN(cs_above)(XS_CS_VI m, XS_CS_VI n)
+{
+#ifdef XS_CS_FP_RANGE
+    return (XS_CS_VD)m > (XS_CS_VD)n;
+#else
+    return m > n;
+#endif
+}
+
+/* Keys (hi, lo, nan) into the range r. */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_fold)(XS_CS_RANGE *r, XS_CS_VI hi, XS_CS_VI lo,
+                                                XS_CS_VI nan)
+{
+    XS_CS_VI up = XS_CS_FN(cs_above)(hi, r->mx), down = XS_CS_FN(cs_above)(r->mn, lo);
+    r->mx = (hi & up) | (r->mx & ~up);
+    r->mn = (lo & down) | (r->mn & ~down);
+    r->nan |= nan;
+}
+
+/* One row's lanes v into the range r. */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_step)(XS_CS_VD v, XS_CS_RANGE *r)
+{
+    XS_CS_VI hi, lo, nan;
+    XS_CS_FN(cs_keys)(v, &hi, &lo, &nan);
+    XS_CS_FN(cs_fold)(r, hi, lo, nan);
+}
+
+/* Two rows' lanes into the range r: their own range first, then r's (as
+ * many ops as two steps, in a chain half as long). */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_step2)(XS_CS_VD v0, XS_CS_VD v1, XS_CS_RANGE *r)
+{
+    XS_CS_VI hi0, lo0, nan0, hi1, lo1, nan1;
+    XS_CS_FN(cs_keys)(v0, &hi0, &lo0, &nan0);
+    XS_CS_FN(cs_keys)(v1, &hi1, &lo1, &nan1);
+    XS_CS_VI up = XS_CS_FN(cs_above)(hi1, hi0), down = XS_CS_FN(cs_above)(lo0, lo1);
+    XS_CS_FN(cs_fold)(r, (hi1 & up) | (hi0 & ~up), (lo1 & down) | (lo0 & ~down), nan0 | nan1);
+}
+
+/* The range r of lanes lane0.. into b. */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, int lane0, xs_strip_block *b)
+{
+    for (int k = 0; k < XS_CS_W; k++) {
+        uint64_t mx = (uint64_t)r.mx[k], mn = (uint64_t)r.mn[k];
+#ifdef XS_CS_FP_RANGE
+        mx = r.nan[k] ? UINT64_MAX : mx;
+        mn = mn == XS_CELLS_INF_BITS ? UINT64_MAX : mn - 1;
+#else
+        mn = mn == XS_CELLS_ABS_BITS ? UINT64_MAX : mn;
+#endif
+        b->max_bits[lane0 + k] = mx;
+        b->min_bits_m1[lane0 + k] = mn;
+    }
+}
+
+/* One row's lanes v cut into the cells 1..K-1 (their parts into part[c]),
+ * the rest into part[K]. */
+#define XS_CS_CUT(v, part) \
+    for (int c = 1; c < K; c++) { \
+        (part)[c] = ((v) + sig[c]) - sig[c]; \
+        (v) -= (part)[c]; \
+    } \
+    (part)[K] = (v);
+
+/* Lanes lane0 .. lane0 + XS_CS_W - 1 of a strip's block with K cells: every
+ * row cut and added, a carry step every XS_COLUMN_CARRY_ROWS rows.  Rows go
+ * in pairs whose parts are added first, so that each cell's chain of
+ * dependent adds is half as long: a lane's sums of at most
+ * XS_COLUMN_CARRY_ROWS parts are exact in any order (xs_cells.h). */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
+                                                ptrdiff_t row_stride, int K, int itemsize,
+                                                const double (*sigma)[XS_STRIP],
+                                                xs_strip_block *b, int lane0)
+{
+    XS_CS_VD acc[XS_CELLS_MAX + 1], sig[XS_CELLS_MAX + 1];
+    for (int c = 0; c <= K; c++) {
+        memcpy(&acc[c], &b->cells[c][lane0], sizeof acc[c]);
+        memcpy(&sig[c], &sigma[c][lane0], sizeof sig[c]);
+    }
+    XS_CS_RANGE range = XS_CS_FN(cs_range_init)();
+    q += lane0 * itemsize;
+    for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_CARRY_ROWS) {
+        ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
+        ptrdiff_t r = r0;
+        for (; r + 1 < r1; r += 2, q += 2 * row_stride) {
+            XS_CS_VD v0 = XS_CS_FN(cs_load)(q, itemsize);
+            XS_CS_VD v1 = XS_CS_FN(cs_load)(q + row_stride, itemsize);
+            if (lane0 == 0) {
+                /* The next chunk of columns is read next: bring its lines
+                 * of these rows in now (integer arithmetic: the address
+                 * may lie past the array, which a prefetch may touch but C
+                 * may not form). */
+                XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
+                XS_PREFETCH((const void *)((uintptr_t)q + (uintptr_t)row_stride +
+                                           XS_PREFETCH_BYTES(itemsize)));
+            }
+            XS_CS_FN(cs_range_step2)(v0, v1, &range);
+            XS_CS_VD p0[XS_CELLS_MAX + 1], p1[XS_CELLS_MAX + 1];
+            XS_CS_CUT(v0, p0)
+            XS_CS_CUT(v1, p1)
+            for (int c = 1; c <= K; c++) {
+                acc[c] += p0[c] + p1[c];
+            }
+        }
+        if (r < r1) {                                   /* an odd row out */
+            XS_CS_VD v = XS_CS_FN(cs_load)(q, itemsize), p[XS_CELLS_MAX + 1];
+            if (lane0 == 0) {
+                XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
+            }
+            XS_CS_FN(cs_range_step)(v, &range);
+            XS_CS_CUT(v, p)
+            for (int c = 1; c <= K; c++) {
+                acc[c] += p[c];
+            }
+            q += row_stride;
+        }
+        for (int c = K; c >= 1; c--) {
+            XS_CS_VD carry = (acc[c] + sig[c - 1]) - sig[c - 1];
+            acc[c] -= carry;
+            acc[c - 1] += carry;
+        }
+    }
+    for (int c = 0; c <= K; c++) {
+        memcpy(&b->cells[c][lane0], &acc[c], sizeof acc[c]);
+    }
+    XS_CS_FN(cs_range_end)(range, lane0, b);
+}
+
+/* The whole strip's block, K a constant in each call. */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_block)(const char *q, ptrdiff_t rows,
+                                                 ptrdiff_t row_stride, int K, int itemsize,
+                                                 const double (*sigma)[XS_STRIP],
+                                                 xs_strip_block *b)
+{
+    for (int part = 0; part < XS_CS_PARTS; part++) {
+        XS_CS_FN(cs_part)(q, rows, row_stride, K, itemsize, sigma, b, part * XS_CS_W);
+    }
+}
+
+/* The range of a strip's block alone, no cuts (a strip with no window
+ * yet): every vector of the row at once (two registers each). */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range)(const char *q, ptrdiff_t rows,
+                                                 ptrdiff_t row_stride, int itemsize,
+                                                 xs_strip_block *b)
+{
+    XS_CS_RANGE range[XS_CS_PARTS];
+    for (int part = 0; part < XS_CS_PARTS; part++) {
+        range[part] = XS_CS_FN(cs_range_init)();
+    }
+    for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
+        XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
+        for (int part = 0; part < XS_CS_PARTS; part++) {
+            XS_CS_VD v = XS_CS_FN(cs_load)(q + part * XS_CS_W * itemsize, itemsize);
+            XS_CS_FN(cs_range_step)(v, &range[part]);
+        }
+    }
+    for (int part = 0; part < XS_CS_PARTS; part++) {
+        XS_CS_FN(cs_range_end)(range[part], part * XS_CS_W, b);
+    }
+}
+
+#define XS_CS_TYPE(SUFFIX, ITEMSIZE) \
+XS_CS_TARGET static void XS_CS_CAT(XS_CS_FN(strip_block), SUFFIX)( \
+    const char *q, ptrdiff_t rows, ptrdiff_t row_stride, int K, \
+    const double (*sigma)[XS_STRIP], xs_strip_block *b) \
+{ \
+    switch (K) { \
+    case 1: XS_CS_FN(cs_block)(q, rows, row_stride, 1, ITEMSIZE, sigma, b); break; \
+    case 2: XS_CS_FN(cs_block)(q, rows, row_stride, 2, ITEMSIZE, sigma, b); break; \
+    case 3: XS_CS_FN(cs_block)(q, rows, row_stride, 3, ITEMSIZE, sigma, b); break; \
+    default: XS_CS_FN(cs_block)(q, rows, row_stride, 4, ITEMSIZE, sigma, b); break; \
+    } \
+} \
+XS_CS_TARGET static void XS_CS_CAT(XS_CS_CAT(XS_CS_FN(strip_block), SUFFIX), range)( \
+    const char *q, ptrdiff_t rows, ptrdiff_t row_stride, xs_strip_block *b) \
+{ \
+    XS_CS_FN(cs_range)(q, rows, row_stride, ITEMSIZE, b); \
+}
+XS_CS_TYPE(f64, 8)
+XS_CS_TYPE(f32, 4)
+_Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 3 and XS_CELLS_MAX");
+
+#undef XS_CS_TYPE
+#undef XS_CS_CUT
+#undef XS_CS_RANGE
+#undef XS_CS_PARTS
+#undef XS_CS_VI
+#undef XS_CS_VF
+#undef XS_CS_VD
+#undef XS_CS_FN
+#undef XS_CS_CAT
+#undef XS_CS_CAT2
+#undef XS_CS_ISA
+#undef XS_CS_TARGET
+#undef XS_CS_W
+#undef XS_CS_FP_RANGE
