@@ -176,8 +176,10 @@ class Moments:
         if keep is not None:
             # -0.0 for the left-out terms: a sum of -0.0 keeps the sign of a
             # zero sum, so S1 (whose flags a mean or sum reads) is that of
-            # the kept terms (records.of_moments also empties a row of none).
-            parts = [np.where(keep, p, p.dtype.type(-0.0)) for p in parts]
+            # the kept terms; a row with no kept term is the empty sum, +0.0
+            # (records.of_moments also empties such a row).
+            pad = np.where(np.any(keep, axis=-1, keepdims=True), -0.0, 0.0)
+            parts = [np.where(keep, p, pad.astype(p.dtype)) for p in parts]
         native = parts[0].dtype
         flat = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)
         left, right = norm.square_operands(parts)
