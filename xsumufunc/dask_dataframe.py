@@ -20,8 +20,13 @@ stay float32, integers and bools give float64).  A group whose count is
 <= ddof (var, std), or with no terms left (nanmean of NaNs), is NaN, as in
 pandas (no warning).
 
+:func:`exact_cov` and :func:`exact_corr` are ``ddf.cov()`` and
+``ddf.corr()`` (pandas' pairwise-complete rules) with each entry the exact
+value rounded once: bit-identical to ``df.exact.cov()`` /
+``df.exact.corr()`` of the computed frame, for every partitioning.
+
 Importing :mod:`xsumufunc` does not import this module (nor Dask); this
-module imports ``dask.dataframe``.
+module imports ``dask.dataframe`` (and :mod:`xsumufunc.pandas_accessor`).
 
 Examples
 --------
@@ -38,14 +43,19 @@ Examples
 {'exact_mean': [0.3333333333333333, 0.3333333333333333], 'exact_std': [1e+16, 0.14433756729740643]}
 """
 
+import dask as _dask
 import dask.dataframe as _dd
+import pandas as _pd
 
+from ._backends.dask import _tree
+from ._core import pairs as _pairs
 from ._dispatch import backend_of_module
+from .pandas_accessor import _checked_min_periods, _pair_columns
 
 _groupby = backend_of_module("dask_dataframe")
 
-__all__ = ["aggregation", "exact_mean", "exact_nanmean", "exact_nanstd", "exact_nansum",
-           "exact_nanvar", "exact_std", "exact_sum", "exact_var"]
+__all__ = ["aggregation", "exact_corr", "exact_cov", "exact_mean", "exact_nanmean",
+           "exact_nanstd", "exact_nansum", "exact_nanvar", "exact_std", "exact_sum", "exact_var"]
 
 
 def aggregation(statistic, *, skip_nan=False, ddof=1):
@@ -94,3 +104,106 @@ exact_var = aggregation("var")
 exact_nanvar = aggregation("var", skip_nan=True)
 exact_std = aggregation("std")
 exact_nanstd = aggregation("std", skip_nan=True)
+
+
+# ---- covariance and correlation matrices ------------------------------------
+
+def exact_cov(ddf, min_periods=None, ddof=1, numeric_only=False):
+    """``ddf.cov()`` with every entry the exact covariance of the pair's
+    complete observations (rows where neither column is missing), rounded
+    once.
+
+    Each partition gives the exact sums of every pair of columns over its
+    complete rows; they add up exactly up a tree, and each entry is
+    finished as ``df.exact.cov()`` finishes it, so the result is
+    bit-identical to ``ddf.compute().exact.cov()`` for any partitioning.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+    min_periods : int, optional
+        Fewer complete observations of a pair than this (default 1) give NaN.
+    ddof : int, optional
+        Delta degrees of freedom: the divisor is ``count - ddof`` (pandas'
+        default 1); NaN where it is not positive.
+    numeric_only : bool, optional
+        Leave non-numeric columns out; otherwise one is a TypeError.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Lazy (as ``ddf.cov()``): one partition, the float64 matrix labelled
+        by the columns on both axes.
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> from xsumufunc.dask_dataframe import exact_cov
+    >>> pdf = pd.DataFrame({"a": [1e8, 1e8 + 1, 1e8 + 2, 1e8 + 3],
+    ...                     "b": [1.0, None, 3.0, 5.0]})
+    >>> exact_cov(dd.from_pandas(pdf, npartitions=2)).compute()
+              a    b
+    a  1.666667  3.0
+    b  3.000000  4.0
+    """
+    func = "dask_dataframe.exact_cov"
+    min_periods = _checked_min_periods(1 if min_periods is None else min_periods, func)
+    return _pairwise(ddf, "cov", ddof, min_periods, numeric_only, func)
+
+
+def exact_corr(ddf, min_periods=1, numeric_only=False):
+    """``ddf.corr()`` (Pearson) with every entry correctly rounded from the
+    exact correlation of the pair's complete observations: 1 on the
+    diagonal, in [-1, 1]; NaN for fewer than `min_periods` of them or no
+    spread.  Bit-identical to ``ddf.compute().exact.corr()`` for any
+    partitioning (see :func:`exact_cov`).
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+    min_periods : int, optional
+        Fewer complete observations of a pair than this (default 1) give NaN.
+    numeric_only : bool, optional
+        Leave non-numeric columns out; otherwise one is a TypeError.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Lazy (as ``ddf.corr()``): one partition, the float64 matrix.
+
+    Examples
+    --------
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> from xsumufunc.dask_dataframe import exact_corr
+    >>> pdf = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [2.0, 4.0, 6.0, 9.0]})
+    >>> exact_corr(dd.from_pandas(pdf, npartitions=3)).compute()["a"].tolist()
+    [1.0, 0.9943767126843689]
+    """
+    func = "dask_dataframe.exact_corr"
+    return _pairwise(ddf, "corr", 0, _checked_min_periods(min_periods, func), numeric_only,
+                     func)
+
+
+def _pairwise(ddf, method, ddof, min_periods, numeric_only, func):
+    if not isinstance(ddf, _dd.DataFrame):
+        raise TypeError(f"{func}: ddf must be a dask.dataframe.DataFrame, not "
+                        f"{type(ddf).__name__}")
+    # The empty meta frame checks the columns now and gives the labels.
+    labels, _ = _pair_columns(ddf._meta, numeric_only, func)
+    parts = [_dask.delayed(_partition_sums)(part, numeric_only, func)
+             for part in ddf.to_delayed()]
+    table = _tree(parts, _pairs.merge_pair_sums)
+    matrix = _dask.delayed(_matrix)(table, labels, method, ddof, min_periods)
+    meta = _pd.DataFrame({c: _pd.Series(dtype="float64") for c in labels},
+                         index=labels[:0], columns=labels)
+    return _dd.from_delayed([matrix], meta=meta)
+
+
+def _partition_sums(part, numeric_only, func):
+    """The exact sums of every pair of columns of one partition."""
+    return _pairs.pair_sums(_pair_columns(part, numeric_only, func)[1])
+
+
+def _matrix(table, labels, method, ddof, min_periods):
+    values = _pairs.pairwise_of_sums(table, len(labels), method, ddof, min_periods)
+    return _pd.DataFrame(values, index=labels, columns=labels)

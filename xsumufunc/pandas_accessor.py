@@ -248,12 +248,18 @@ def _pair_columns(df, numeric_only, func):
     return df.columns, pairs.stack_variables(columns)
 
 
-def _frame_cov(df, method, min_periods, ddof, numeric_only):
-    func = f"DataFrame.exact.{method}"
+def _checked_min_periods(min_periods, func):
+    """min_periods of cov and corr as an int (shared with the Dask DataFrame module)."""
     if isinstance(min_periods, bool) or not isinstance(min_periods, (int, np.integer)):
         raise TypeError(f"{func}: min_periods must be an integer, not {min_periods!r}")
+    return int(min_periods)
+
+
+def _frame_cov(df, method, min_periods, ddof, numeric_only):
+    func = f"DataFrame.exact.{method}"
+    min_periods = _checked_min_periods(min_periods, func)
     labels, x = _pair_columns(df, numeric_only, func)
-    values = pairs.pairwise(x, method, ddof, int(min_periods))
+    values = pairs.pairwise(x, method, ddof, min_periods)
     return pd.DataFrame(values, index=labels, columns=labels)
 
 

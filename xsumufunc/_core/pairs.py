@@ -790,25 +790,61 @@ def pairwise(x, method, ddof, min_periods):
     x (p, n): for each pair, over the observations where both are not NaN;
     NaN where there are fewer than min_periods of them.  Each entry rounded
     once into float64."""
+    return pairwise_of_sums(pair_sums(x), len(x), method, ddof, min_periods)
+
+
+def pair_sums(x):
+    """The exact sums of each pair i <= j of the variables x (p, n) over the
+    observations where both are not NaN: {(i, j): (count, Sums of the two)},
+    pairs with no such observation left out.  Tables of disjoint
+    observations add up exactly (merge_pair_sums): the Dask DataFrame
+    backend's partitions."""
     p, n = x.shape
-    fmt_of_result = dtypes.FORMATS[_F64]
     missing = None if x.dtype.kind in "biuO" else np.isnan(x)
-    out = np.full((p, p), np.nan)
     if missing is None or not missing.any():
-        sums = sums_of(x) if n >= max(min_periods, 1) else None
-        for i in range(p):
-            for j in range(i, p):
-                if sums is not None:
-                    out[i, j] = out[j, i] = _pair_value(sums, i, j, n, method, ddof,
-                                                         fmt_of_result)
-        return out
+        # Every pair has all n observations: one pass over all variables.
+        if n == 0:
+            return {}
+        sums = sums_of(x)
+        return {(i, j): (n, _two_of(sums, i, j)) for i in range(p) for j in range(i, p)}
+    table = {}
     for i in range(p):
         for j in range(i, p):
             both = ~(missing[i] | missing[j])
             count = int(np.count_nonzero(both))
-            if count < max(min_periods, 1):
-                continue
-            sums = sums_of(np.stack([x[i][both], x[j][both]]))
+            if count:
+                table[i, j] = (count, sums_of(np.stack([x[i][both], x[j][both]])))
+    return table
+
+
+def _two_of(sums, i, j):
+    """The Sums of variables i and j alone (unweighted sums)."""
+    pick = (i, j)
+    return Sums(sums.sw, [sums.swx[k] for k in pick],
+                [[sums.swxy[a][b] for b in pick] for a in pick],
+                [sums.special[k] for k in pick], False)
+
+
+def merge_pair_sums(first, second):
+    """Two pair_sums tables of disjoint observations, added exactly."""
+    table = dict(first)
+    for key, (count, sums) in second.items():
+        if key in table:
+            known_count, known = table[key]
+            table[key] = (known_count + count, merge_sums((known, None), (sums, None))[0])
+        else:
+            table[key] = (count, sums)
+    return table
+
+
+def pairwise_of_sums(table, p, method, ddof, min_periods):
+    """The (p, p) float64 matrix of pairwise (its finishing step) from a
+    pair_sums table: each entry rounded once; NaN where a pair has fewer
+    than min_periods (at least 1) observations."""
+    fmt_of_result = dtypes.FORMATS[_F64]
+    out = np.full((p, p), np.nan)
+    for (i, j), (count, sums) in table.items():
+        if count >= max(min_periods, 1):
             out[i, j] = out[j, i] = _pair_value(sums, 0, 1 if i != j else 0, count, method,
                                                 ddof, fmt_of_result)
     return out
