@@ -5,7 +5,6 @@ rolling methods: every value against the exact oracle."""
 import math
 import tracemalloc
 import warnings
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ from hypothesis import strategies as st
 from oracle import FLOAT64, exact_sum_oracle, round_fraction
 from oracle_moments import check as check_var
 from oracle_moments import var_oracle
+from oracle_products import exact_mean_oracle
 
 import xsumufunc as xs
 
@@ -33,7 +33,9 @@ def quiet(func, *args, **kwargs):
 
 
 def mean_of(kept):
-    return round_fraction(sum(map(Fraction, kept), Fraction(0)) / len(kept), FLOAT64)
+    """The exact mean of the kept terms rounded once (the oracle's: a mean
+    of -0.0 terms is -0.0, as their sum)."""
+    return exact_mean_oracle(kept, FLOAT64)
 
 
 # ---- pandas' nullable columns in the public functions -----------------------
