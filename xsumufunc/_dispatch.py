@@ -133,17 +133,19 @@ def dispatching(name: str, arrays: Iterable[str], backends: Iterable[str] | None
             values = [args[p] for p in positions if p < len(args)]
             if kwargs:
                 values += [kwargs[a] for a in arrays if a in kwargs]
+            for x in values:
+                if type(x) is not np.ndarray:
+                    _refuse_masked(function, positions, args, kwargs)
+                    backend = BACKENDS.backend_for(values, allowed)
+                    if backend is not None:
+                        # A backend pins the mode where it computes (the
+                        # foreign one inside its torch.compile boundary).
+                        return backend.call(function, args, kwargs)
+                    break
             # The whole call, Python and NumPy steps included, in the mode
             # the results are defined in (see _ufuncs._fp_pin).
             saved = _fp_pin()
             try:
-                for x in values:
-                    if type(x) is not np.ndarray:
-                        _refuse_masked(function, positions, args, kwargs)
-                        backend = BACKENDS.backend_for(values, allowed)
-                        if backend is not None:
-                            return backend.call(function, args, kwargs)
-                        break
                 return core(*args, **kwargs)
             finally:
                 _fp_restore(saved)

@@ -48,6 +48,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.arrays import columnar, is_foreign, library
+from .._ufuncs import _fp_pin, _fp_restore
 from . import chunked
 
 _DLPACK_CPU = 1          # DLDeviceType kDLCPU
@@ -361,6 +362,17 @@ def call(function, args, kwargs):
 
 
 def _call(function, args, kwargs):
+    """_compute in the pinned floating-point mode (``_ufuncs._fp_pin``): the
+    whole call, as the dispatch does for NumPy arguments; inside the
+    torch.compile boundary, so that Dynamo never traces the pin."""
+    saved = _fp_pin()
+    try:
+        return _compute(function, args, kwargs)
+    finally:
+        _fp_restore(saved)
+
+
+def _compute(function, args, kwargs):
     """A public function (see ``_dispatch.Function``) on foreign arrays: its
     array arguments viewed as NumPy arrays, its NumPy implementation, and the
     result (each result of a tuple) in the namespace of the first foreign
