@@ -326,15 +326,24 @@ def test_gil_is_released_during_a_long_reduction(restore_threads):
         "states": lambda: xs.exact_sum_state_ufunc(x.reshape(-1, 1024)),
         "where": lambda: xs.exact_nansum(x, where=x > 0),
         "accumulate": lambda: xs.exact_add.accumulate(x),
-        # One sum of squares takes 25-45 ms, too short for a loaded machine to
-        # schedule the ticker reliably: eight in a row (the GIL is taken only
-        # between them).
-        "dot": lambda: [xs.exact_dot(x, x) for _ in range(8)],
+        "dot": lambda: xs.exact_dot(x, x),
     }
     for name, call in calls.items():
-        # Up to three tries: on a loaded machine the ticker may not be
-        # scheduled at all for one call; a held GIL gives 0 every time.
-        assert any(_ticks_during(call) >= 3 for _ in range(3)), name
+        # Up to three tries, each call repeated for at least 0.3 s (one call
+        # takes 20-500 ms, too short for a loaded machine, with pytest-xdist's
+        # other worker on the other core, to schedule the ticker reliably;
+        # the GIL is taken only between the repeats): a held GIL gives 0
+        # ticks every time.
+        assert any(_ticks_during(_for_a_while(call)) >= 3 for _ in range(3)), name
+
+
+def _for_a_while(call, seconds=0.3):
+    """call, repeated until `seconds` have passed."""
+    def repeated():
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            call()
+    return repeated
 
 
 @pytest.mark.parametrize("value,expected", [
