@@ -198,6 +198,9 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, p
     const xs_rows_job *job = job_ptr;
     npy_intp n = job->n;
     xs_large *large = NULL;
+#ifdef XS_CELLS_ROUND
+    xs_cells_hint hint = {0};         /* the last row's window, for the next */
+#endif
     ptrdiff_t work = 0;
     for (npy_intp i = begin; i < end && !xs_interrupted_after(&work, n); i++) {
         const char *row = job->in + i * job->in_step;
@@ -224,7 +227,7 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, p
          * from the cell sums when that decides. */
         if (XS_FN(takes_cells_)(row, n, job->row_stride) && n < XS_PARALLEL_MIN_TERMS) {
             if (!XS_CELLS_ROUND(&acc, &large, (const XS_CONTIG_CTYPE *)(const void *)row, n,
-                                job->target->format, divisor, &quick)) {
+                                job->target->format, divisor, &quick, &hint)) {
                 quick = xs_small_round_divided(&acc, divisor, job->target->format);
             }
             XS_STORE(job->target, result, quick);

@@ -1,6 +1,7 @@
 /* Fixed-grid cells for contiguous float64 runs (see xs_cells.h). */
 #include "kernels/cells/xs_cells.h"
 #include "kernels/cells/xs_cells_variants.h"
+#include "kernels/cells/xs_cells_blocks.h"
 #include "cpu/xs_cpu.h"
 #include "exact/xs_running.h"
 
@@ -10,8 +11,39 @@
 #include <string.h>
 
 /* The floating-point exceptions NumPy turns into warnings ("inexact" is not
- * one of them). */
+ * one of them), read and cleared by a sum.  On x86-64 the code here raises
+ * them only in the SSE status register MXCSR (no x87 code), so they are
+ * read and cleared there: glibc's feclearexcept also stores and reloads the
+ * whole x87 environment, which cost a third of the cuts of a row of 1000
+ * terms (the range measure of AVX2 raises "invalid" on a zero term, and a
+ * row's padded rest has some). */
+#ifdef XS_CPU_X86
+#include <immintrin.h>
+/* IE, ZE, OE, UE: MXCSR bits 0, 2, 3, 4 (Intel SDM vol. 1, 10.2.3). */
+#define XS_MXCSR_REPORTED 0x1du
+
+static inline unsigned reported_flags(void)
+{
+    return _mm_getcsr() & XS_MXCSR_REPORTED;
+}
+
+static inline void clear_flags(unsigned flags)
+{
+    _mm_setcsr(_mm_getcsr() & ~flags);
+}
+#else
 #define XS_REPORTED_FLAGS (FE_INVALID | FE_OVERFLOW | FE_UNDERFLOW | FE_DIVBYZERO)
+
+static inline unsigned reported_flags(void)
+{
+    return (unsigned)fetestexcept(XS_REPORTED_FLAGS);
+}
+
+static inline void clear_flags(unsigned flags)
+{
+    feclearexcept((int)flags);
+}
+#endif
 
 
 
@@ -57,7 +89,6 @@ static inline float bf16_to_float(uint16_t b)
 
 #ifdef XS_CPU_X86
 #define XS_CELLS_X86 1
-#include <immintrin.h>
 
 /* The floating-point range measure of SSE2 and AVX2 (no unsigned 64-bit
  * min/max there): |term| as a double, zeros counted as +Inf for the
@@ -345,139 +376,114 @@ static void to_rest(xs_cells_rest *rest, const xs_cells_type *type, const void *
 #undef XS_REST_TYPES
 #undef XS_REST_LOOP
 
+/* One block into the lanes under t's window, a new one, or (fitting none)
+ * into the rest.  try_w: w is the last row's window, tried before the block
+ * is measured (t not active yet). */
+static void cells_block(const xs_cells_type *type, const xs_cells_kernel *kernels,
+                        xs_cells_blocks *t, xs_cells_rest *rest, const void *here,
+                        const void *block, ptrdiff_t terms, int padded, int try_w)
+{
+    /* First the current window.  A kernel that refuses the block measures
+     * all of it. */
+    xs_cells_range r;
+    xs_cells_window next;
+    const xs_cells_window *first = &t->w;
+    if (!t->active && !try_w) {
+        /* After blocks in a row that fit no window, a first look at the
+         * block's first terms: if they fit none, nor does it. */
+        if (t->refused >= 2) {
+            range_of(type, block, XS_CELLS_STEP, &r);
+            if (r.max_bits != 0 && !choose_window(type, &next, &r)) {
+                to_rest(rest, type, here, terms);
+                return;
+            }
+        }
+        /* No window: measure the block (the one-cell kernel against a
+         * window nothing fits: vector code, the lanes untouched), then take
+         * the window that fits it. */
+        kernels[1](block, padded, t->lanes, &measure_only, &r);
+        first = NULL;
+    }
+    /* (Under the last row's window, a block of zeros alone does not make
+     * the lanes active: the rest keeps the sign of a zero sum.) */
+    int fits = first != NULL && kernels[first->cells](block, padded, t->lanes, first, &r) &&
+               (t->active || r.max_bits != 0);
+    if (!fits) {
+        int more;
+        if (t->active && r.max_bits < t->w.max_limit &&
+                (more = cells_needed(type, t->w.top, &r)) <= XS_CELLS_MAX) {
+            set_window(type, &next, t->w.top, more);   /* more cells, same grid: no flush */
+        }
+        else if (choose_window(type, &next, &r)) {
+            xs_cells_blocks_regrid(t);
+        }
+        else {
+            to_rest(rest, type, here, terms);
+            xs_cells_blocks_refuse(t);      /* too wide for any window, twice: stop trying */
+            return;
+        }
+        kernels[next.cells](block, padded, t->lanes, &next, &r);    /* fits */
+    }
+    if (first != &t->w || !fits) {
+        xs_cells_blocks_move(t, &next);
+    }
+    else if (xs_cells_blocks_narrower(t, t->w.cells > 1 &&
+                                         cells_needed(type, t->w.top, &r) < t->w.cells)) {
+        set_window(type, &t->w, t->w.top, t->w.cells - 1);
+    }
+    xs_cells_blocks_took(t);
+}
+
 /* Adds x[0..n) into acc.  With cells != NULL, when every term went
  * through one window's lanes (nothing into acc or the large accumulator
  * yet), the lanes' exact cell sums are left in cells[0..count) instead and
- * count is returned; otherwise 0 (everything is in acc). */
+ * count is returned; otherwise 0 (everything is in acc).  hint (or NULL):
+ * the last row's window (cells 0: none), tried first; the row's is left in
+ * it. */
 static int cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
                      xs_small *acc, xs_large **large, const char *x, ptrdiff_t n,
-                     double *cells)
+                     double *cells, xs_cells_hint *hint)
 {
     /* Every addition here is exact, but the cuts are inexact by design and
      * a NaN/Inf term raises "invalid" or "overflow" in a kernel whose
      * block is then refused: clear what was raised here of the flags NumPy
      * reports (testing is cheap; restoring the whole state is not). */
-    int reported_before = fetestexcept(XS_REPORTED_FLAGS);
-    double lanes[XS_CELLS_LANES] = {0};
-    /* The last, partial block, padded with zeros to a multiple of
-     * XS_CELLS_STEP (they add nothing; only its real terms go elsewhere if
-     * it fits no window).  Doubles: aligned for every type. */
+    unsigned reported_before = reported_flags();
+    /* The last, partial block, padded with zeros.  Doubles: aligned for
+     * every type. */
     double tail[XS_CELLS_BLOCK];
     xs_cells_rest rest = {acc, large, NULL, 0};
-    xs_cells_window w = {0};
-    int active = 0;              /* w is set and the lanes belong to it */
-    int refused = 0;             /* blocks in a row that fit no window */
-    int narrower = 0;            /* blocks in a row that fit fewer cells than w's */
-    int lanes_cells = 0;         /* the cells with lanes in use (w's, or more) */
-    int elsewhere = 0;           /* some term went into acc (or large) already */
-    ptrdiff_t blocks = 0;        /* blocks in the lanes since the last flush */
+    xs_cells_blocks t = {.acc = acc};
+    int hinted = hint != NULL && hint->w.cells > 0;
+    if (hinted) {
+        t.w = hint->w;
+        t.narrower = hint->narrower;
+    }
     for (ptrdiff_t i = 0, terms; i < n; i += terms) {
         const char *here = x + (size_t)i * type->itemsize;
-        const void *block = here;
-        terms = n - i < XS_CELLS_BLOCK ? n - i : XS_CELLS_BLOCK;
-        /* A last block of a length that is not a whole number of steps:
-         * its whole steps from x, then the rest alone, padded with zeros
-         * (copying fewer than XS_CELLS_STEP terms, not up to a block). */
-        terms = terms > XS_CELLS_STEP ? terms - terms % XS_CELLS_STEP : terms;
-        int padded = (int)terms;
-        if (terms % XS_CELLS_STEP != 0) {
-            padded = (int)(terms + XS_CELLS_STEP - terms % XS_CELLS_STEP);
-            memcpy(tail, here, (size_t)terms * type->itemsize);
-            memset((char *)tail + (size_t)terms * type->itemsize, 0,
-                   (size_t)(padded - terms) * type->itemsize);
-            block = tail;
-        }
-        /* First the current window.  A kernel that refuses the block
-         * measures all of it. */
-        xs_cells_range r;
-        xs_cells_window next;
-        const xs_cells_window *first = &w;
-        if (!active) {
-            /* After blocks in a row that fit no window, a first look at
-             * the block's first terms: if they fit none, nor does it. */
-            if (refused >= 2) {
-                range_of(type, block, XS_CELLS_STEP, &r);
-                if (r.max_bits != 0 && !choose_window(type, &next, &r)) {
-                    to_rest(&rest, type, here, terms);
-                    continue;
-                }
-            }
-            /* No window: measure the block (the one-cell kernel against a
-             * window nothing fits: vector code, the lanes untouched), then
-             * take the window that fits it. */
-            kernels[1](block, padded, lanes, &measure_only, &r);
-            first = NULL;
-        }
-        int fits = first != NULL && kernels[first->cells](block, padded, lanes, first, &r);
-        if (!fits) {
-            int more;
-            if (active && r.max_bits < w.max_limit &&
-                    (more = cells_needed(type, w.top, &r)) <= XS_CELLS_MAX) {
-                set_window(type, &next, w.top, more);   /* more cells, same grid: no flush */
-            }
-            else if (choose_window(type, &next, &r)) {
-                if (active) {
-                    xs_cells_flush(acc, lanes, lanes_cells);
-                    lanes_cells = 0;
-                    blocks = 0;
-                    elsewhere = 1;
-                }
-            }
-            else {
-                to_rest(&rest, type, here, terms);
-                /* Data too wide for any window: stop trying the kernels first. */
-                if (++refused >= 2 && active) {
-                    xs_cells_flush(acc, lanes, lanes_cells);
-                    lanes_cells = 0;
-                    active = 0;
-                    blocks = 0;
-                    elsewhere = 1;
-                }
-                continue;
-            }
-            kernels[next.cells](block, padded, lanes, &next, &r);    /* fits */
-        }
-        if (!active) {
-            acc->flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;     /* non-zero terms went in */
-            active = 1;
-        }
-        if (first != &w || !fits) {
-            w = next;
-            narrower = 0;
-        }
-        else if (w.cells > 1 && cells_needed(type, w.top, &r) < w.cells) {
-            /* A run of blocks that need fewer cells: drop the last one (same
-             * grid: its lanes stay and are flushed with the others). */
-            if (++narrower == XS_CELLS_NARROWER_RUN) {
-                set_window(type, &w, w.top, w.cells - 1);
-                narrower = 0;
-            }
-        }
-        else {
-            narrower = 0;
-        }
-        lanes_cells = w.cells > lanes_cells ? w.cells : lanes_cells;
-        refused = 0;
-        if (++blocks == XS_CELLS_FLUSH_BLOCKS) {
-            xs_cells_flush(acc, lanes, lanes_cells);
-            blocks = 0;
-            elsewhere = 1;
-        }
+        int padded;
+        terms = xs_cells_blocks_length(n - i, &padded);
+        const void *block = xs_cells_blocks_pad(tail, here, terms, padded, type->itemsize);
+        cells_block(type, kernels, &t, &rest, here, block, terms, padded, hinted && i == 0);
+    }
+    if (hint != NULL && t.active) {
+        hint->w = t.w;
+        hint->narrower = t.narrower;
     }
     int count = 0;
-    if (cells != NULL && active && !elsewhere && !rest.used) {
-        count = xs_cells_sums(lanes, lanes_cells, cells);
+    if (cells != NULL && t.active && !t.flushed && !rest.used) {
+        count = xs_cells_sums(t.lanes, t.lanes_cells, cells);
     }
-    else if (active) {
-        xs_cells_flush(acc, lanes, lanes_cells);
+    else if (t.active) {
+        xs_cells_blocks_flush(&t);
     }
     if (rest.large != NULL) {
         xs_large_flush(rest.large);
         xs_small_merge(acc, &rest.large->small);
     }
-    int raised_here = fetestexcept(XS_REPORTED_FLAGS) & ~reported_before;
+    unsigned raised_here = reported_flags() & ~reported_before;
     if (raised_here) {
-        feclearexcept(raised_here);
+        clear_flags(raised_here);
     }
     return count;
 }
@@ -488,10 +494,10 @@ static int cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
  * in acc. */
 static int cells_round(const xs_cells_type *type, const xs_cells_kernel *kernels,
                        xs_small *acc, xs_large **large, const char *x, ptrdiff_t n,
-                       const xs_format *fmt, uint64_t divisor, double *out)
+                       const xs_format *fmt, uint64_t divisor, double *out, xs_cells_hint *hint)
 {
     double cells[XS_CELLS_GRID_MAX + 1];
-    int count = cells_add(type, kernels, acc, large, x, n, cells);
+    int count = cells_add(type, kernels, acc, large, x, n, cells, hint);
     if (count == 0) {
         return 0;
     }
@@ -508,36 +514,39 @@ static int cells_round(const xs_cells_type *type, const xs_cells_kernel *kernels
 
 void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrdiff_t n)
 {
-    cells_add(&type_f64, pick_kernels()->f64, acc, large, (const char *)x, n, NULL);
+    cells_add(&type_f64, pick_kernels()->f64, acc, large, (const char *)x, n, NULL, NULL);
 }
 
 void xs_cells_add_float32(xs_small *acc, xs_large **large, const float *x, ptrdiff_t n)
 {
-    cells_add(&type_f32, pick_kernels()->f32, acc, large, (const char *)x, n, NULL);
+    cells_add(&type_f32, pick_kernels()->f32, acc, large, (const char *)x, n, NULL, NULL);
 }
 
 void xs_cells_add_bfloat16(xs_small *acc, xs_large **large, const uint16_t *x, ptrdiff_t n)
 {
-    cells_add(&type_bf16, pick_kernels()->bf16, acc, large, (const char *)x, n, NULL);
+    cells_add(&type_bf16, pick_kernels()->bf16, acc, large, (const char *)x, n, NULL, NULL);
 }
 
 int xs_cells_round_float64(xs_small *acc, xs_large **large, const double *x, ptrdiff_t n,
-                           const xs_format *fmt, uint64_t divisor, double *out)
+                           const xs_format *fmt, uint64_t divisor, double *out,
+                           xs_cells_hint *hint)
 {
     return cells_round(&type_f64, pick_kernels()->f64, acc, large, (const char *)x, n,
-                       fmt, divisor, out);
+                       fmt, divisor, out, hint);
 }
 
 int xs_cells_round_float32(xs_small *acc, xs_large **large, const float *x, ptrdiff_t n,
-                           const xs_format *fmt, uint64_t divisor, double *out)
+                           const xs_format *fmt, uint64_t divisor, double *out,
+                           xs_cells_hint *hint)
 {
     return cells_round(&type_f32, pick_kernels()->f32, acc, large, (const char *)x, n,
-                       fmt, divisor, out);
+                       fmt, divisor, out, hint);
 }
 
 int xs_cells_round_bfloat16(xs_small *acc, xs_large **large, const uint16_t *x, ptrdiff_t n,
-                            const xs_format *fmt, uint64_t divisor, double *out)
+                            const xs_format *fmt, uint64_t divisor, double *out,
+                           xs_cells_hint *hint)
 {
     return cells_round(&type_bf16, pick_kernels()->bf16, acc, large, (const char *)x, n,
-                       fmt, divisor, out);
+                       fmt, divisor, out, hint);
 }

@@ -251,16 +251,28 @@ void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrd
 void xs_cells_add_float32(xs_small *acc, xs_large **large, const float *x, ptrdiff_t n);
 void xs_cells_add_bfloat16(xs_small *acc, xs_large **large, const uint16_t *x, ptrdiff_t n);
 
+/* What a row leaves for the next one of the same loop (zeroed before the
+ * first): its last window, tried first on the next row's first block, which
+ * then is not measured apart when it fits (rows of similar data). */
+typedef struct {
+    xs_cells_window w;           /* cells 0: none yet */
+    int narrower;                /* its run of blocks that needed fewer cells */
+} xs_cells_hint;
+
 /* A whole row's sum (divisor 1) or mean rounded into fmt: returns 1 and
  * *out when the row went through one window and a two-double approximation
  * of its few cell sums decides the rounding (xs_running.h), which skips
  * the small accumulator's rounding; else 0, with the row's exact sum added
- * into acc (initialised by the caller). */
+ * into acc (initialised by the caller).  hint: see xs_cells_hint (one per
+ * loop and type; never shared between threads). */
 int xs_cells_round_float64(xs_small *acc, xs_large **large, const double *x, ptrdiff_t n,
-                           const xs_format *fmt, uint64_t divisor, double *out);
+                           const xs_format *fmt, uint64_t divisor, double *out,
+                           xs_cells_hint *hint);
 int xs_cells_round_float32(xs_small *acc, xs_large **large, const float *x, ptrdiff_t n,
-                           const xs_format *fmt, uint64_t divisor, double *out);
+                           const xs_format *fmt, uint64_t divisor, double *out,
+                           xs_cells_hint *hint);
 int xs_cells_round_bfloat16(xs_small *acc, xs_large **large, const uint16_t *x, ptrdiff_t n,
-                            const xs_format *fmt, uint64_t divisor, double *out);
+                            const xs_format *fmt, uint64_t divisor, double *out,
+                            xs_cells_hint *hint);
 
 #endif

@@ -1,6 +1,7 @@
 /* Exact float64 dot products on the fixed grid of cells (see xs_dot_cells.h). */
 #include "kernels/dot/xs_dot_cells.h"
 #include "kernels/cells/xs_cells.h"
+#include "kernels/cells/xs_cells_blocks.h"
 #include "kernels/dot/xs_dot_cells_variants.h"
 #include "cpu/xs_cpu.h"
 
@@ -225,6 +226,58 @@ static void add_scalar(xs_dot *acc, xs_large *large, const char *a, const char *
     }
 }
 
+/* One block of products into the lanes under t's window, a new one, or
+ * (fitting none) term by term into acc and large (a and b: the block in the
+ * input, for that). */
+static void dot_block(const xs_dot_cells_set *kernels, xs_cells_blocks *t, xs_dot *acc,
+                      xs_large *large, const char *a, const char *b, const char *block_a,
+                      const char *block_b, ptrdiff_t terms, int padded)
+{
+    /* First the current window or, with none, a guess from the block's
+     * first products.  A kernel that refuses the block measures it. */
+    xs_dot_cells_range r;
+    xs_cells_window next;
+    const xs_cells_window *first = &t->w;
+    if (!t->active) {
+        range_of(block_a, block_b, XS_CELLS_STEP, &r);
+        first = choose_window(&next, &r) ? &next : NULL;
+    }
+    int fits = first != NULL &&
+               kernels->by_cells[first->cells](block_a, block_b, padded, t->lanes, first, &r);
+    if (!fits) {
+        if (first == NULL && r.max_p == 0) {
+            range_of(block_a, block_b, padded, &r);      /* first products all zero */
+        }
+        int cells;
+        if (first == NULL && r.max_p != 0 && !t->active) {
+            /* The first products fit no window: nor does the block. */
+            add_scalar(acc, large, a, b, terms);
+            return;
+        }
+        if (t->active && r.max_p < t->w.max_limit &&
+                (cells = cells_needed(t->w.top, &r)) <= XS_CELLS_GRID_MAX) {
+            set_window(&next, t->w.top, cells);   /* more cells, same grid: no flush */
+        }
+        else if (choose_window(&next, &r)) {
+            xs_cells_blocks_regrid(t);
+        }
+        else {
+            add_scalar(acc, large, a, b, terms);
+            xs_cells_blocks_refuse(t);      /* too wide for any window, twice: stop trying */
+            return;
+        }
+        kernels->by_cells[next.cells](block_a, block_b, padded, t->lanes, &next, &r); /* fits */
+    }
+    if (first != &t->w || !fits) {
+        xs_cells_blocks_move(t, &next);
+    }
+    else if (xs_cells_blocks_narrower(t, t->w.cells > XS_DOT_CELLS_MIN &&
+                                         cells_needed(t->w.top, &r) < t->w.cells)) {
+        set_window(&t->w, t->w.top, t->w.cells - 1);
+    }
+    xs_cells_blocks_took(t);
+}
+
 ptrdiff_t xs_dot_cells_add(xs_dot *acc, xs_large *large, const char *a, const char *b,
                            ptrdiff_t n)
 {
@@ -232,101 +285,18 @@ ptrdiff_t xs_dot_cells_add(xs_dot *acc, xs_large *large, const char *a, const ch
     if (kernels == NULL) {
         return 0;
     }
-    double lanes[XS_CELLS_LANES] = {0};
     /* The last, partial block, padded with zero products. */
     double tail_a[XS_CELLS_BLOCK], tail_b[XS_CELLS_BLOCK];
-    xs_cells_window w = {0};
-    int active = 0;              /* w is set and the lanes belong to it */
-    int refused = 0;             /* blocks in a row that fit no window */
-    int narrower = 0;            /* blocks in a row that fit fewer cells than w's */
-    int lanes_cells = 0;         /* the cells with lanes in use (w's, or more) */
-    ptrdiff_t blocks = 0;        /* blocks in the lanes since the last flush */
-    for (ptrdiff_t i = 0; i < n; i += XS_CELLS_BLOCK) {
-        const char *block_a = a + 8 * i, *block_b = b + 8 * i;
-        int terms = n - i < XS_CELLS_BLOCK ? (int)(n - i) : XS_CELLS_BLOCK;
-        int padded = terms;
-        if (terms % XS_CELLS_STEP != 0) {
-            padded = terms + XS_CELLS_STEP - terms % XS_CELLS_STEP;
-            memcpy(tail_a, block_a, (size_t)terms * 8);
-            memcpy(tail_b, block_b, (size_t)terms * 8);
-            memset(tail_a + terms, 0, (size_t)(padded - terms) * 8);
-            memset(tail_b + terms, 0, (size_t)(padded - terms) * 8);
-            block_a = (const char *)tail_a;
-            block_b = (const char *)tail_b;
-        }
-        /* First the current window or, with none, a guess from the block's
-         * first products.  A kernel that refuses the block measures it. */
-        xs_dot_cells_range r;
-        xs_cells_window next;
-        const xs_cells_window *first = &w;
-        if (!active) {
-            range_of(block_a, block_b, XS_CELLS_STEP, &r);
-            first = choose_window(&next, &r) ? &next : NULL;
-        }
-        int fits = first != NULL &&
-                   kernels->by_cells[first->cells](block_a, block_b, padded, lanes, first, &r);
-        if (!fits) {
-            if (first == NULL && r.max_p == 0) {
-                range_of(block_a, block_b, padded, &r);      /* first products all zero */
-            }
-            int cells;
-            if (first == NULL && r.max_p != 0 && !active) {
-                /* The first products fit no window: nor does the block. */
-                add_scalar(acc, large, a + 8 * i, b + 8 * i, terms);
-                continue;
-            }
-            if (active && r.max_p < w.max_limit &&
-                    (cells = cells_needed(w.top, &r)) <= XS_CELLS_GRID_MAX) {
-                set_window(&next, w.top, cells);   /* more cells, same grid: no flush */
-            }
-            else if (choose_window(&next, &r)) {
-                if (active) {
-                    xs_cells_flush(&large->small, lanes, lanes_cells);
-                    lanes_cells = 0;
-                    blocks = 0;
-                }
-            }
-            else {
-                add_scalar(acc, large, a + 8 * i, b + 8 * i, terms);
-                /* Products too wide for any window: stop trying the kernels first. */
-                if (active && ++refused >= 2) {
-                    xs_cells_flush(&large->small, lanes, lanes_cells);
-                    lanes_cells = 0;
-                    active = 0;
-                    blocks = 0;
-                }
-                continue;
-            }
-            kernels->by_cells[next.cells](block_a, block_b, padded, lanes, &next, &r); /* fits */
-        }
-        if (!active) {
-            large->small.flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;   /* a non-zero product */
-            active = 1;
-        }
-        if (first != &w || !fits) {
-            w = next;
-            narrower = 0;
-        }
-        else if (w.cells > XS_DOT_CELLS_MIN && cells_needed(w.top, &r) < w.cells) {
-            /* As for sums: drop the last cell after a run of blocks that do
-             * not need it (same grid: its lanes stay until the flush). */
-            if (++narrower == XS_CELLS_NARROWER_RUN) {
-                set_window(&w, w.top, w.cells - 1);
-                narrower = 0;
-            }
-        }
-        else {
-            narrower = 0;
-        }
-        lanes_cells = w.cells > lanes_cells ? w.cells : lanes_cells;
-        refused = 0;
-        if (++blocks == XS_CELLS_FLUSH_BLOCKS) {
-            xs_cells_flush(&large->small, lanes, lanes_cells);
-            blocks = 0;
-        }
+    xs_cells_blocks t = {.acc = &large->small};
+    for (ptrdiff_t i = 0, terms; i < n; i += terms) {
+        int padded;
+        terms = xs_cells_blocks_length(n - i, &padded);
+        dot_block(kernels, &t, acc, large, a + 8 * i, b + 8 * i,
+                  xs_cells_blocks_pad(tail_a, a + 8 * i, terms, padded, 8),
+                  xs_cells_blocks_pad(tail_b, b + 8 * i, terms, padded, 8), terms, padded);
     }
-    if (active) {
-        xs_cells_flush(&large->small, lanes, lanes_cells);
+    if (t.active) {
+        xs_cells_blocks_flush(&t);
     }
     return n;
 }
