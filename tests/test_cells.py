@@ -450,3 +450,51 @@ def test_columns_under_every_kernel(kernel, tmp_path):
         x = cases[name]
         expected = [float(exact_sum_oracle(x[:, j], x.dtype)).hex() for j in range(x.shape[1])]
         assert line.split() == [name] + expected, (kernel, name)
+
+
+def _rows_after_rows():
+    """Rows of 1000 terms whose first block meets the last row's window in
+    every way (src/kernels/cells/xs_cells.c tries it before measuring)."""
+    rng = np.random.default_rng(31)
+    normal = rng.standard_normal(1000)
+    first_zeros = normal.copy()
+    first_zeros[:256] = 0.0                           # fits any window: not a term
+    first_neg_zeros = normal.copy()
+    first_neg_zeros[:300] = -0.0
+    mixed_zeros = np.where(np.arange(1000) % 2 == 0, -0.0, 0.0)
+    three_cells = normal.copy()
+    three_cells[::50] *= 2.0**-60                     # more cells than the last row's
+    outlier_late = normal.copy()
+    outlier_late[900] = 2.0**-80                      # more cells in the last block
+    wide = normal * np.ldexp(1.0, rng.integers(-300, 300, 1000))   # fits no window
+    rows = [normal, np.full(1000, -0.0), normal, first_zeros, first_neg_zeros, mixed_zeros,
+            normal * 2.0**900, normal * 2.0**-900, normal, wide, wide, normal,
+            three_cells, normal, normal, outlier_late, normal * 2.0**40, normal,
+            np.where(normal > 2, np.nan, normal), normal, np.where(normal > 2, np.inf, normal),
+            normal[::-1], np.zeros(1000), -normal, (1 + rng.random(1000)) * 2.0**-1022, normal]
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512", "neon"])
+def test_rows_after_rows_under_every_kernel(kernel, tmp_path):
+    x = _rows_after_rows()
+    with np.errstate(all="ignore"):
+        cases = {"f64": x, "f32": x.astype(np.float32)}
+    data = tmp_path / "rows.npz"
+    np.savez(data, **cases)
+    code = textwrap.dedent(f"""
+        import numpy as np, xsumufunc as xs
+        cases = np.load({str(data)!r})
+        with np.errstate(all="ignore"):
+            for name in sorted(cases.files):
+                x = cases[name]
+                print(name, " ".join(float(v).hex() for v in xs.exact_sum(x, axis=1)))
+                print(name, " ".join(float(v).hex() for v in xs.exact_mean(x, axis=1)))
+    """)
+    lines = run_with_kernel(kernel, code)
+    for k, name in enumerate(sorted(cases)):
+        x = cases[name]
+        sums = [float(exact_sum_oracle(row, x.dtype)).hex() for row in x]
+        means = [float(exact_mean_oracle(row, x.dtype)).hex() for row in x]
+        assert lines[2 * k].split() == [name] + sums, (kernel, name)
+        assert lines[2 * k + 1].split() == [name] + means, (kernel, name)
