@@ -164,7 +164,11 @@ static inline __m128d bf16x2_sse2(const uint16_t *x)
  * vmaxpd (a NaN term is not kept: see XS_CK_CELLS_NAN); the smallest
  * non-zero one as the minimum of |term|'s bits minus 1 taken as doubles
  * (a zero's pattern turns into a NaN, which vminpd skips when it is the
- * first operand; so does a NaN term's). */
+ * first operand; so does a NaN term's).  NaN lanes with no Inf term come
+ * from a NaN term or from finite terms so large (near the largest double)
+ * that the cuts or the lanes overflowed: then the block is looked at again
+ * for a NaN term (rare: such a block fits no window), so that the range is
+ * the portable measure's. */
 #define XS_CK_RANGE_INIT \
     const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)XS_CELLS_ABS_BITS)); \
     const __m256i one = _mm256_set1_epi64x(1); \
@@ -182,6 +186,12 @@ static inline __m128d bf16x2_sse2(const uint16_t *x)
         for (int k = 1; k < 4; k++) { \
             max_abs = m[k] > max_abs ? m[k] : max_abs; \
             min_m1 = s[k] < min_m1 ? s[k] : min_m1; \
+        } \
+        if (cells_nan && max_abs < (double)INFINITY) { \
+            cells_nan = 0; \
+            for (int i = 0; i < terms; i += XS_CK_VW) { \
+                cells_nan |= XS_CK_CELLS_NAN(XS_CK_LOAD_IN(x, i)); \
+            } \
         } \
         (range)->max_bits = cells_nan ? UINT64_MAX : xs_double_bits(max_abs); \
         (range)->min_bits_m1 = xs_double_bits(min_m1) == XS_CELLS_INF_BITS \
