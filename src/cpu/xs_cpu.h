@@ -25,6 +25,8 @@
 #ifndef XS_CPU_H
 #define XS_CPU_H
 
+#include <stddef.h>
+
 typedef enum {
     XS_ISA_GENERIC = 0,
     XS_ISA_SSE2,
@@ -57,6 +59,14 @@ int xs_cpu_cap_unknown(void);
  *       [XS_ISA_GENERIC] = &generic, [XS_ISA_AVX2] = &avx2};
  * On aarch64 the x86 rows are never taken, nor NEON on x86-64. */
 const void *xs_cpu_pick(const void *const table[XS_ISA_COUNT]);
+
+/* A family's variant for `isa` itself, whatever the CPU runs and the cap
+ * (NULL: none, or no such ISA): what the differential tests compare
+ * (tests/c/neon_diff.c), each variant with the generic one. */
+static inline const void *xs_cpu_variant(const void *const table[XS_ISA_COUNT], xs_isa isa)
+{
+    return isa >= 0 && isa < XS_ISA_COUNT ? table[isa] : NULL;
+}
 
 /* Whether the level in force includes `level` (same architecture). */
 static inline int xs_cpu_allows(xs_isa level)

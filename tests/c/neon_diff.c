@@ -626,23 +626,26 @@ int main(int argc, char **argv)
             continue;
         }
         const char *name = xs_cpu_level_name((xs_isa)isa);
-        if (xs_cells_variant((xs_isa)isa) != NULL) {
-            int strict = test_cells(xs_cells_variant(XS_ISA_GENERIC),
-                                    xs_cells_variant((xs_isa)isa), name, trials);
+        const xs_cells_set *cells = xs_cpu_variant(xs_cells_variants, (xs_isa)isa);
+        const xs_dot_cells_set *dot = xs_cpu_variant(xs_dot_cells_variants, (xs_isa)isa);
+        const xs_strip_kernels *strips = xs_cpu_variant(xs_columns_variants, (xs_isa)isa);
+        if (cells != NULL) {
+            int strict = test_cells(xs_cpu_variant(xs_cells_variants, XS_ISA_GENERIC), cells,
+                                    name, trials);
             printf("cells (rows) %s against generic: float64, float32, bfloat16; %s\n", name,
                    strict ? "lanes bit for bit" : "exact totals (another lane layout)");
             compared++;
         }
-        if (xs_dot_cells_variant((xs_isa)isa) != NULL) {
-            int strict = test_dot(xs_dot_cells_variant(XS_ISA_GENERIC),
-                                  xs_dot_cells_variant((xs_isa)isa), name, trials);
+        if (dot != NULL) {
+            int strict = test_dot(xs_cpu_variant(xs_dot_cells_variants, XS_ISA_GENERIC), dot,
+                                  name, trials);
             printf("dot cells %s against generic; %s\n", name,
                    strict ? "lanes bit for bit" : "exact totals (another lane layout)");
             compared++;
         }
-        if (xs_columns_variant((xs_isa)isa) != NULL) {
-            test_columns(xs_columns_variant(XS_ISA_GENERIC), xs_columns_variant((xs_isa)isa),
-                         name, trials);
+        if (strips != NULL) {
+            test_columns(xs_cpu_variant(xs_columns_variants, XS_ISA_GENERIC), strips, name,
+                         trials);
             printf("column strips %s against generic: float64, float32; lanes bit for bit\n",
                    name);
             compared++;

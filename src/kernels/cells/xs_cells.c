@@ -257,7 +257,7 @@ static const xs_cells_set sse2 = XS_CELLS_SET(sse2);
 static const xs_cells_set avx2 = XS_CELLS_SET(avx2);
 static const xs_cells_set avx512 = XS_CELLS_SET(avx512);
 #endif
-static const void *const variants[XS_ISA_COUNT] = {
+const void *const xs_cells_variants[XS_ISA_COUNT] = {
     [XS_ISA_GENERIC] = &generic,
 #ifdef XS_CELLS_X86
     [XS_ISA_SSE2] = &sse2, [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
@@ -267,14 +267,9 @@ static const void *const variants[XS_ISA_COUNT] = {
 #endif
 };
 
-const xs_cells_set *xs_cells_variant(xs_isa isa)
-{
-    return isa >= 0 && isa < XS_ISA_COUNT ? variants[isa] : NULL;
-}
-
 static const xs_cells_set *pick_kernels(void)
 {
-    return xs_cpu_pick(variants);
+    return xs_cpu_pick(xs_cells_variants);
 }
 
 

@@ -38,9 +38,9 @@ typedef struct {
 extern const xs_cells_set xs_cells_neon;
 #endif
 
-/* The kernels compiled for `isa` (NULL: none), whatever the CPU runs: the
- * differential test (tests/c/neon_diff.c) compares each with the generic
- * ones; the sums take xs_cpu_pick's choice among them. */
-const xs_cells_set *xs_cells_variant(xs_isa isa);
+/* The xs_cells_set of each ISA (NULL: none compiled): the sums take
+ * xs_cpu_pick's choice among them, the differential test reads each
+ * through xs_cpu_variant. */
+extern const void *const xs_cells_variants[XS_ISA_COUNT];
 
 #endif

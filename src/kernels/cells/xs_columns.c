@@ -234,7 +234,7 @@ static const xs_strip_kernels avx512 = {strip_block_avx512_f64, strip_block_avx5
 static const xs_strip_kernels neon = {strip_block_neon_f64, strip_block_neon_f32,
                                       strip_block_neon_f64_range, strip_block_neon_f32_range};
 #endif
-static const void *const variants[XS_ISA_COUNT] = {
+const void *const xs_columns_variants[XS_ISA_COUNT] = {
     [XS_ISA_GENERIC] = &generic,
 #ifdef XS_COLUMNS_X86
     [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
@@ -245,14 +245,9 @@ static const void *const variants[XS_ISA_COUNT] = {
 #endif
 };
 
-const xs_strip_kernels *xs_columns_variant(xs_isa isa)
-{
-    return isa >= 0 && isa < XS_ISA_COUNT ? variants[isa] : NULL;
-}
-
 static const xs_strip_kernels *pick_strip_kernels(void)
 {
-    return xs_cpu_pick(variants);
+    return xs_cpu_pick(xs_columns_variants);
 }
 
 /* Column k of strip s (column j of the group) takes window w's top with the

@@ -43,9 +43,9 @@ typedef struct {
     xs_strip_ranger range64, range32;
 } xs_strip_kernels;
 
-/* The kernels compiled for `isa` (NULL: none), whatever the CPU runs: the
- * differential test (tests/c/neon_diff.c) compares each with the generic
- * ones; the column sums take xs_cpu_pick's choice among them. */
-const xs_strip_kernels *xs_columns_variant(xs_isa isa);
+/* The xs_strip_kernels of each ISA (NULL: none compiled): the column sums
+ * take xs_cpu_pick's choice among them, the differential test reads each
+ * through xs_cpu_variant. */
+extern const void *const xs_columns_variants[XS_ISA_COUNT];
 
 #endif

@@ -128,7 +128,7 @@ static const xs_dot_cells_set avx2 = {{NULL, NULL, dot2_avx2, dot3_avx2, dot4_av
 static const xs_dot_cells_set avx512 = {
     {NULL, NULL, dot2_avx512, dot3_avx512, dot4_avx512, dot5_avx512}};
 #endif
-static const void *const variants[XS_ISA_COUNT] = {
+const void *const xs_dot_cells_variants[XS_ISA_COUNT] = {
     [XS_ISA_GENERIC] = &xs_dot_cells_generic,
 #ifdef XS_DOT_CELLS_X86
     [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
@@ -138,14 +138,9 @@ static const void *const variants[XS_ISA_COUNT] = {
 #endif
 };
 
-const xs_dot_cells_set *xs_dot_cells_variant(xs_isa isa)
-{
-    return isa >= 0 && isa < XS_ISA_COUNT ? variants[isa] : NULL;
-}
-
 static const xs_dot_cells_set *pick_kernels(void)
 {
-    return xs_cpu_pick(variants);
+    return xs_cpu_pick(xs_dot_cells_variants);
 }
 
 int xs_dot_cells_available(void)
