@@ -768,10 +768,13 @@ def _run_range_star(args):
     return run_range(*args)
 
 
-def run(cases, seed, workers=1, oracle="fast", chunk=2000, progress=None):
-    """Run cases 0..cases-1; returns (cases run, failures, seconds)."""
+def run(cases, seed, workers=1, oracle="fast", chunk=2000, progress=None, first=0):
+    """Run cases first..first+cases-1; returns (cases run, failures, seconds).
+    Runs that split one seed's cases between them (``first``) check the very
+    cases one run of them all would."""
     start = time.perf_counter()
-    ranges = [(seed, i, min(i + chunk, cases), oracle) for i in range(0, cases, chunk)]
+    stop = first + cases
+    ranges = [(seed, i, min(i + chunk, stop), oracle) for i in range(first, stop, chunk)]
     done, failures = 0, []
     if workers <= 1:
         parts = map(_run_range_star, ranges)
@@ -796,6 +799,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python tests/fuzz", description=__doc__.split("\n")[0])
     parser.add_argument("--cases", type=int, default=1000, help="number of cases (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    parser.add_argument("--first", type=int, default=0,
+                        help="index of the first case (default 0): split one seed's cases")
     parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--oracle", choices=sorted(ORACLES), default="fast")
     parser.add_argument("--case", type=int, default=None, help="run and describe one case")
@@ -811,9 +816,10 @@ def main(argv=None):
         print(f"  {done} cases, {failed} failures, {seconds:.0f} s", file=sys.stderr, flush=True)
 
     done, failures, seconds = run(args.cases, args.seed, args.workers, args.oracle,
-                                  progress=progress if args.cases >= 20000 else None)
+                                  progress=progress if args.cases >= 20000 else None,
+                                  first=args.first)
     for line in failures[:50]:
         print(line)
-    print(f"xsumufunc fuzz: {done} cases, seed {args.seed}, oracle {args.oracle}, "
+    print(f"xsumufunc fuzz: {done} cases from {args.first}, seed {args.seed}, oracle {args.oracle}, "
           f"{args.workers} worker(s), {seconds:.1f} s: {len(failures)} failures")
     return 1 if failures else 0
