@@ -64,6 +64,20 @@ def measure(methods, rounds):
     return {name: statistics.median(s) for name, s in samples.items()}
 
 
+def write_block(path, name, text):
+    """Put text between the markers ``<!-- NAME begin -->`` and ``<!-- NAME end -->``
+    of the page at path (each script's --write; the page's other text is kept)."""
+    begin, end = f"<!-- {name} begin -->", f"<!-- {name} end -->"
+    with open(path) as f:
+        page = f.read()
+    if begin not in page or end not in page:
+        raise SystemExit(f"{path} has no {begin} ... {end} block")
+    head, rest = page.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    with open(path, "w") as f:
+        f.write(head + begin + "\n" + text.rstrip("\n") + "\n" + end + tail)
+
+
 def _rounds(n, quick):
     base = 25 if n <= 10**5 else 9 if n <= 10**6 else 5 if n <= 10**7 else 3
     return max(3, base // 3) if quick else base
