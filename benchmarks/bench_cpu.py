@@ -27,7 +27,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import measure, spread_data, write_block  # noqa: E402
+from bench import measure, spread_data  # noqa: E402
+from pages import add_write_option, write_block  # noqa: E402
 
 #: (label, what is timed, data kind, shape, axis, dtype, goal under avx2, under generic)
 CASES = [
@@ -138,7 +139,7 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
     parser.add_argument("--levels", nargs="*", help="default: every level this CPU has")
-    parser.add_argument("--write", help="a page whose bench_cpu block gets the table")
+    add_write_option(parser)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:

@@ -24,7 +24,8 @@ from functools import partial
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import measure, write_block  # noqa: E402
+from bench import measure  # noqa: E402
+from pages import add_write_option, emit  # noqa: E402
 
 import xsumufunc as xs  # noqa: E402
 from xsumufunc import array_api as xp  # noqa: E402
@@ -146,26 +147,30 @@ def _cell(ours, twin):
 
 
 def table(rows):
+    """The lines of the Markdown table and its note."""
     head = " | ".join(f"n={n}: ours us (twin us, ratio)" for n in SIZES)
     lines = [f"| call | {head} |", "|---" * (len(SIZES) + 1) + "|"]
     for name, cells in rows.items():
+        if not cells:
+            continue                    # filtered out by --only
         text = " | ".join(_cell(*cells[n]) if n in cells else "-" for n in SIZES)
         lines.append(f"| `{name}` | {text} |")
     twin = "bottleneck's" if bn is not None else "NumPy's sliding-window"
     note = (f"One thread; same-process interleaved medians; microseconds per call; moving "
             f"windows against {twin} move_*.")
-    return "\n".join(lines) + "\n\n" + note + "\n"
+    return lines + ["", note]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--only", help="only the calls whose name contains this")
-    parser.add_argument("--write", help="a page whose bench_small_calls block gets the table")
+    add_write_option(parser)
     args = parser.parse_args(argv)
     xs.set_num_threads(1)
     rng = np.random.default_rng(0)
-    rows = {}
+    # One row per call, in the order of the cases (some start at n = 2).
+    rows = {name: {} for name, _, _ in cases(max(SIZES), np.random.default_rng(0))}
     for n in SIZES:
         for name, ours, twin in cases(n, rng):
             if args.only and args.only not in name:
@@ -173,11 +178,8 @@ def main(argv=None):
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")     # n = 1: degrees of freedom <= 0
                 t = measure({"ours": ours, "numpy": twin}, args.rounds)
-            rows.setdefault(name, {})[n] = (t["ours"] * 1e6, t["numpy"] * 1e6)
-    text = table(rows)
-    print(text)
-    if args.write:
-        write_block(args.write, "bench_small_calls", text)
+            rows[name][n] = (t["ours"] * 1e6, t["numpy"] * 1e6)
+    emit(table(rows), args.write, "bench_small_calls")
 
 
 if __name__ == "__main__":
