@@ -18,20 +18,23 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pages import add_write_option, emit  # noqa: E402
+
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
     parser.add_argument("--threads", type=int, default=1, help="0: the default count")
+    add_write_option(parser)
     args = parser.parse_args(argv)
+    block = "bench_dot" + ("" if args.threads == 1 else f" --threads {args.threads}")
     if args.threads:
         # Before NumPy loads its BLAS.
         for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ[var] = str(args.threads)
     import numpy as np
-
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bench import measure, spread_data
 
     import xsumufunc as xs
@@ -56,15 +59,16 @@ def main(argv=None):
 
     threads = "one thread" if args.threads == 1 else (
         "the default threads" if args.threads == 0 else f"{args.threads} threads")
-    print(f"{threads}, median of {args.runs} run(s) of {args.rounds} interleaved rounds\n")
-    print("| data | n | exact_dot(a, b) / np.dot | ns per product | "
-          "exact_dot(x, x) / np.dot(x, x) | ns per product |")
-    print("|---|---|---|---|---|---|")
+    lines = [f"{threads}, median of {args.runs} run(s) of {args.rounds} interleaved rounds\n",
+             "| data | n | exact_dot(a, b) / np.dot | ns per product | "
+             "exact_dot(x, x) / np.dot(x, x) | ns per product |",
+             "|---|---|---|---|---|---|"]
     runs = [one_run() for _ in range(args.runs)]
     for key in runs[0]:
         cells = [statistics.median(r[key][k] for r in runs) for k in range(4)]
-        print(f"| {key[0]} | {key[1]:.0e} | {cells[0]:.1f}x | {cells[1]:.2f} | "
-              f"{cells[2]:.1f}x | {cells[3]:.2f} |")
+        lines.append(f"| {key[0]} | {key[1]:.0e} | {cells[0]:.1f}x | {cells[1]:.2f} | "
+                     f"{cells[2]:.1f}x | {cells[3]:.2f} |")
+    emit(lines, args.write, block)
 
 
 if __name__ == "__main__":

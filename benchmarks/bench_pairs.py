@@ -21,6 +21,9 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pages import add_write_option, emit  # noqa: E402
+
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -28,14 +31,14 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
     parser.add_argument("--threads", type=int, default=1, help="0: the default count")
     parser.add_argument("--quick", action="store_true", help="skip the (1000, 1000) products")
+    add_write_option(parser)
     args = parser.parse_args(argv)
+    block = "bench_pairs" + ("" if args.threads == 1 else f" --threads {args.threads}")
     if args.threads:
         # Before NumPy loads its BLAS.
         for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ[var] = str(args.threads)
     import numpy as np
-
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bench import measure
 
     import xsumufunc as xs
@@ -76,13 +79,13 @@ def main(argv=None):
 
     threads = "one thread" if args.threads == 1 else (
         "the default threads" if args.threads == 0 else f"{args.threads} threads")
-    print(f"{threads}, median of {args.runs} run(s) of interleaved rounds\n")
-    print("| call | exact / NumPy | exact ms | NumPy ms |")
-    print("|---|---|---|---|")
+    lines = [f"{threads}, median of {args.runs} run(s) of interleaved rounds\n",
+             "| call | exact / NumPy | exact ms | NumPy ms |", "|---|---|---|---|"]
     runs = [one_run() for _ in range(args.runs)]
     for key in runs[0]:
         ratio, ours, theirs = (statistics.median(r[key][k] for r in runs) for k in range(3))
-        print(f"| {key} | {ratio:.2f}x | {ours:.2f} | {theirs:.2f} |")
+        lines.append(f"| {key} | {ratio:.2f}x | {ours:.2f} | {theirs:.2f} |")
+    emit(lines, args.write, block)
 
 
 if __name__ == "__main__":

@@ -15,18 +15,20 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pages import add_write_option, emit  # noqa: E402
+
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
     parser.add_argument("--n", type=int, default=10**6)
+    add_write_option(parser)
     args = parser.parse_args(argv)
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"                   # before NumPy loads its BLAS
     import numpy as np
-
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bench import measure, spread_data
 
     import xsumufunc as xs
@@ -50,15 +52,16 @@ def main(argv=None):
                          t["np.dot"] / args.n * 1e9)
         return out
 
-    print(f"one thread, n = {args.n:.0e}, median of {args.runs} run(s) of "
-          f"{args.rounds} interleaved rounds\n")
-    print("| data | before ns/term | before / np.dot | after ns/term | after / np.dot "
-          "| np.dot ns/term |")
-    print("|---|---|---|---|---|---|")
+    lines = [f"one thread, n = {args.n:.0e}, median of {args.runs} run(s) of "
+             f"{args.rounds} interleaved rounds\n",
+             "| data | before ns/term | before / np.dot | after ns/term | after / np.dot "
+             "| np.dot ns/term |", "|---|---|---|---|---|---|"]
     runs = [one_run(seed) for seed in range(args.runs)]
     for kind in kinds:
         c = [statistics.median(r[kind][k] for r in runs) for k in range(5)]
-        print(f"| {kind} | {c[0]:.3f} | {c[1]:.1f}x | {c[2]:.3f} | {c[3]:.1f}x | {c[4]:.3f} |")
+        lines.append(f"| {kind} | {c[0]:.3f} | {c[1]:.1f}x | {c[2]:.3f} | {c[3]:.1f}x "
+                     f"| {c[4]:.3f} |")
+    emit(lines, args.write, f"bench_squares --n {args.n}" if args.n != 10**6 else "bench_squares")
 
 
 if __name__ == "__main__":
