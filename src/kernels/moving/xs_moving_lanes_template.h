@@ -103,12 +103,29 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
                                                     XS_ML_V *hi_io, XS_ML_V *lo_io,
                                                     XS_ML_V *bound_io, XS_ML_VI *valid_io,
                                                     int *block_left, const int mean,
-                                                    int64_t window, XS_ML_V *approx_out)
+                                                    int64_t window, XS_ML_V nans,
+                                                    int64_t min_count, const int has_nan,
+                                                    XS_ML_V *approx_out)
 {
     typedef XS_ML_V V;
     typedef XS_ML_VI VI;
     const VI abs_mask = (VI){0} + INT64_MAX;
-    const V terms = (V){0} + (double)window;
+    const VI all_lanes = (VI){0} - 1;
+    /* NaN terms are not terms: a lane whose window holds `nans` of them
+     * has window - nans terms; fewer than min_count give NaN, decided
+     * here (`short_of`); the others are sums or means of their terms (the
+     * NaNs entered the approximation as zeros).  A mean over fewer than
+     * `window` terms takes the divisions below, by its own count
+     * (1 for the lanes short of terms: no flag from a division by 0). */
+    const V window_terms = (V){0} + (double)window;
+    VI short_of = (VI){0}, full = all_lanes;
+    V terms = window_terms;
+    if (has_nan) {
+        V count = window_terms - nans;                         /* exact integers */
+        short_of = count < (double)min_count;
+        full = nans == 0.0;
+        terms = (V)(((VI)count & ~short_of) | ((VI)((V){0} + 1.0) & short_of));
+    }
     /* fl(1 / window): the candidate of the fast decision of a mean (below),
      * whose proof holds for windows below 2^39. */
     const V inverse = (V){0} + 1.0 / (double)window;
@@ -154,9 +171,9 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
     VI decided;
     if (!mean) {
         approx = hi + lo;
-        decided = valid & (XS_ML_ABS(approx) >= XS_ML_TINY_SUM) & (bound == 0.0);
+        decided = (valid & (XS_ML_ABS(approx) >= XS_ML_TINY_SUM) & (bound == 0.0)) | short_of;
         if (__builtin_expect(!XS_ML_ALL(decided), 0)) {
-            decided = XS_ML_CAT(XS_ML_NAME, _round)(hi, lo, bound, valid, &approx);
+            decided = XS_ML_CAT(XS_ML_NAME, _round)(hi, lo, bound, valid, &approx) | short_of;
         }
     }
     else {
@@ -193,9 +210,9 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
         const VI mantissa_mask = (VI){0} + (int64_t)XS_F64_MANT_MASK;
         const VI ulp_shift = (VI){0} + ((int64_t)XS_F64_MANT_BITS << XS_F64_MANT_BITS);
         V q0 = hi * inverse;
-        V r0 = XS_ML_FNMSUB(q0, terms, hi);                   /* exact */
+        V r0 = XS_ML_FNMSUB(q0, window_terms, hi);            /* exact */
         V q = q0 + (r0 + lo) * inverse;
-        V r = XS_ML_FNMSUB(q, terms, hi);                     /* exact */
+        V r = XS_ML_FNMSUB(q, window_terms, hi);              /* exact */
         V residual = XS_ML_ABS(r + lo) + bound * XS_RUNNING_GROWTH;
         VI q_bits = (VI)q & abs_mask;
         VI normal = (V)q_bits >= XS_ML_TINY_SUM;
@@ -204,13 +221,14 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
          * product by n would overflow and raise the flag). */
         V ulp = (V)(((q_bits & exponent_mask) - ulp_shift) & normal);
         VI binade_start = (q_bits & mantissa_mask) == 0;
-        V gap = (ulp * terms) * (V)(((VI)((V){0} + 0.25) & binade_start) |
+        V gap = (ulp * window_terms) * (V)(((VI)((V){0} + 0.25) & binade_start) |
                                     ((VI)((V){0} + 0.5) & ~binade_start));
         approx = q;
         /* |lo| 2^40 is exact and finite (|lo| < 2^-38 XS_RUNNING_MAX). */
-        decided = valid & short_window & normal & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) &
-                  (XS_ML_ABS(lo) * 0x1p40 <= XS_ML_ABS(hi)) &
-                  (residual < gap * (1.0 - 0x1p-50));
+        decided = (valid & full & short_window & normal &
+                   (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) &
+                   (XS_ML_ABS(lo) * 0x1p40 <= XS_ML_ABS(hi)) &
+                   (residual < gap * (1.0 - 0x1p-50))) | short_of;
         if (__builtin_expect(!XS_ML_ALL(decided), 0)) {
             /* xs_running_divide and xs_running_round, for the lanes left. */
             VI usable = valid & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) & ~decided;
@@ -232,7 +250,7 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
             decided |= now;
         }
     }
-    *approx_out = approx;
+    *approx_out = (V)(((VI)approx & ~short_of) | ((VI)((V){0} + (double)NAN) & short_of));
     return decided;
 #undef XS_ML_ABS
 #undef XS_ML_KEEP
@@ -252,6 +270,26 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
  * leaves a lane undecided ends the loop there, as a single step does: the
  * block's steps before it are stored, and that step's decided lanes.
  */
+/* NaN terms of a row with NaNs (has_nan): x_in entered and x_out left each
+ * lane's window; the NaNs among them become zeros (terms of no value, on
+ * the bits: no flag, even from a signaling NaN), and the change in each
+ * lane's count of NaNs is returned (+1 for one that entered, -1 for one
+ * that left). */
+XS_ML_TARGET __attribute__((always_inline))
+static inline XS_ML_V XS_ML_CAT(XS_ML_NAME, _drop_nans)(XS_ML_V *x_in, XS_ML_V *x_out)
+{
+    typedef XS_ML_V V;
+    typedef XS_ML_VI VI;
+    const VI abs_mask = (VI){0} + INT64_MAX;
+    const VI inf_bits = (VI){0} + (int64_t)XS_EXPONENT_MASK;
+    const VI one = (VI)((V){0} + 1.0);
+    VI in_nan = ((VI)*x_in & abs_mask) > inf_bits;
+    VI out_nan = ((VI)*x_out & abs_mask) > inf_bits;
+    *x_in = (V)((VI)*x_in & ~in_nan);
+    *x_out = (V)((VI)*x_out & ~out_nan);
+    return (V)(one & in_nan) - (V)(one & out_nan);
+}
+
 /* Steps per block: a multiple of W; small, since the differences of a
  * block's steps after one that stops the loop are computed in vain (data
  * over the whole exponent range stops it every few dozen steps), and its
@@ -259,16 +297,19 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
 #define XS_ML_BLOCK 16
 
 XS_ML_TARGET __attribute__((always_inline))
-static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *start,
-                                               npy_intp *t_io, npy_intp len, const char *in,
-                                               npy_intp stride, int64_t window, const int mean,
-                                               const int checked, char *out, npy_intp out_step)
+static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, int64_t *nans_io,
+                                               const npy_intp *start, npy_intp *t_io,
+                                               npy_intp len, const char *in, npy_intp stride,
+                                               int64_t window, int64_t min_count,
+                                               const int mean, const int checked,
+                                               const int has_nan, char *out,
+                                               npy_intp out_step)
 {
     typedef XS_ML_V V;
     typedef XS_ML_VI VI;
     const VI abs_mask = (VI){0} + INT64_MAX;
     const VI all_lanes = (VI){0} - 1;
-    V hi, lo, bound;
+    V hi, lo, bound, nans;
     VI valid;
     int block_left = XS_RUNNING_BLOCK;
     npy_intp t = *t_io;
@@ -280,6 +321,7 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *
         hi[l] = v ? run[l].hi : 0.0;
         lo[l] = v ? run[l].lo : 0.0;
         bound[l] = v ? run[l].bound : 0.0;
+        nans[l] = (double)nans_io[l];
         valid[l] = v ? -1 : 0;
         block_left = run[l].block_left < block_left ? run[l].block_left : block_left;
         p[l] = in + (start[l] + t) * stride;
@@ -295,27 +337,39 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *
         VI decided;
 #ifdef XS_ML_TRANSPOSE
         if (grouped && len - t >= XS_ML_BLOCK) {
-            V dd[XS_ML_BLOCK], dl[XS_ML_BLOCK], res[XS_ML_BLOCK];
+            V dd[XS_ML_BLOCK], dl[XS_ML_BLOCK], dn[XS_ML_BLOCK], res[XS_ML_BLOCK];
             for (int g = 0; g < XS_ML_BLOCK; g += XS_ML_W) {
-                V a[XS_ML_W], b[XS_ML_W];
+                V a[XS_ML_W], b[XS_ML_W], c[XS_ML_W];
                 for (int l = 0; l < XS_ML_W; l++) {
                     V x_in, x_out;              /* lane l's terms at steps t + g ... */
                     memcpy(&x_in, p[l] + g * (npy_intp)sizeof(double), sizeof x_in);
                     memcpy(&x_out, p[l] + g * (npy_intp)sizeof(double) + back, sizeof x_out);
+                    if (has_nan) {
+                        c[l] = XS_ML_CAT(XS_ML_NAME, _drop_nans)(&x_in, &x_out);
+                    }
                     XS_ML_DIFFERENCE(x_in, x_out, a[l], b[l]);
                 }
                 XS_ML_TRANSPOSE(a);
                 XS_ML_TRANSPOSE(b);
+                if (has_nan) {
+                    XS_ML_TRANSPOSE(c);
+                }
                 for (int j = 0; j < XS_ML_W; j++) {
                     dd[g + j] = a[j];
                     dl[g + j] = b[j];
+                    if (has_nan) {
+                        dn[g + j] = c[j];
+                    }
                 }
             }
             int j = 0;
             for (; j < XS_ML_BLOCK; j++) {
+                if (has_nan) {
+                    nans += dn[j];
+                }
                 decided = XS_ML_CAT(XS_ML_NAME, _step)(dd[j], dl[j], all_lanes, &hi, &lo, &bound,
-                                                       &valid, &block_left, mean, window,
-                                                       &res[j]);
+                                                       &valid, &block_left, mean, window, nans,
+                                                       min_count, has_nan, &res[j]);
                 if (!XS_ML_ALL(decided)) {
                     break;
                 }
@@ -368,6 +422,9 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *
             x_out[l] = b;
             p[l] += stride;
         }
+        if (has_nan) {
+            nans += XS_ML_CAT(XS_ML_NAME, _drop_nans)(&x_in, &x_out);
+        }
         /* Terms beyond the safe range make their lane stale (and become
          * zeros here). */
         VI ok = all_lanes;
@@ -379,7 +436,8 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *
         }
         XS_ML_DIFFERENCE(x_in, x_out, d, d_lo);
         decided = XS_ML_CAT(XS_ML_NAME, _step)(d, d_lo, ok, &hi, &lo, &bound, &valid,
-                                               &block_left, mean, window, &approx);
+                                               &block_left, mean, window, nans, min_count,
+                                               has_nan, &approx);
         int all = XS_ML_ALL(decided);
         for (int l = 0; l < XS_ML_W; l++) {
             if (all || decided[l]) {
@@ -402,23 +460,29 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, const npy_intp *
         run[l].bound = bound[l];
         run[l].valid = valid[l] != 0;
         run[l].block_left = block_left;
+        nans_io[l] = (int64_t)nans[l];
     }
     *t_io = t;
     return undecided;
 }
 
-/* checked: 0 when the row holds no term beyond the safe range. */
+/* checked: 0 when the row holds no term beyond the safe range; has_nan: 0
+ * when it holds no NaN (nans[] the NaNs of each lane's window, in and
+ * out). */
 XS_ML_TARGET
-static int XS_ML_NAME(xs_running *run, const npy_intp *start, npy_intp *t_io, npy_intp len,
-                      const char *in, npy_intp stride, int64_t window, int mean, int checked,
-                      char *out, npy_intp out_step)
+static int XS_ML_NAME(xs_running *run, int64_t *nans, const npy_intp *start, npy_intp *t_io,
+                      npy_intp len, const char *in, npy_intp stride, int64_t window,
+                      int64_t min_count, int mean, int checked, int has_nan, char *out,
+                      npy_intp out_step)
 {
-#define XS_ML_LOOP(m, c) \
-    XS_ML_CAT(XS_ML_NAME, _loop)(run, start, t_io, len, in, stride, window, m, c, out, out_step)
-    if (mean) {
-        return checked ? XS_ML_LOOP(1, 1) : XS_ML_LOOP(1, 0);
-    }
-    return checked ? XS_ML_LOOP(0, 1) : XS_ML_LOOP(0, 0);
+#define XS_ML_LOOP(m, c, h)                                                            \
+    XS_ML_CAT(XS_ML_NAME, _loop)(run, nans, start, t_io, len, in, stride, window, min_count, \
+                                 m, c, h, out, out_step)
+#define XS_ML_LOOPS(m) \
+    (has_nan ? (checked ? XS_ML_LOOP(m, 1, 1) : XS_ML_LOOP(m, 0, 1)) \
+             : (checked ? XS_ML_LOOP(m, 1, 0) : XS_ML_LOOP(m, 0, 0)))
+    return mean ? XS_ML_LOOPS(1) : XS_ML_LOOPS(0);
+#undef XS_ML_LOOPS
 #undef XS_ML_LOOP
 }
 
