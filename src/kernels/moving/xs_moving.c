@@ -347,7 +347,7 @@ static int xs_row_kind_avx2(const char *in, npy_intp n)
 typedef int (*xs_lanes_loop)(xs_running *run, int64_t *nans, const npy_intp *start,
                              npy_intp *t_io, npy_intp len, const char *in, npy_intp stride,
                              int64_t window, int64_t min_count, int mean, int checked,
-                             int has_nan, char *out, npy_intp out_step);
+                             int has_nan, int narrow, char *out, npy_intp out_step);
 typedef struct {
     xs_lanes_loop loop;
     int width;
@@ -402,7 +402,9 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
     npy_intp stride = exact[0].stride;
     /* (used by the vector lanes only) */
     const int checked = (kind & XS_ROW_BEYOND) != 0, has_nan = (kind & XS_ROW_NAN) != 0;
-    const xs_lanes_variant *vector = target == &xs_target_float64 ? xs_vector_lanes() : NULL;
+    const int narrow = target == &xs_target_float32;
+    const xs_lanes_variant *vector =
+        target == &xs_target_float64 || narrow ? xs_vector_lanes() : NULL;
     int lanes = XS_MOVING_LANES;          /* in vector registers or not */
     npy_intp len = n / lanes, start[XS_MOVING_LANES];
     xs_running run[XS_MOVING_LANES];
@@ -447,8 +449,8 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
         while (t < len) {
             npy_intp until = len - t < steps_per_check ? len : t + steps_per_check;
             int undecided = vector->loop(run + g, nans + g, start + g, &t, until, in, stride,
-                                         window, min_count, mean, checked, has_nan, out,
-                                         out_step);
+                                         window, min_count, mean, checked, has_nan, narrow,
+                                         out, out_step);
             if (t >= until) {
                 if (xs_interrupted()) {
                     return;
@@ -461,7 +463,7 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
                     uint64_t divisor = mean ? (uint64_t)(window - nans[l]) : 1u;
                     run[l] = xs_window_settle(&exact[l], run[l], start[l] + t, divisor,
                                               target->format, &value);
-                    memcpy(out + (start[l] + t) * out_step, &value, sizeof value);
+                    XS_STORE(target, out + (start[l] + t) * out_step, value);
                 }
             }
             t++;

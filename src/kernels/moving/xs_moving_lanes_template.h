@@ -105,7 +105,7 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
                                                     int *block_left, const int mean,
                                                     int64_t window, XS_ML_V nans,
                                                     int64_t min_count, const int has_nan,
-                                                    XS_ML_V *approx_out)
+                                                    const int narrow, XS_ML_V *approx_out)
 {
     typedef XS_ML_V V;
     typedef XS_ML_VI VI;
@@ -169,6 +169,7 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
      * divisions of xs_running_divide and xs_running_round. */
     V approx;
     VI decided;
+    VI exact = (VI){0};        /* lanes whose approx is the exact value (narrow only) */
     if (!mean) {
         approx = hi + lo;
         decided = (valid & (XS_ML_ABS(approx) >= XS_ML_TINY_SUM) & (bound == 0.0)) | short_of;
@@ -229,6 +230,11 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
                    (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) &
                    (XS_ML_ABS(lo) * 0x1p40 <= XS_ML_ABS(hi)) &
                    (residual < gap * (1.0 - 0x1p-50))) | short_of;
+        if (narrow) {
+            /* q = S/n exactly: S - q n = r + lo, which fl(r + lo) = 0 says
+             * is 0 (a sum of two doubles rounds to 0 only when it is 0). */
+            exact = decided & (bound == 0.0) & ((r + lo) == 0.0);
+        }
         if (__builtin_expect(!XS_ML_ALL(decided), 0)) {
             /* xs_running_divide and xs_running_round, for the lanes left. */
             VI usable = valid & (XS_ML_ABS(hi) >= XS_RUNNING_DIVIDE_MIN) & ~decided;
@@ -249,6 +255,29 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _step)(XS_ML_V d, XS_ML_V d_lo, XS_
             approx = (V)(((VI)again & now) | ((VI)approx & ~now));
             decided |= now;
         }
+    }
+    if (narrow) {
+        /* A float32 target: approx, the float64 value decided, is stored
+         * converted (rounded to nearest, ties to even, by the hardware).  A
+         * value rounded twice is the value rounded once unless the first
+         * rounding gave a midpoint of the second's grid (its 29 low bits
+         * 10...0): such lanes are left to the caller, except for a sum
+         * whose approximation is exact (bound 0) and whose approx is too
+         * (TwoSum error c = 0), or a mean decided above as exact: there
+         * approx is the exact value, rounded only once by the conversion.  Only approx in float32's normal
+         * range is decided, so that the conversion neither overflows (a
+         * flag) nor meets the subnormals' coarser grid. */
+        const VI low_bits = (VI){0} + (((int64_t)1 << 29) - 1);
+        const VI midpoint_bits = (VI){0} + ((int64_t)1 << 28);
+        VI a_bits = (VI)approx & abs_mask;
+        if (!mean) {
+            V bb = approx - hi;
+            V c = (hi - (approx - bb)) + (lo - bb);
+            exact = (bound == 0.0) & (c == 0.0);
+        }
+        decided &= (((a_bits & low_bits) != midpoint_bits) | exact) &
+                   ((V)a_bits >= 0x1p-126) & ((V)a_bits <= 0x1.fffffep127);
+        decided |= short_of;
     }
     *approx_out = (V)(((VI)approx & ~short_of) | ((VI)((V){0} + (double)NAN) & short_of));
     return decided;
@@ -290,6 +319,20 @@ static inline XS_ML_V XS_ML_CAT(XS_ML_NAME, _drop_nans)(XS_ML_V *x_in, XS_ML_V *
     return (V)(one & in_nan) - (V)(one & out_nan);
 }
 
+/* Store a lane's value v at p: a double, or for a float32 target (narrow)
+ * v converted (see XS_ML_NAME_step). */
+#define XS_ML_STORE(p, v)                                                           \
+    do {                                                                            \
+        double xs_v = (v);                                                          \
+        if (narrow) {                                                               \
+            float xs_f = (float)xs_v;                                               \
+            memcpy((p), &xs_f, sizeof xs_f);                                        \
+        }                                                                           \
+        else {                                                                      \
+            memcpy((p), &xs_v, sizeof xs_v);                                        \
+        }                                                                           \
+    } while (0)
+
 /* Steps per block: a multiple of W; small, since the differences of a
  * block's steps after one that stops the loop are computed in vain (data
  * over the whole exponent range stops it every few dozen steps), and its
@@ -302,8 +345,8 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, int64_t *nans_io
                                                npy_intp len, const char *in, npy_intp stride,
                                                int64_t window, int64_t min_count,
                                                const int mean, const int checked,
-                                               const int has_nan, char *out,
-                                               npy_intp out_step)
+                                               const int has_nan, const int narrow,
+                                               char *out, npy_intp out_step)
 {
     typedef XS_ML_V V;
     typedef XS_ML_VI VI;
@@ -330,7 +373,7 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, int64_t *nans_io
     int undecided = 0;
 #ifdef XS_ML_TRANSPOSE
     const int grouped = !checked && stride == (npy_intp)sizeof(double) &&
-                        out_step == (npy_intp)sizeof(double);
+                        out_step == (npy_intp)(narrow ? sizeof(float) : sizeof(double));
 #endif
     while (t < len) {
         V approx;
@@ -369,34 +412,32 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, int64_t *nans_io
                 }
                 decided = XS_ML_CAT(XS_ML_NAME, _step)(dd[j], dl[j], all_lanes, &hi, &lo, &bound,
                                                        &valid, &block_left, mean, window, nans,
-                                                       min_count, has_nan, &res[j]);
+                                                       min_count, has_nan, narrow, &res[j]);
                 if (!XS_ML_ALL(decided)) {
                     break;
                 }
             }
             int g = 0;
-            for (; g + XS_ML_W <= j; g += XS_ML_W) {
+            for (; !narrow && g + XS_ML_W <= j; g += XS_ML_W) {
                 V r[XS_ML_W];
                 for (int i = 0; i < XS_ML_W; i++) {
                     r[i] = res[g + i];
                 }
                 XS_ML_TRANSPOSE(r);
                 for (int l = 0; l < XS_ML_W; l++) {
-                    memcpy(o[l] + g * (npy_intp)sizeof(double), &r[l], sizeof r[l]);
+                    memcpy(o[l] + g * out_step, &r[l], sizeof r[l]);
                 }
             }
             for (; g < j; g++) {
                 for (int l = 0; l < XS_ML_W; l++) {
-                    double v = res[g][l];
-                    memcpy(o[l] + g * (npy_intp)sizeof(double), &v, sizeof v);
+                    XS_ML_STORE(o[l] + g * out_step, res[g][l]);
                 }
             }
             if (j < XS_ML_BLOCK) {
                 /* Step t + j left a lane undecided. */
                 for (int l = 0; l < XS_ML_W; l++) {
                     if (decided[l]) {
-                        double v = res[j][l];
-                        memcpy(o[l] + j * (npy_intp)sizeof(double), &v, sizeof v);
+                        XS_ML_STORE(o[l] + j * out_step, res[j][l]);
                     }
                     else {
                         undecided |= 1 << l;
@@ -407,7 +448,7 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, int64_t *nans_io
             }
             for (int l = 0; l < XS_ML_W; l++) {
                 p[l] += XS_ML_BLOCK * (npy_intp)sizeof(double);
-                o[l] += XS_ML_BLOCK * (npy_intp)sizeof(double);
+                o[l] += XS_ML_BLOCK * out_step;
             }
             t += XS_ML_BLOCK;
             continue;
@@ -437,12 +478,11 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, int64_t *nans_io
         XS_ML_DIFFERENCE(x_in, x_out, d, d_lo);
         decided = XS_ML_CAT(XS_ML_NAME, _step)(d, d_lo, ok, &hi, &lo, &bound, &valid,
                                                &block_left, mean, window, nans, min_count,
-                                               has_nan, &approx);
+                                               has_nan, narrow, &approx);
         int all = XS_ML_ALL(decided);
         for (int l = 0; l < XS_ML_W; l++) {
             if (all || decided[l]) {
-                double v = approx[l];
-                memcpy(o[l], &v, sizeof v);
+                XS_ML_STORE(o[l], approx[l]);
             }
             else {
                 undecided |= 1 << l;
@@ -468,26 +508,30 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, int64_t *nans_io
 
 /* checked: 0 when the row holds no term beyond the safe range; has_nan: 0
  * when it holds no NaN (nans[] the NaNs of each lane's window, in and
- * out). */
+ * out); narrow: 1 for a float32 target, 0 for float64.  Each combination
+ * is its own loop (the flags are constants in it). */
 XS_ML_TARGET
 static int XS_ML_NAME(xs_running *run, int64_t *nans, const npy_intp *start, npy_intp *t_io,
                       npy_intp len, const char *in, npy_intp stride, int64_t window,
-                      int64_t min_count, int mean, int checked, int has_nan, char *out,
-                      npy_intp out_step)
+                      int64_t min_count, int mean, int checked, int has_nan, int narrow,
+                      char *out, npy_intp out_step)
 {
-#define XS_ML_LOOP(m, c, h)                                                            \
+#define XS_ML_LOOP(m, c, h, w)                                                          \
     XS_ML_CAT(XS_ML_NAME, _loop)(run, nans, start, t_io, len, in, stride, window, min_count, \
-                                 m, c, h, out, out_step)
-#define XS_ML_LOOPS(m) \
-    (has_nan ? (checked ? XS_ML_LOOP(m, 1, 1) : XS_ML_LOOP(m, 0, 1)) \
-             : (checked ? XS_ML_LOOP(m, 1, 0) : XS_ML_LOOP(m, 0, 0)))
+                                 m, c, h, w, out, out_step)
+#define XS_ML_LOOPS_H(m, c, h) (narrow ? XS_ML_LOOP(m, c, h, 1) : XS_ML_LOOP(m, c, h, 0))
+#define XS_ML_LOOPS_C(m, c) (has_nan ? XS_ML_LOOPS_H(m, c, 1) : XS_ML_LOOPS_H(m, c, 0))
+#define XS_ML_LOOPS(m) (checked ? XS_ML_LOOPS_C(m, 1) : XS_ML_LOOPS_C(m, 0))
     return mean ? XS_ML_LOOPS(1) : XS_ML_LOOPS(0);
 #undef XS_ML_LOOPS
+#undef XS_ML_LOOPS_C
+#undef XS_ML_LOOPS_H
 #undef XS_ML_LOOP
 }
 
 #undef XS_ML_TINY_SUM
 #undef XS_ML_BLOCK
+#undef XS_ML_STORE
 #undef XS_ML_DIFFERENCE
 #undef XS_ML_V
 #undef XS_ML_VI
