@@ -229,14 +229,26 @@ static inline void xs_lane_step(xs_running *run, xs_window_exact *exact, int64_t
 
 static int xs_row_kind_scalar(const char *in, npy_intp stride, npy_intp n)
 {
-    uint64_t beyond = 0, nan = 0, inf = 0;
+    /* Two tests per term for the common rows; a row with a NaN or an Inf
+     * is read again, for the three flags. */
+    uint64_t beyond = 0, special = 0;
     for (npy_intp k = 0; k < n; k++) {
         uint64_t magnitude = xs_window_load(in, stride, k) & ~XS_SIGN_BIT;
-        beyond |= (uint64_t)((magnitude > XS_RUNNING_MAX_BITS) & (magnitude < XS_EXPONENT_MASK));
+        beyond |= (uint64_t)(magnitude > XS_RUNNING_MAX_BITS);
+        special |= (uint64_t)(magnitude >= XS_EXPONENT_MASK);
+    }
+    if (!special) {
+        return beyond ? XS_ROW_BEYOND : 0;
+    }
+    uint64_t finite_beyond = 0, nan = 0, inf = 0;
+    for (npy_intp k = 0; k < n; k++) {
+        uint64_t magnitude = xs_window_load(in, stride, k) & ~XS_SIGN_BIT;
+        finite_beyond |= (uint64_t)((magnitude > XS_RUNNING_MAX_BITS) &
+                                    (magnitude < XS_EXPONENT_MASK));
         nan |= (uint64_t)(magnitude > XS_EXPONENT_MASK);
         inf |= (uint64_t)(magnitude == XS_EXPONENT_MASK);
     }
-    return (beyond ? XS_ROW_BEYOND : 0) | (nan ? XS_ROW_NAN : 0) | (inf ? XS_ROW_INF : 0);
+    return (finite_beyond ? XS_ROW_BEYOND : 0) | (nan ? XS_ROW_NAN : 0) | (inf ? XS_ROW_INF : 0);
 }
 
 #ifdef XS_CPU_X86
