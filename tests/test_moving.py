@@ -121,6 +121,16 @@ def test_long_rows_with_nans_match_the_oracle(mean, dtype, data):
             assert_same(got[i], e, f"window ending at {i}")
 
 
+@pytest.mark.parametrize("n", [9, 6000], ids=["one stretch", "lanes"])
+@pytest.mark.parametrize("tiny", [2.0**-100, -2.0**-100])
+def test_float32_ties_of_inexact_approximations(n, tiny):
+    """1 + 2**-24 (a float32 midpoint, the float64 nearest the sum) and a
+    tiny term that decides the way: the sum is exact only beside it."""
+    x = np.zeros(n, np.float32)
+    x[-3:] = [1.0, 2.0**-24, tiny]
+    assert_same(xs.exact_moving_sum(x, 3)[-1], exact_sum_oracle(x[-3:].tolist(), FLOAT32))
+
+
 @given(data=st.data())
 def test_along_any_axis_and_under_dask(data):
     x = data.draw(arrays_1d(FLOAT64, min_size=6))[:6].reshape(3, 2)
