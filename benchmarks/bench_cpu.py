@@ -28,6 +28,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import measure, spread_data  # noqa: E402
+from bench_cli import parser  # noqa: E402
 
 #: (label, what is timed, data kind, shape, axis, dtype, goal under avx2, under generic)
 CASES = [
@@ -146,13 +147,11 @@ def write_block(path, text):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
-    parser.add_argument("--levels", nargs="*", help="default: every level this CPU has")
-    parser.add_argument("--write", help="a page whose bench_cpu block gets the table")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    cli = parser(__doc__, rounds=7, runs=True)
+    cli.add_argument("--levels", nargs="*", help="default: every level this CPU has")
+    cli.add_argument("--write", help="a page whose bench_cpu block gets the table")
+    cli.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = cli.parse_args(argv)
     if args.child:
         child(args.rounds)
         return

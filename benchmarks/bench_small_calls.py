@@ -10,7 +10,6 @@ round, see bench.measure); ratio = ours / NumPy's twin, one thread.  The
 goal (issue 30): within 2x the twin on 10 values, exact_dot within 3 us.
 """
 
-import argparse
 import os
 import sys
 
@@ -18,6 +17,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import measure  # noqa: E402
+from bench_cli import parser  # noqa: E402
 
 import xsumufunc as xs  # noqa: E402
 from xsumufunc import array_api as xp  # noqa: E402
@@ -47,9 +47,7 @@ def cases(n, rng):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
-    args = parser.parse_args(argv)
+    args = parser(__doc__, rounds=7).parse_args(argv)
     xs.set_num_threads(1)
     rng = np.random.default_rng(0)
     rows = {}
