@@ -67,6 +67,18 @@ def measure(methods, rounds):
     return {name: statistics.median(s) for name, s in samples.items()}
 
 
+def ns_per_element(func, n, rounds=7):
+    """Median ns per element of func over rounds timed calls (after one
+    untimed call): one method alone, where measure interleaves several."""
+    func()
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        func()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1e9 / n
+
+
 def _rounds(n, quick):
     base = 25 if n <= 10**5 else 9 if n <= 10**6 else 5 if n <= 10**7 else 3
     return max(3, base // 3) if quick else base

@@ -12,7 +12,6 @@ Data: standard normal and lognormal(0, 2) with random signs, cast to the
 format (so the codes spread over its range).
 """
 
-import argparse
 import os
 import statistics
 import sys
@@ -22,7 +21,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import measure  # noqa: E402
-from pages import add_write_option, emit  # noqa: E402
+from bench_cli import parser  # noqa: E402
+from pages import emit  # noqa: E402
 
 import xsumufunc as xs  # noqa: E402
 
@@ -59,12 +59,9 @@ def one_run(sizes, rounds):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--max-n", type=float, default=1e7)
-    add_write_option(parser)
-    args = parser.parse_args(argv)
+    cli = parser(__doc__, rounds=7, runs=True)
+    cli.add_argument("--max-n", type=float, default=1e7)
+    args = cli.parse_args(argv)
     sizes = [n for n in (10**4, 10**6, 10**7) if n <= args.max_n]
     runs = [one_run(sizes, args.rounds) for _ in range(args.runs)]
     lines = [f"exact_sum of byte-coded formats vs np.sum of the same values as float32; "

@@ -28,7 +28,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import measure, spread_data  # noqa: E402
-from pages import add_write_option, write_block  # noqa: E402
+from bench_cli import parser  # noqa: E402
+from pages import write_block  # noqa: E402
 
 #: (label, what is timed, data kind, shape, axis, dtype, goal under avx2, under generic)
 CASES = [
@@ -135,13 +136,10 @@ def _cpu_name():
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
-    parser.add_argument("--levels", nargs="*", help="default: every level this CPU has")
-    add_write_option(parser)
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    cli = parser(__doc__, rounds=7, runs=True)
+    cli.add_argument("--levels", nargs="*", help="default: every level this CPU has")
+    cli.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = cli.parse_args(argv)
     if args.child:
         child(args.rounds)
         return

@@ -15,7 +15,6 @@ table replaces the block between ``<!-- bench_small_calls begin -->`` and
 ``<!-- bench_small_calls end -->`` of the page.
 """
 
-import argparse
 import os
 import sys
 import warnings
@@ -25,7 +24,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import measure  # noqa: E402
-from pages import add_write_option, emit  # noqa: E402
+from bench_cli import parser  # noqa: E402
+from pages import emit  # noqa: E402
 
 import xsumufunc as xs  # noqa: E402
 from xsumufunc import array_api as xp  # noqa: E402
@@ -162,11 +162,9 @@ def table(rows):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--only", help="only the calls whose name contains this")
-    add_write_option(parser)
-    args = parser.parse_args(argv)
+    cli = parser(__doc__, rounds=7)
+    cli.add_argument("--only", help="only the calls whose name contains this")
+    args = cli.parse_args(argv)
     xs.set_num_threads(1)
     rng = np.random.default_rng(0)
     # One row per call, in the order of the cases (some start at n = 2).

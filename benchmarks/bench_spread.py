@@ -15,7 +15,6 @@ whole float64 range.  Shapes: 1-D n = 1e4, 1e6 and 1e7; rows (1000, 1000) and
 (1e5, 10) along axis=1; columns (1000, 1000) along axis=0.
 """
 
-import argparse
 import os
 import statistics
 import sys
@@ -24,7 +23,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import measure, pypi_xsum, spread_data  # noqa: E402
-from pages import add_write_option, emit  # noqa: E402
+from bench_cli import parser  # noqa: E402
+from pages import emit  # noqa: E402
 
 import xsumufunc as xs  # noqa: E402
 
@@ -64,13 +64,9 @@ def one_run(rounds, dtypes):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
-    parser.add_argument("--threads", type=int, default=1, help="0: the default count")
-    parser.add_argument("--float32", action="store_true", help="also float32 data")
-    add_write_option(parser)
-    args = parser.parse_args(argv)
+    cli = parser(__doc__, rounds=7, runs=True, threads=True)
+    cli.add_argument("--float32", action="store_true", help="also float32 data")
+    args = cli.parse_args(argv)
     block = "bench_spread" + ("" if args.threads == 1 else f" --threads {args.threads}") + (
         " --float32" if args.float32 else "")
     if args.threads:

@@ -12,16 +12,15 @@ standard normal, lognormal sigma=3 with random signs, and exponents spread
 over the whole float64 range.
 """
 
-import argparse
 import os
-import statistics
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import measure  # noqa: E402
-from pages import add_write_option, emit  # noqa: E402
+from bench_cli import median_cells, parser  # noqa: E402
+from pages import emit  # noqa: E402
 
 import xsumufunc as xs  # noqa: E402
 
@@ -60,13 +59,9 @@ def cumsum_moving_var(x, window):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=float, default=1e6)
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--window", type=int, default=100)
-    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
-    add_write_option(parser)
-    args = parser.parse_args(argv)
+    cli = parser(__doc__, rounds=7, runs=True, n=1e6)
+    cli.add_argument("--window", type=int, default=100)
+    args = cli.parse_args(argv)
     n = int(args.n)
     xs.set_num_threads(1)
     lines = [f"n = {n:,}, one thread, median of {args.runs} run(s) of {args.rounds} "
@@ -80,8 +75,7 @@ def main(argv=None):
           "| ns per element (moving var) |")
     lines.append("|---|---|---|---|---|---|---|---|---|---|")
     runs = [one_run(n, args.window, args.rounds) for _ in range(args.runs)]
-    for name in runs[0]:
-        cell = {k: statistics.median(r[name][k] for r in runs) for k in runs[0][name]}
+    for name, cell in median_cells(runs).items():
         lines.append(f"| {name} | {cell['var']:.2f} | {cell['std']:.2f} | {cell['move']:.1f} | "
                      f"{cell['move ns']:.1f} | {cell['mean']:.1f} | {cell['acc']:.1f} | "
                      f"{cell['acc ns']:.1f} | {cell['mvar']:.1f} | {cell['mvar ns']:.1f} |")

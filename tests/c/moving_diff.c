@@ -24,33 +24,12 @@
 #include "exact/xs_small.h"
 #include "exact/xs_types.h"
 #include "cpu/xs_cpu.h"
+#include "test_random.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-
-static uint64_t next64(void)
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 0x2545f4914f6cdd1dull;
-}
-
-static int below(int n)
-{
-    return (int)(next64() % (uint64_t)n);
-}
-
-/* A double of random significand and sign, exponent field f. */
-static double with_field(int f)
-{
-    return xs_bits_double((next64() >> 12) | ((uint64_t)f << 52) |
-                          (next64() & ((uint64_t)1 << 63)));
-}
 
 enum { NORMAL, SPREAD60, SPREAD500, BEYOND, SUBNORMAL, CANCEL, ZEROS, NANS, NAN_RUNS, FLOAT32,
        FLOAT32_NANS, KINDS };
@@ -102,6 +81,7 @@ static double oracle(const double *x, int lo, int hi, int64_t min_count, int mea
 
 int main(int argc, char **argv)
 {
+    test_seed(0x2545f4914f6cdd1dull);
     int rows = argc > 1 ? atoi(argv[1]) : 12;
     static const int64_t windows[] = {1, 2, 3, 17, 100, 1000, 2000};
     enum { N_MAX = 6000 };

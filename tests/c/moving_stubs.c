@@ -3,11 +3,9 @@
  * the extension's other files, for tests/c/moving_diff.c, a program without
  * an interpreter: the GIL is never held (so it is never released), nothing
  * interrupts, and results are stored as float64 or float32
- * (src/loops/xs_loops_tables.c's targets, the same lines).
+ * (src/loops/xs_loops_tables.c's targets, by the same stores).
  */
 #include "exact/xs_types.h"
-
-#include <string.h>
 
 int PyGILState_Check(void);
 void *PyEval_SaveThread(void);
@@ -37,14 +35,13 @@ int xs_interrupted(void)
 static void store_float64(char *p, double x, const xs_target *self)
 {
     (void)self;
-    memcpy(p, &x, sizeof x);
+    xs_store_float64(p, x);
 }
 
 static void store_float32(char *p, double x, const xs_target *self)
 {
     (void)self;
-    float f = (float)x;                 /* exact: x is a float32 value */
-    memcpy(p, &f, sizeof f);
+    xs_store_float32(p, x);             /* exact: x is a float32 value */
 }
 
 const xs_target xs_target_float64 = {&xs_format_float64, store_float64, NULL};
