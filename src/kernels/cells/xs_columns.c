@@ -88,11 +88,18 @@ static xs_small *column_acc(xs_columns *st, int j)
  * natural vector width (GCC and Clang vector extensions; the baseline's and
  * NEON's is 16 bytes); other compilers: the same per lane in plain C. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(XS_NO_VECTOR_EXT)
+#ifdef XS_CPU_X86
+#include <immintrin.h>
+#endif
 #define XS_CS_ISA generic
 #define XS_CS_TARGET
 #define XS_CS_W 2
 #ifdef XS_CPU_X86
-#define XS_CS_FP_RANGE 1        /* SSE2 has no 64-bit integer compare */
+/* SSE2 has no 64-bit integer compare: the range by maxpd and minpd. */
+#define XS_CS_FP_RANGE 1
+#define XS_CS_FP_MAX(a, b) _mm_max_pd((a), (b))
+#define XS_CS_FP_MIN(a, b) _mm_min_pd((a), (b))
+#define XS_CS_FP_UNORD(a, b) _mm_cmpunord_pd((a), (b))
 #endif
 #include "kernels/cells/xs_columns_strip.h"
 #ifdef XS_CPU_X86
@@ -100,6 +107,12 @@ static xs_small *column_acc(xs_columns *st, int j)
 #define XS_CS_ISA avx2
 #define XS_CS_TARGET XS_TARGET_AVX2
 #define XS_CS_W 4
+/* AVX2's signed 64-bit compare needs a blend after it: a max or a min of
+ * doubles is one instruction. */
+#define XS_CS_FP_RANGE 1
+#define XS_CS_FP_MAX(a, b) _mm256_max_pd((a), (b))
+#define XS_CS_FP_MIN(a, b) _mm256_min_pd((a), (b))
+#define XS_CS_FP_UNORD(a, b) _mm256_cmp_pd((a), (b), _CMP_UNORD_Q)
 #include "kernels/cells/xs_columns_strip.h"
 #define XS_CS_ISA avx512
 #define XS_CS_TARGET XS_TARGET_AVX512
