@@ -405,7 +405,11 @@ static void add_strip(xs_columns *st, int s, const char *p, ptrdiff_t rows, ptrd
             (st->itemsize == 8 ? kernels->range64 : kernels->range32)(p, rows, row_stride, &b);
         }
         else {
-            memcpy(b.cells, st->cells[s], sizeof b.cells);
+            /* Cell by cell: one 320-byte memcpy is a string move here
+             * (rep movsq), slow to start for so few bytes. */
+            for (int c = 0; c <= XS_CELLS_MAX; c++) {
+                memcpy(b.cells[c], st->cells[s][c], sizeof b.cells[c]);
+            }
             kernel(p, rows, row_stride, st->strip_cells[s],
                    (const double (*)[XS_STRIP])st->sigma[s], &b);
             /* Every lane is judged against the limits the kernel ran with,
