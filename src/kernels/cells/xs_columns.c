@@ -347,6 +347,32 @@ static inline int fits_column(const xs_columns *st, int j, uint64_t mx, uint64_t
     return mx < st->max_limit[j] && mn >= st->min_limit_m1[j] && (mx != 0 || st->active[j]);
 }
 
+/* A new window's top is raised above its block's largest term (and the
+ * headroom of xs_cells.h) by at most this many binades, as far as the
+ * cells' span leaves at least XS_COLUMN_ROOM_BELOW binades below the
+ * block's smallest non-zero term: then a later block of larger terms moves
+ * the window, which sums the strip's block again, less often.  The largest
+ * terms of 128 rows of spread data (lognormal(0, 3)) vary by a few binades
+ * from block to block; the smallest (of normal data, say) by more. */
+#define XS_COLUMN_EXTRA_HEADROOM 4
+#define XS_COLUMN_ROOM_BELOW 10
+
+/* The top for a new window of `cells` cells chosen at `top` for a block
+ * whose smallest non-zero |x| has the pattern mn + 1: raised as above, with
+ * as many cells (any top keeps the sums exact: xs_cells.h). */
+static int raised_top(int precision, int top, int cells, uint64_t mn)
+{
+    if (mn == UINT64_MAX) {
+        return top;
+    }
+    int f = (int)((mn + 1) >> XS_F64_MANT_BITS);
+    int quantum = f - XS_CELLS_EXP_BIAS - (precision - 1);     /* of the smallest term */
+    int spare = quantum + cells * XS_CELLS_WIDTH - top - XS_COLUMN_ROOM_BELOW;
+    int raised = top + (spare < XS_COLUMN_EXTRA_HEADROOM ? spare : XS_COLUMN_EXTRA_HEADROOM);
+    raised = raised > XS_CELLS_TOP_MAX ? XS_CELLS_TOP_MAX : raised;
+    return raised > top && xs_cells_needed(precision, raised, mn) == cells ? raised : top;
+}
+
 /* Column k of strip s when its block (of range mx, mn) did not fit its
  * window: more cells, or a new window (its cells into its small accumulator
  * first), and 1: the block is to be summed again; or, fitting no window,
@@ -366,7 +392,7 @@ static int settle_column(xs_columns *st, int s, int k, const char *column, ptrdi
         if (st->active[j]) {
             flush_column(st, j);
         }
-        top = w.top;
+        top = raised_top(st->precision, w.top, w.cells, mn);
         cells = w.cells;
         st->active[j] = 1;        /* a non-zero term: see xs_columns_round */
     }
@@ -509,9 +535,13 @@ void xs_columns_add(xs_columns *st, const char *p, ptrdiff_t rows, ptrdiff_t row
     fegetexceptflag(&flags_before, FE_ALL_EXCEPT);
     int strips = (int)(st->cols / XS_STRIP);
     int itemsize = st->itemsize;
-    /* Rows in memory order: a block of rows across every column, then the next. */
-    for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_BLOCK_ROWS) {
-        ptrdiff_t nrows = rows - r0 < XS_COLUMN_BLOCK_ROWS ? rows - r0 : XS_COLUMN_BLOCK_ROWS;
+    /* Rows in memory order: a block of rows across every column, then the
+     * next; the rows shared evenly by as many blocks as there are whole
+     * XS_COLUMN_BLOCK_ROWS in them (a short block at the end would cost
+     * every strip its fixed cost for a few rows). */
+    ptrdiff_t blocks = rows / XS_COLUMN_BLOCK_ROWS > 1 ? rows / XS_COLUMN_BLOCK_ROWS : 1;
+    for (ptrdiff_t b = 0, r0 = 0; b < blocks; b++) {
+        ptrdiff_t nrows = rows * (b + 1) / blocks - r0;
         const char *block = p + r0 * row_stride;
         for (int s = 0; s < strips; s++) {
             add_strip(st, s, block + s * XS_STRIP * (ptrdiff_t)itemsize, nrows, row_stride);
@@ -521,6 +551,7 @@ void xs_columns_add(xs_columns *st, const char *p, ptrdiff_t rows, ptrdiff_t row
             add_leftover(st, strips, j - strips * XS_STRIP, block + j * (ptrdiff_t)itemsize,
                          nrows, row_stride);
         }
+        r0 += nrows;
     }
     fesetexceptflag(&flags_before, FE_ALL_EXCEPT);
 }
