@@ -229,7 +229,7 @@ def test_grouped_chunks_of_many_groups_give_the_oracle(monkeypatch, dtype):
     not, missing codes: every group's sum and mean against the oracle."""
     monkeypatch.setattr(grouped_module, "_CHUNK_VALUES", 37)
     monkeypatch.setattr(grouped_module, "_CHUNK_VALUES_PER_GROUP", 0)
-    monkeypatch.setattr(grouped_module, "_WHOLE_CHUNKS", 1)
+    monkeypatch.setattr(grouped_module, "_ORDER_BYTES_PER_VALUE", 1 << 40)
     rng = np.random.default_rng(4)
     n, ngroups = 700, 50
     spread = rng.standard_normal(n) * 2.0 ** rng.integers(-60, 60, n)

@@ -9,9 +9,15 @@ few rows of states at a time, until one state is left per group; each is
 rounded once.  Python loops only over batches of groups (to bound memory)
 and over the merge levels.
 
-Inputs longer than a few chunks (_sorts_whole) go a chunk at a time, each
-chunk's group states merged into one running state per group, so that the
-scratch is those states and one chunk's, not an order of the whole input.
+The order by group is a counting sort a bounded chunk of codes at a time
+(_order): 4 bytes a value (int32 below 2**31 values), none at all when the
+codes already ascend, and each batch of groups gathers its values from it
+(never a sorted copy of the input).  Sums and means of few groups over long
+inputs (_sorts_whole: when running states take less than that order) go a
+chunk at a time instead, each chunk's group states merged into one running
+state per group.  So the scratch is about the output plus 64 MiB for 1e7
+values (tests/test_memory.py), and every step is a bounded NumPy call or a
+compiled loop that checks for Ctrl-C: Python sees a signal between steps.
 
 Variances (grouped_variance) are decided group by group by the compiled
 loop (src/kernels/moving/xs_moving_var.c: two-double sums with a proven bound, one pass
@@ -37,7 +43,7 @@ _INT64 = fmt.NATIVE
 _F64 = np.dtype(np.float64)
 # A batch holds at most this many values and groups (bounded temporaries).
 _BATCH_VALUES = 1 << 18
-_BATCH_GROUPS = 1 << 14
+_BATCH_GROUPS = 1 << 12
 _MAX_PIECE = 1024
 # Groups this large are summed from their own slice (one call per group).
 _LARGE_GROUP = 1 << 14
@@ -224,24 +230,26 @@ def _order(values, codes, ngroups, skip_nan):
     n = codes.size
     if n <= _ORDER_CHUNK:
         return _order_chunk(values, codes, ngroups, skip_nan)
-    # A chunk's counts (bincount) take O(ngroups): chunks of at least an
-    # eighth of the groups keep that below the chunk's own work, and their
-    # scratch below the output's size.
-    step = max(_ORDER_CHUNK, ngroups // 8)
+    step = _ORDER_CHUNK
     counts = np.zeros(ngroups, _INT64)
     ascending = True
     for c0 in range(0, n, step):
         part, keep = _kept(values, codes, c0, c0 + step, skip_nan)
         kept = part if keep is None else part[keep]
-        found = np.bincount(kept.astype(np.intp, copy=False))
-        counts[:found.size] += found
+        if ngroups > 4 * step:
+            # bincount would take a temporary of the groups' size per chunk.
+            np.add.at(counts, kept, 1)
+        else:
+            found = np.bincount(kept.astype(np.intp, copy=False))
+            counts[:found.size] += found
         # The chunk's codes ascend, and so across from the previous one.
         ascending = ascending and keep is None and bool(
             np.all(codes[max(c0 - 1, 0):c0 + step][1:] >= codes[max(c0 - 1, 0):c0 + step][:-1]))
     if ascending:
         return None, counts
     order = np.empty(int(counts.sum()), np.int32 if n < 1 << 31 else np.intp)
-    following = np.cumsum(counts) - counts         # each group's next position
+    following = np.cumsum(counts, dtype=order.dtype)   # each group's next position
+    following -= counts.astype(order.dtype, copy=False)
     for c0 in range(0, n, step):
         part, keep = _kept(values, codes, c0, c0 + step, skip_nan)
         kept = (part if keep is None else part[keep]).astype(np.intp, copy=False)
@@ -280,8 +288,8 @@ def _sorted_batches(values, kind, order, counts):
 #: Inputs longer than a chunk are taken a chunk at a time, each chunk's group
 #: states merged into one running state per group (552 bytes each: the
 #: output's states), so that the scratch is bounded by the chunk instead of
-#: growing with the input (ordering everything at once takes about 28 bytes
-#: per value: the order, the sort keys, the gathered values).  A chunk holds
+#: growing with the input (ordering everything at once takes 4 bytes per
+#: value: the order).  A chunk holds
 #: _CHUNK_VALUES values, or with many groups _CHUNK_VALUES_PER_GROUP values
 #: per group on average: its group states (a merge per group present) then
 #: cost little beside the values, and its scratch (about 450 bytes per group)
@@ -295,18 +303,22 @@ def _chunk_length(ngroups):
     return max(_CHUNK_VALUES, _CHUNK_VALUES_PER_GROUP * ngroups)
 
 
-#: Inputs of up to this many chunks are still ordered by group at once: the
-#: faster path (sorted rows rounded straight, no running states), its
-#: scratch bounded by as many chunks'.
-_WHOLE_CHUNKS = 4
+#: The chunked path's scratch, as tracemalloc measures it: per value of a
+#: chunk (its order, keys and padded rows) and in states per group (the
+#: running ones, the chunk's, their merges); and the whole order's per value
+#: (int32).
+_CHUNK_BYTES_PER_VALUE = 80
+_CHUNK_STATES_PER_GROUP = 5
+_ORDER_BYTES_PER_VALUE = 4
 
 
 def _sorts_whole(values, ngroups):
     """Are the values ordered by group all at once (else chunk by chunk)?
-    At once when they are a few chunks (the faster path), or when their
-    order (4 bytes a value) takes less than the running states would."""
-    return (values.size <= _WHOLE_CHUNKS * _chunk_length(ngroups)
-            or 4 * values.size <= ngroups * fmt.LENGTH * _INT64.itemsize)
+    Whichever takes less memory: the whole order or the running states and
+    one chunk's scratch."""
+    chunked = (_CHUNK_STATES_PER_GROUP * ngroups * fmt.LENGTH * _INT64.itemsize
+               + _CHUNK_BYTES_PER_VALUE * _chunk_length(ngroups))
+    return _ORDER_BYTES_PER_VALUE * values.size <= chunked
 
 
 def _group_states(values, kind, codes, ngroups, skip_nan):
