@@ -27,6 +27,9 @@ import numpy as np
 import xsumufunc as xs
 from xsumufunc._lowprec_ufuncs import kahan_sum_ufunc
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pages import add_write_option, write_block  # noqa: E402
+
 try:
     import xsum as pypi_xsum
 except ImportError:
@@ -62,6 +65,18 @@ def measure(methods, rounds):
         for name, f in methods.items():
             samples[name].append(_per_call_seconds(f, calls[name]))
     return {name: statistics.median(s) for name, s in samples.items()}
+
+
+def ns_per_element(func, n, rounds=7):
+    """Median ns per element of func over rounds timed calls (after one
+    untimed call): one method alone, where measure interleaves several."""
+    func()
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        func()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1e9 / n
 
 
 def _rounds(n, quick):
@@ -179,8 +194,21 @@ GOALS = [
 ]
 
 
-def report(rows, out):
+def goal_lines(rows):
+    """The table of the goals (GOALS) as measured in rows."""
     by_key = {(g, c, n, m): ns for g, c, n, m, ns, _ in rows}
+    lines = ["| case | goal | measured | met |", "|---|---|---|---|"]
+    for label, g, c, n, m, base, goal in GOALS:
+        if (g, c, n, m) in by_key and (g, c, n, base) in by_key:
+            ratio = by_key[(g, c, n, m)] / by_key[(g, c, n, base)]
+            lines.append(f"| {label} | <= {goal}x {base} | {ratio:.2f}x | "
+                         f"{'yes' if ratio <= goal else 'no'} |")
+        else:
+            lines.append(f"| {label} | <= {goal}x {base} | not run | |")
+    return lines
+
+
+def report(rows, out):
     lines = ["# Benchmark results\n",
              f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
              f"NumPy {np.__version__}, xsumufunc {xs.__version__}"
@@ -200,15 +228,7 @@ def report(rows, out):
                     cells.append(f"{hit[0][4]:.3g} ({hit[0][5]:.2f}x)" if hit else "")
                 lines.append(f"| {n:.0e} | " + " | ".join(cells) + " |")
     lines.append("\n## Goals (issue 4)\n")
-    lines.append("| case | goal | measured | met |")
-    lines.append("|---|---|---|---|")
-    for label, g, c, n, m, base, goal in GOALS:
-        if (g, c, n, m) in by_key and (g, c, n, base) in by_key:
-            ratio = by_key[(g, c, n, m)] / by_key[(g, c, n, base)]
-            lines.append(f"| {label} | <= {goal}x {base} | {ratio:.2f}x | "
-                         f"{'yes' if ratio <= goal else 'no'} |")
-        else:
-            lines.append(f"| {label} | <= {goal}x {base} | not run | |")
+    lines += goal_lines(rows)
     text = "\n".join(lines) + "\n"
     with open(out + ".md", "w") as f:
         f.write(text)
@@ -243,9 +263,13 @@ def main(argv=None):
     parser.add_argument("--max-n", type=float, default=1e8, help="largest n (default 1e8)")
     parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "RESULTS"),
                         help="output path without extension")
+    add_write_option(parser)
     args = parser.parse_args(argv)
     max_n = min(args.max_n, 1e6) if args.quick else args.max_n
-    report(run(int(max_n), args.quick), args.out)
+    rows = run(int(max_n), args.quick)
+    report(rows, args.out)
+    if args.write:
+        write_block(args.write, "bench", "\n".join(goal_lines(rows)) + "\n")
     return 0
 
 

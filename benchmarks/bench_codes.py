@@ -12,7 +12,6 @@ Data: standard normal and lognormal(0, 2) with random signs, cast to the
 format (so the codes spread over its range).
 """
 
-import argparse
 import os
 import statistics
 import sys
@@ -22,6 +21,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import measure  # noqa: E402
+from bench_cli import parser  # noqa: E402
+from pages import emit  # noqa: E402
 
 import xsumufunc as xs  # noqa: E402
 
@@ -58,26 +59,24 @@ def one_run(sizes, rounds):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--max-n", type=float, default=1e7)
-    args = parser.parse_args(argv)
+    cli = parser(__doc__, rounds=7, runs=True)
+    cli.add_argument("--max-n", type=float, default=1e7)
+    args = cli.parse_args(argv)
     sizes = [n for n in (10**4, 10**6, 10**7) if n <= args.max_n]
     runs = [one_run(sizes, args.rounds) for _ in range(args.runs)]
-    print(f"exact_sum of byte-coded formats vs np.sum of the same values as float32; "
-          f"median of {args.runs} run(s) of {args.rounds} interleaved rounds; "
-          f"threads: 1 or default ({xs.get_num_threads()})\n")
-    print("| format | data | n | threads | exact ns/element | / np.sum(float32 values) "
-          "| / np.sum(x.astype(float32)) |")
-    print("|---|---|---|---|---|---|---|")
+    lines = [f"exact_sum of byte-coded formats vs np.sum of the same values as float32; "
+             f"median of {args.runs} run(s) of {args.rounds} interleaved rounds; "
+             f"threads: 1 or default ({xs.get_num_threads()})\n",
+             "| format | data | n | threads | exact ns/element | / np.sum(float32 values) "
+             "| / np.sum(x.astype(float32)) |", "|---|---|---|---|---|---|---|"]
     for key in runs[0]:
         name, label, n, threads = key
         exact = statistics.median(r[key][0] for r in runs)
         ratio = statistics.median(r[key][0] / r[key][1] for r in runs)
         ratio_astype = statistics.median(r[key][0] / r[key][2] for r in runs)
-        print(f"| {name} | {label} | {n:.0e} | {threads or 'default'} | "
-              f"{exact / n * 1e9:.2f} | {ratio:.2f}x | {ratio_astype:.2f}x |")
+        lines.append(f"| {name} | {label} | {n:.0e} | {threads or 'default'} | "
+                     f"{exact / n * 1e9:.2f} | {ratio:.2f}x | {ratio_astype:.2f}x |")
+    emit(lines, args.write, "bench_codes")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import measure, spread_data  # noqa: E402
+from bench_cli import parser  # noqa: E402
+from pages import write_block  # noqa: E402
 
 #: (label, what is timed, data kind, shape, axis, dtype, goal under avx2, under generic)
 CASES = [
@@ -133,26 +135,11 @@ def _cpu_name():
     return platform.processor() or "unknown CPU"
 
 
-def write_block(path, text):
-    begin, end = "<!-- bench_cpu begin -->", "<!-- bench_cpu end -->"
-    with open(path) as f:
-        page = f.read()
-    if begin not in page or end not in page:
-        raise SystemExit(f"{path} has no {begin} ... {end} block")
-    head, rest = page.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    with open(path, "w") as f:
-        f.write(head + begin + "\n" + text + end + tail)
-
-
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
-    parser.add_argument("--levels", nargs="*", help="default: every level this CPU has")
-    parser.add_argument("--write", help="a page whose bench_cpu block gets the table")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    cli = parser(__doc__, rounds=7, runs=True)
+    cli.add_argument("--levels", nargs="*", help="default: every level this CPU has")
+    cli.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = cli.parse_args(argv)
     if args.child:
         child(args.rounds)
         return
@@ -164,7 +151,7 @@ def main(argv=None):
     text = table(results, levels, args.runs)
     print(text)
     if args.write:
-        write_block(args.write, text)
+        write_block(args.write, "bench_cpu", text)
 
 
 if __name__ == "__main__":

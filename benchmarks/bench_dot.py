@@ -13,25 +13,19 @@ independent a and b, and x . x (the exact sum of squares behind a variance or
 a norm).  n = 1e6 and 1e7.
 """
 
-import argparse
 import os
-import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_cli import median_cells, parser, pin_blas_threads, threads_label  # noqa: E402
+from pages import emit  # noqa: E402
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
-    parser.add_argument("--threads", type=int, default=1, help="0: the default count")
-    args = parser.parse_args(argv)
-    if args.threads:
-        # Before NumPy loads its BLAS.
-        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-            os.environ[var] = str(args.threads)
+    args = parser(__doc__, rounds=7, runs=True, threads=True).parse_args(argv)
+    pin_blas_threads(args.threads)
+    block = "bench_dot" + ("" if args.threads == 1 else f" --threads {args.threads}")
     import numpy as np
-
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bench import measure, spread_data
 
     import xsumufunc as xs
@@ -54,17 +48,15 @@ def main(argv=None):
                                   t["exact_xx"] / t["np.dot_xx"], t["exact_xx"] / n * 1e9)
         return out
 
-    threads = "one thread" if args.threads == 1 else (
-        "the default threads" if args.threads == 0 else f"{args.threads} threads")
-    print(f"{threads}, median of {args.runs} run(s) of {args.rounds} interleaved rounds\n")
-    print("| data | n | exact_dot(a, b) / np.dot | ns per product | "
-          "exact_dot(x, x) / np.dot(x, x) | ns per product |")
-    print("|---|---|---|---|---|---|")
-    runs = [one_run() for _ in range(args.runs)]
-    for key in runs[0]:
-        cells = [statistics.median(r[key][k] for r in runs) for k in range(4)]
-        print(f"| {key[0]} | {key[1]:.0e} | {cells[0]:.1f}x | {cells[1]:.2f} | "
-              f"{cells[2]:.1f}x | {cells[3]:.2f} |")
+    lines = [f"{threads_label(args.threads)}, median of {args.runs} run(s) of {args.rounds} "
+             "interleaved rounds\n",
+             "| data | n | exact_dot(a, b) / np.dot | ns per product | "
+             "exact_dot(x, x) / np.dot(x, x) | ns per product |",
+             "|---|---|---|---|---|---|"]
+    for key, cells in median_cells([one_run() for _ in range(args.runs)]).items():
+        lines.append(f"| {key[0]} | {key[1]:.0e} | {cells[0]:.1f}x | {cells[1]:.2f} | "
+                     f"{cells[2]:.1f}x | {cells[3]:.2f} |")
+    emit(lines, args.write, block)
 
 
 if __name__ == "__main__":

@@ -11,26 +11,16 @@ result, for several input dtypes and conditionings; and their speed.
 Prints a Markdown report.
 """
 
-import argparse
-import statistics
-import time
+import os
+import sys
 
-import ml_dtypes
 import numpy as np
 
-import xsumufunc as xs
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import BFLOAT16, ns_per_element  # noqa: E402
+from bench_cli import parser  # noqa: E402
 
-BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
-
-
-def ns_per_element(func, n, rounds=7):
-    func()
-    samples = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        func()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1e9 / n
+import xsumufunc as xs  # noqa: E402
 
 
 def ulp_error(value, exact, dtype):
@@ -94,10 +84,7 @@ def sums(n, rng):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=float, default=1e6)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+    args = parser(__doc__, n=1e6, seed=True).parse_args(argv)
     n = int(args.n)
     rng = np.random.default_rng(args.seed)
     print(f"## Element-wise updates, n = {n:.0e} (ns per element, median)\n")

@@ -8,26 +8,16 @@ Contiguous arrays, every storage dtype: kahan_add (in place), stochastic_add
 kahan_sum.  Prints a Markdown table of ns per element (median of rounds).
 """
 
-import argparse
-import statistics
-import time
+import os
+import sys
 
-import ml_dtypes
 import numpy as np
 
-import xsumufunc as xs
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import BFLOAT16, ns_per_element  # noqa: E402
+from bench_cli import parser  # noqa: E402
 
-BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
-
-
-def ns_per_element(func, n, rounds):
-    func()
-    samples = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        func()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1e9 / n
+import xsumufunc as xs  # noqa: E402
 
 
 def cases(n, rng):
@@ -59,11 +49,7 @@ def cases(n, rng):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=float, default=1e6)
-    parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+    args = parser(__doc__, rounds=9, n=1e6, seed=True).parse_args(argv)
     n = int(args.n)
     rng = np.random.default_rng(args.seed)
     print(f"| storage | operation (n = {n:.0e}, contiguous) | ns/element |\n|---|---|---|")

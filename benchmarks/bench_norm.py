@@ -14,15 +14,15 @@ and float32.  Shapes: 1-D n = 1e6, rows (1e5, 10) axis=1, (1000, 1000)
 axis=1 and axis=0.
 """
 
-import argparse
 import os
-import statistics
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import measure, spread_data  # noqa: E402
+from bench_cli import median_cells, parser  # noqa: E402
+from pages import emit  # noqa: E402
 
 import xsumufunc as xs  # noqa: E402
 from xsumufunc import array_api as xp  # noqa: E402
@@ -56,20 +56,15 @@ def one_run(rounds):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
-    args = parser.parse_args(argv)
+    args = parser(__doc__, rounds=5, runs=True).parse_args(argv)
     xs.set_num_threads(1)
-    print(f"one thread, median of {args.runs} run(s) of {args.rounds} interleaved rounds\n")
-    print("| data | dtype | shape | vector_norm / np.linalg.norm | ns per element | "
-          "exact_dot(x, x) / np.einsum | ns per element |")
-    print("|---|---|---|---|---|---|---|")
-    runs = [one_run(args.rounds) for _ in range(args.runs)]
-    for key in runs[0]:
-        cells = [statistics.median(r[key][k] for r in runs) for k in range(4)]
-        print(f"| {key[0]} | {key[1]} | {key[2]} | {cells[0]:.1f}x | {cells[1]:.1f} | "
-              f"{cells[2]:.1f}x | {cells[3]:.1f} |")
+    lines = [f"one thread, median of {args.runs} run(s) of {args.rounds} interleaved rounds\n",
+             "| data | dtype | shape | vector_norm / np.linalg.norm | ns per element | "
+             "exact_dot(x, x) / np.einsum | ns per element |", "|---|---|---|---|---|---|---|"]
+    for key, cells in median_cells([one_run(args.rounds) for _ in range(args.runs)]).items():
+        lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {cells[0]:.1f}x | {cells[1]:.1f} | "
+                     f"{cells[2]:.1f}x | {cells[3]:.1f} |")
+    emit(lines, args.write, "bench_norm")
 
 
 if __name__ == "__main__":

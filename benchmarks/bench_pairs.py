@@ -16,26 +16,21 @@ Rows:
   and lognormal(0, 3) entries, and of X.T @ X for X (1e5, 10).
 """
 
-import argparse
 import os
-import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_cli import median_cells, parser, pin_blas_threads, threads_label  # noqa: E402
+from pages import emit  # noqa: E402
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
-    parser.add_argument("--threads", type=int, default=1, help="0: the default count")
-    parser.add_argument("--quick", action="store_true", help="skip the (1000, 1000) products")
-    args = parser.parse_args(argv)
-    if args.threads:
-        # Before NumPy loads its BLAS.
-        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-            os.environ[var] = str(args.threads)
+    cli = parser(__doc__, rounds=5, runs=True, threads=True)
+    cli.add_argument("--quick", action="store_true", help="skip the (1000, 1000) products")
+    args = cli.parse_args(argv)
+    pin_blas_threads(args.threads)
+    block = "bench_pairs" + ("" if args.threads == 1 else f" --threads {args.threads}")
     import numpy as np
-
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bench import measure
 
     import xsumufunc as xs
@@ -74,15 +69,11 @@ def main(argv=None):
             out[name] = (t["exact"] / t["numpy"], t["exact"] * 1e3, t["numpy"] * 1e3)
         return out
 
-    threads = "one thread" if args.threads == 1 else (
-        "the default threads" if args.threads == 0 else f"{args.threads} threads")
-    print(f"{threads}, median of {args.runs} run(s) of interleaved rounds\n")
-    print("| call | exact / NumPy | exact ms | NumPy ms |")
-    print("|---|---|---|---|")
-    runs = [one_run() for _ in range(args.runs)]
-    for key in runs[0]:
-        ratio, ours, theirs = (statistics.median(r[key][k] for r in runs) for k in range(3))
-        print(f"| {key} | {ratio:.2f}x | {ours:.2f} | {theirs:.2f} |")
+    lines = [f"{threads_label(args.threads)}, median of {args.runs} run(s) of interleaved "
+             "rounds\n", "| call | exact / NumPy | exact ms | NumPy ms |", "|---|---|---|---|"]
+    for key, (ratio, ours, theirs) in median_cells([one_run() for _ in range(args.runs)]).items():
+        lines.append(f"| {key} | {ratio:.2f}x | {ours:.2f} | {theirs:.2f} |")
+    emit(lines, args.write, block)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ group_by sum.  Keys: an integer column (numbered in NumPy) and the same
 keys as strings (numbered by polars' group_by).
 """
 
-import argparse
 import os
 import sys
 
@@ -18,16 +17,15 @@ import polars as pl
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import measure  # noqa: E402
+from bench_cli import parser  # noqa: E402
 
 from xsumufunc.polars import exact_group_by  # noqa: E402
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=float, default=1e6)
-    parser.add_argument("--groups", type=float, default=1e4)
-    parser.add_argument("--rounds", type=int, default=7)
-    args = parser.parse_args(argv)
+    cli = parser(__doc__, rounds=7, n=1e6)
+    cli.add_argument("--groups", type=float, default=1e4)
+    args = cli.parse_args(argv)
     n, groups = int(args.n), int(args.groups)
     rng = np.random.default_rng(0)
     ints = rng.integers(0, groups, n)

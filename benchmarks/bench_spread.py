@@ -15,7 +15,6 @@ whole float64 range.  Shapes: 1-D n = 1e4, 1e6 and 1e7; rows (1000, 1000) and
 (1e5, 10) along axis=1; columns (1000, 1000) along axis=0.
 """
 
-import argparse
 import os
 import statistics
 import sys
@@ -24,6 +23,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import measure, pypi_xsum, spread_data  # noqa: E402
+from bench_cli import parser  # noqa: E402
+from pages import emit  # noqa: E402
 
 import xsumufunc as xs  # noqa: E402
 
@@ -63,27 +64,27 @@ def one_run(rounds, dtypes):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
-    parser.add_argument("--threads", type=int, default=1, help="0: the default count")
-    parser.add_argument("--float32", action="store_true", help="also float32 data")
-    args = parser.parse_args(argv)
+    cli = parser(__doc__, rounds=7, runs=True, threads=True)
+    cli.add_argument("--float32", action="store_true", help="also float32 data")
+    args = cli.parse_args(argv)
+    block = "bench_spread" + ("" if args.threads == 1 else f" --threads {args.threads}") + (
+        " --float32" if args.float32 else "")
     if args.threads:
         xs.set_num_threads(args.threads)
     dtypes = [np.float64, np.float32] if args.float32 else [np.float64]
-    print(f"{xs.get_num_threads()} thread(s), median of {args.runs} run(s) of {args.rounds} "
-          "interleaved rounds\n")
-    print("| data | dtype | shape | exact_sum / np.sum | ns per element | "
-          "exact_sum / PyPI xsum |")
-    print("|---|---|---|---|---|---|")
+    lines = [f"{xs.get_num_threads()} thread(s), median of {args.runs} run(s) of "
+             f"{args.rounds} interleaved rounds\n",
+             "| data | dtype | shape | exact_sum / np.sum | ns per element | "
+             "exact_sum / PyPI xsum |", "|---|---|---|---|---|---|"]
     runs = [one_run(args.rounds, dtypes) for _ in range(args.runs)]
     for key in runs[0]:
         ratio = statistics.median(r[key][0] for r in runs)
         ns = statistics.median(r[key][1] for r in runs)
         peer = [r[key][2] for r in runs if r[key][2] is not None]
         peer_text = f"{statistics.median(peer):.2f}x" if peer else ""
-        print(f"| {key[0]} | {key[1]} | {key[2]} | {ratio:.1f}x | {ns:.2f} | {peer_text} |")
+        lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {ratio:.1f}x | {ns:.2f} "
+                     f"| {peer_text} |")
+    emit(lines, args.write, block)
 
 
 if __name__ == "__main__":

@@ -10,23 +10,19 @@ two different arrays, so the exact path of every dot (the cells) as before
 the squares path; "after" is exact_dot(x, x).  Ratios are to np.dot(x, x).
 """
 
-import argparse
 import os
-import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_cli import median_cells, parser, pin_blas_threads  # noqa: E402
+from pages import emit  # noqa: E402
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
-    parser.add_argument("--n", type=int, default=10**6)
-    args = parser.parse_args(argv)
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = "1"                   # before NumPy loads its BLAS
+    args = parser(__doc__, rounds=9, runs=True, n=1e6).parse_args(argv)
+    n = int(args.n)
+    pin_blas_threads(1)
     import numpy as np
-
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bench import measure, spread_data
 
     import xsumufunc as xs
@@ -38,27 +34,26 @@ def main(argv=None):
         rng = np.random.default_rng(seed)
         out = {}
         for kind in kinds:
-            x = spread_data(kind, args.n, rng)
+            x = spread_data(kind, n, rng)
             y = x.copy()
             assert xs.exact_dot(x, x) == xs.exact_dot(x, y)
             with np.errstate(all="ignore"):
                 t = measure({"before": lambda: xs.exact_dot(x, y),
                              "after": lambda: xs.exact_dot(x, x),
                              "np.dot": lambda: np.dot(x, x)}, args.rounds)
-            out[kind] = (t["before"] / args.n * 1e9, t["before"] / t["np.dot"],
-                         t["after"] / args.n * 1e9, t["after"] / t["np.dot"],
-                         t["np.dot"] / args.n * 1e9)
+            out[kind] = (t["before"] / n * 1e9, t["before"] / t["np.dot"],
+                         t["after"] / n * 1e9, t["after"] / t["np.dot"],
+                         t["np.dot"] / n * 1e9)
         return out
 
-    print(f"one thread, n = {args.n:.0e}, median of {args.runs} run(s) of "
-          f"{args.rounds} interleaved rounds\n")
-    print("| data | before ns/term | before / np.dot | after ns/term | after / np.dot "
-          "| np.dot ns/term |")
-    print("|---|---|---|---|---|---|")
-    runs = [one_run(seed) for seed in range(args.runs)]
-    for kind in kinds:
-        c = [statistics.median(r[kind][k] for r in runs) for k in range(5)]
-        print(f"| {kind} | {c[0]:.3f} | {c[1]:.1f}x | {c[2]:.3f} | {c[3]:.1f}x | {c[4]:.3f} |")
+    lines = [f"one thread, n = {n:.0e}, median of {args.runs} run(s) of "
+             f"{args.rounds} interleaved rounds\n",
+             "| data | before ns/term | before / np.dot | after ns/term | after / np.dot "
+             "| np.dot ns/term |", "|---|---|---|---|---|---|"]
+    for kind, c in median_cells([one_run(seed) for seed in range(args.runs)]).items():
+        lines.append(f"| {kind} | {c[0]:.3f} | {c[1]:.1f}x | {c[2]:.3f} | {c[3]:.1f}x "
+                     f"| {c[4]:.3f} |")
+    emit(lines, args.write, f"bench_squares --n {n}" if n != 10**6 else "bench_squares")
 
 
 if __name__ == "__main__":

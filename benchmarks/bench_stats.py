@@ -12,15 +12,15 @@ standard normal, lognormal sigma=3 with random signs, and exponents spread
 over the whole float64 range.
 """
 
-import argparse
 import os
-import statistics
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import measure  # noqa: E402
+from bench_cli import median_cells, parser  # noqa: E402
+from pages import emit  # noqa: E402
 
 import xsumufunc as xs  # noqa: E402
 
@@ -59,30 +59,27 @@ def cumsum_moving_var(x, window):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=float, default=1e6)
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--window", type=int, default=100)
-    parser.add_argument("--runs", type=int, default=1, help="runs; the median is shown")
-    args = parser.parse_args(argv)
+    cli = parser(__doc__, rounds=7, runs=True, n=1e6)
+    cli.add_argument("--window", type=int, default=100)
+    args = cli.parse_args(argv)
     n = int(args.n)
     xs.set_num_threads(1)
-    print(f"n = {n:,}, one thread, median of {args.runs} run(s) of {args.rounds} interleaved "
-          "rounds; ratio = exact / inexact\n")
-    print("| data | exact_var / np.var | exact_std / np.std | exact_moving_sum / "
+    lines = [f"n = {n:,}, one thread, median of {args.runs} run(s) of {args.rounds} "
+             "interleaved rounds; ratio = exact / inexact\n"]
+    lines.append("| data | exact_var / np.var | exact_std / np.std | exact_moving_sum / "
           f"{'bottleneck.move_sum' if bottleneck else 'cumsum difference'} (window "
           f"{args.window}) | ns per element (moving) | exact_moving_mean / "
           f"{'bottleneck.move_mean' if bottleneck else 'cumsum difference / window'} "
           "| exact_add.accumulate / np.cumsum | ns per element (accumulate) "
           f"| exact_moving_var / {'bottleneck.move_var' if bottleneck else 'cumsum moving var'} "
           "| ns per element (moving var) |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
     runs = [one_run(n, args.window, args.rounds) for _ in range(args.runs)]
-    for name in runs[0]:
-        cell = {k: statistics.median(r[name][k] for r in runs) for k in runs[0][name]}
-        print(f"| {name} | {cell['var']:.2f} | {cell['std']:.2f} | {cell['move']:.1f} | "
-              f"{cell['move ns']:.1f} | {cell['mean']:.1f} | {cell['acc']:.1f} | "
-              f"{cell['acc ns']:.1f} | {cell['mvar']:.1f} | {cell['mvar ns']:.1f} |")
+    for name, cell in median_cells(runs).items():
+        lines.append(f"| {name} | {cell['var']:.2f} | {cell['std']:.2f} | {cell['move']:.1f} | "
+                     f"{cell['move ns']:.1f} | {cell['mean']:.1f} | {cell['acc']:.1f} | "
+                     f"{cell['acc ns']:.1f} | {cell['mvar']:.1f} | {cell['mvar ns']:.1f} |")
+    emit(lines, args.write, "bench_stats")
 
 
 def one_run(n, w, rounds):

@@ -25,7 +25,33 @@ X = np.array([1.0, 2.0, 4.0, 8.0])
 
 # ---- one rule for integer arguments ----------------------------------------
 
+def _dask_grouped_sum(ngroups):
+    da = pytest.importorskip("dask.array")
+    codes = da.from_array(np.zeros(X.size, np.int64), chunks=2)
+    return xs.exact_grouped_sum(da.from_array(X, chunks=2), codes, ngroups).compute()
+
+
+def _regroup(ngroups):
+    state = xs.state.grouped_sum_state(X, [0, 0, 0, 0], 1)
+    return xs.state.regroup(state, np.array([0]), ngroups)
+
+
+def _frame_cov(min_periods):
+    pd = pytest.importorskip("pandas")
+    import xsumufunc.pandas_accessor  # noqa: F401  (registers .exact)
+    return pd.DataFrame({"a": X, "b": X}).exact.cov(min_periods=min_periods)
+
+
+def _dask_frame_cov(min_periods):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    from xsumufunc.dask_dataframe import exact_cov
+    frame = dd.from_pandas(pd.DataFrame({"a": X, "b": X}), npartitions=2)
+    return exact_cov(frame, min_periods=min_periods).compute()
+
+
 @pytest.mark.parametrize("call", [
+    _dask_grouped_sum, _regroup, _frame_cov, _dask_frame_cov,
     lambda v: xs.exact_grouped_sum(X, [0, 0, 0, 0], v),
     lambda v: xs.exact_grouped_var(X, [0, 0, 0, 0], v),
     lambda v: xs.exact_moving_sum(X, v),
@@ -35,7 +61,8 @@ X = np.array([1.0, 2.0, 4.0, 8.0])
     lambda v: xs.exact_sum(X.reshape(2, 2), axis=(v,)),
     lambda v: xs.exact_var(X.reshape(2, 2), axis=v),
     lambda v: xs.exact_add.accumulate(X.reshape(2, 2), axis=v),
-], ids=["ngroups", "grouped-var ngroups", "window", "var window", "min_count", "axis",
+], ids=["dask ngroups", "regroup ngroups", "cov min_periods", "dask cov min_periods",
+        "ngroups", "grouped-var ngroups", "window", "var window", "min_count", "axis",
         "axis tuple", "var axis", "accumulate axis"])
 def test_integer_arguments_follow_one_rule(call):
     """Regression (issue 28): ngroups=2.0 was accepted while window=2.0 was
@@ -46,6 +73,15 @@ def test_integer_arguments_follow_one_rule(call):
             call(bad)
     for good in (1, np.int64(1), np.array(1), np.uint8(1)):
         call(good)
+
+
+def test_dask_grouped_codes_are_checked_as_numpy_checks_them():
+    da = pytest.importorskip("dask.array")
+    values = da.from_array(X, chunks=2)
+    with pytest.raises(ValueError, match="codes must be integers"):
+        xs.exact_grouped_sum(values, da.from_array(np.zeros(X.size), chunks=2), 1)
+    with pytest.raises(ValueError, match="ngroups must be a non-negative integer"):
+        xs.exact_grouped_sum(values, da.from_array(np.zeros(X.size, np.int64), chunks=2), -1)
 
 
 def test_integer_initial_is_exact_beyond_64_bits():

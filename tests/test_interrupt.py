@@ -24,8 +24,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 from helpers import assert_same
-from oracle import FLOAT64, exact_sum_oracle, oracle_accumulate
-from oracle_products import exact_dot_oracle
+from oracle import FLOAT64, exact_sum_oracle, oracle_accumulate, round_fraction
+from oracle_moments import var_oracle
+from oracle_products import exact_dot_oracle, exact_mean_oracle
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGINT") or sys.platform == "win32",
                                 reason="sends itself SIGINT with os.kill")
@@ -165,3 +166,65 @@ def test_a_float8_moving_sum_answers_ctrl_c():
     # 1001 ones rounded once into float8_e5m2 (896 and 1024 around it): 1024.
     assert float.fromhex(report["after"]) == float(exact_sum_oracle(
         [1.0] * 1001, np.dtype(ml_dtypes.float8_e5m2)))
+
+
+GROUPED_CHILD = textwrap.dedent("""
+    import json, os, signal, threading, time
+    import sys
+    import numpy as np
+    import xsumufunc as xs
+
+    name, ngroups, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    xs.set_num_threads(threads)
+    rng = np.random.default_rng(5)
+    # Periodic data (cheap to make), the codes' period prime to the values':
+    # 10**7 values over 2**20 groups (seconds) or 5 * 10**7 over 16.
+    n = 10**7 if ngroups > 16 else 5 * 10**7
+    values = np.resize(rng.integers(-1000, 1000, (1 << 16) + 1).astype(np.int16), n)
+    codes = np.resize(rng.integers(0, ngroups, (1 << 16) + 3).astype(
+        np.int32 if ngroups > 16 else np.int8), n)
+    func = getattr(xs, "exact_grouped_" + name)
+    sent = []
+    def interrupt():
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+    timer = threading.Timer(0.3, interrupt)
+    timer.start()
+    report = {}
+    try:
+        func(values, codes, ngroups)
+        report["outcome"] = "finished"
+    except KeyboardInterrupt:
+        report["outcome"] = "KeyboardInterrupt"
+        report["latency"] = time.monotonic() - sent[0]
+    timer.join()
+    # The next call: full results again.
+    report["after"] = [float(v).hex() for v in func(values[:1000], codes[:1000] % 3, 3)]
+    print(json.dumps(report))
+""")
+
+
+@pytest.mark.parametrize("name,threads", [("sum", 1), ("sum", 2), ("mean", 1), ("var", 1)])
+@pytest.mark.parametrize("ngroups", [1 << 20, 16])
+def test_a_long_grouped_call_answers_ctrl_c(name, threads, ngroups):
+    """Regression (issue 28): grouped variances took 1.1-1.7 s to answer
+    SIGINT and a grouped sum on 2 threads 1.2 s: the whole input was
+    ordered by group in single NumPy calls, which do not look at signals.
+    Now the order is built a bounded chunk at a time and the batches'
+    compiled loops check, so Python sees the signal between steps.  Many
+    groups (ordered at once) and few (a chunk at a time, for the sums)."""
+    proc = subprocess.run([sys.executable, "-P", "-c", GROUPED_CHILD, name, str(ngroups),
+                           str(threads)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    assert report["outcome"] == "KeyboardInterrupt", report
+    assert report["latency"] < LATENCY_BOUND, report
+    rng = np.random.default_rng(5)
+    values = rng.integers(-1000, 1000, (1 << 16) + 1).astype(np.int16)[:1000]
+    codes = rng.integers(0, ngroups, (1 << 16) + 3)[:1000] % 3
+    got = np.array([float.fromhex(v) for v in report["after"]])
+    oracle = {"sum": lambda t: exact_sum_oracle(t, FLOAT64),
+              "mean": lambda t: exact_mean_oracle(t, FLOAT64),
+              "var": lambda t: round_fraction(var_oracle(t, 0), FLOAT64)}[name]
+    expected = np.array([oracle([int(v) for v in values[codes == g]]) for g in range(3)])
+    assert_same(got, expected, "the next call")

@@ -13,8 +13,16 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from helpers import assert_same
-from oracle import exact_sum_oracle, oracle_reduce, oracle_reduceat, terms_of
+from oracle import (
+    FLOAT64,
+    exact_sum_oracle,
+    oracle_reduce,
+    oracle_reduceat,
+    round_fraction,
+    terms_of,
+)
 from oracle_products import exact_dot_oracle, exact_mean_oracle, oracle_mean_reduce
+from oracle_roots import assert_rounded_sqrt
 
 import xsumufunc as xs
 import xsumufunc._core.grouped as grouped_module
@@ -221,7 +229,7 @@ def test_grouped_chunks_of_many_groups_give_the_oracle(monkeypatch, dtype):
     not, missing codes: every group's sum and mean against the oracle."""
     monkeypatch.setattr(grouped_module, "_CHUNK_VALUES", 37)
     monkeypatch.setattr(grouped_module, "_CHUNK_VALUES_PER_GROUP", 0)
-    monkeypatch.setattr(grouped_module, "_WHOLE_CHUNKS", 1)
+    monkeypatch.setattr(grouped_module, "_ORDER_BYTES_PER_VALUE", 1 << 40)
     rng = np.random.default_rng(4)
     n, ngroups = 700, 50
     spread = rng.standard_normal(n) * 2.0 ** rng.integers(-60, 60, n)
@@ -458,3 +466,59 @@ def test_blocked_reduceat_gives_the_oracle(tiny_blocks, monkeypatch):
         for axis, indices in ((1, [0, 1, 5, 2, 9, 10]), (0, [0, 2, 3, 1]), (1, [4])):
             assert_same(xs.exact_add.reduceat(a, indices, axis=axis),
                         oracle_reduceat(a, indices, axis=axis))
+
+
+GROUPED_N = 10**7                                       # 76 MiB of float64 values
+
+
+@pytest.fixture(scope="module")
+def grouped_input():
+    """1e7 float64 values that are integers below 2**20 in magnitude (so
+    that each group's exact sums are Python integers, and the oracle is
+    cheap for groups of a million values) and random codes for 1e5 and 10
+    groups."""
+    rng = np.random.default_rng(28)
+    ints = rng.integers(-2**20, 2**20, GROUPED_N)
+    codes = {ngroups: rng.integers(0, ngroups, GROUPED_N) for ngroups in (100_000, 10)}
+    return ints, ints.astype(np.float64), codes
+
+
+def _grouped_exact(ints, name):
+    """The exact result of one group (its values as int64) by the oracles:
+    its exact sum, mean or variance as a Fraction of Python integers,
+    rounded once (std: the correctly rounded root)."""
+    n = ints.size
+    s1 = int(ints.sum())
+    if name == "sum":
+        return round_fraction(Fraction(s1), FLOAT64)
+    if name == "mean":
+        return round_fraction(Fraction(s1, n), FLOAT64)
+    s2 = sum(int(v) * int(v) for v in ints) if n < 1000 else int((ints * ints).sum())
+    return Fraction(n * s2 - s1 * s1, n * n)            # |ints| < 2**20: int64 holds s2
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "var", "std", "nanvar", "nanstd"])
+@pytest.mark.parametrize("ngroups", [100_000, 10])
+@pytest.mark.parametrize("codes_order", ["random", "sorted"])
+def test_grouped_statistics_use_output_plus_64_mib(grouped_input, name, ngroups, codes_order):
+    """Regression (issue 28): exact_grouped_var of 1e7 float64 values in
+    1e5 groups took +277 MiB over its 76 MiB input (whole int64 orders, sort
+    keys, moments of every left group at once), and grouped sums +135-157
+    MiB (running states of every group).  Now a counting sort a chunk at a
+    time into a 32-bit order (none when the codes already ascend) and
+    bounded batches: at most the output + 64 MiB.  A sample of groups
+    against the exact oracle."""
+    ints, values, codes = grouped_input
+    codes = codes[ngroups] if codes_order == "random" else np.sort(codes[ngroups])
+    func = getattr(xs, "exact_grouped_" + name.removeprefix("nan"))
+    kwargs = {"skip_nan": True} if name.startswith("nan") else {}
+    result, peak = peak_bytes(func, values, codes, ngroups, **kwargs)
+    assert peak < result.nbytes + 64 * MiB, f"{peak / MiB:.0f} MiB"
+    for g in np.unique(np.r_[0, ngroups - 1, np.linspace(0, ngroups - 1, 12).astype(int)]):
+        exact = _grouped_exact(ints[codes == g], name.removeprefix("nan"))
+        if name.endswith("std"):
+            assert_rounded_sqrt(result[g], exact, FLOAT64)
+        elif name.endswith("var"):
+            assert_same(result[g], round_fraction(exact, FLOAT64))
+        else:
+            assert_same(result[g], exact)

@@ -3,13 +3,14 @@ against the exact oracle, bottleneck's conventions (NaN until min_count
 non-NaN values), and no drift however long the series."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
-from helpers import assert_same, quiet
+from helpers import assert_same, quiet, same
 from hypothesis import given
 from hypothesis import strategies as st
-from oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, exact_sum_oracle, terms_of
+from oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, exact_sum_oracle, round_fraction, terms_of
 from oracle_products import exact_mean_oracle
 from strategies import arrays_1d
 
@@ -55,6 +56,79 @@ def test_every_window_matches_the_oracle(mean, dtype, data):
                              _result(dtype))
     for i, e in enumerate(expected):
         assert_same(got[i], e, f"window ending at {i}")
+
+
+def long_moving_oracle(x, window, min_count, mean, dtype):
+    """moving_oracle for long rows of finite values and NaNs: each window's
+    exact sum from exact prefix sums (Fractions) of its non-NaN terms, its
+    count and its terms that are not -0.0 from prefix counts."""
+    sums, counts, not_neg_zero = [Fraction(0)], [0], [0]
+    for t in terms_of(x):
+        kept = not math.isnan(t)
+        sums.append(sums[-1] + (Fraction(t) if kept else 0))
+        counts.append(counts[-1] + kept)
+        not_neg_zero.append(not_neg_zero[-1] + (kept and (t != 0 or math.copysign(1.0, t) > 0)))
+    out = []
+    for i in range(1, len(sums)):
+        first = max(0, i - window)
+        count = counts[i] - counts[first]
+        if count < min_count:
+            out.append(_nan(dtype))
+            continue
+        total = sums[i] - sums[first]
+        zero_sign = 1 if not_neg_zero[i] - not_neg_zero[first] else -1
+        out.append(round_fraction(total / count if mean else total, dtype, zero_sign))
+    return out
+
+
+@st.composite
+def long_rows(draw, dtype):
+    """Rows long enough for the lanes of xs_moving.c (4096 terms or more):
+    normal values, or spread over many binades, or small integers (exact
+    cancellation, zeros of both signs), with NaNs alone and in runs."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n = draw(st.integers(4096, 6000))
+    kind = draw(st.sampled_from(["normal", "spread", "integers"]))
+    if kind == "normal":
+        x = rng.standard_normal(n)
+    elif kind == "spread":
+        x = rng.standard_normal(n) * np.ldexp(1.0, rng.integers(-60, 60, n))
+    else:
+        x = rng.integers(-3, 4, n) * np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    x = x.astype(dtype)
+    nan_rate = draw(st.sampled_from([0.0, 0.001, 0.01, 0.2, 0.9]))
+    x[rng.random(n) < nan_rate] = np.nan
+    if draw(st.booleans()):
+        start = draw(st.integers(0, n - 1))
+        x[start:start + draw(st.integers(1, 3000))] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("mean", [False, True], ids=["sum", "mean"])
+@pytest.mark.parametrize("dtype", [FLOAT64, FLOAT32], ids=str)
+@given(data=st.data())
+def test_long_rows_with_nans_match_the_oracle(mean, dtype, data):
+    """NaN terms are not terms, also in the vector lanes of long rows."""
+    x = data.draw(long_rows(dtype))
+    window = data.draw(st.sampled_from([1, 2, 3, 10, 100, 1000, 4096]))
+    min_count = data.draw(st.sampled_from([None, 1, max(1, window // 2), window]))
+    func = xs.exact_moving_mean if mean else xs.exact_moving_sum
+    got = quiet(func, x, window, min_count=min_count)
+    expected = long_moving_oracle(x, window, window if min_count is None else min_count, mean,
+                                  dtype)
+    if not same(got, np.array(expected, dtype)):      # the whole row at once, else the first
+        for i, e in enumerate(expected):
+            assert_same(got[i], e, f"window ending at {i}")
+
+
+@pytest.mark.parametrize("n", [9, 6000], ids=["one stretch", "lanes"])
+@pytest.mark.parametrize("tiny", [2.0**-100, -2.0**-100])
+def test_float32_ties_of_inexact_approximations(n, tiny):
+    """1 + 2**-24 (a float32 midpoint, the float64 nearest the sum) and a
+    tiny term that decides the way: the sum is exact only beside it."""
+    x = np.zeros(n, np.float32)
+    x[-3:] = [1.0, 2.0**-24, tiny]
+    assert_same(xs.exact_moving_sum(x, 3)[-1], exact_sum_oracle(x[-3:].tolist(), FLOAT32))
 
 
 @given(data=st.data())

@@ -81,7 +81,7 @@ def test_vector_kernels_match_the_generic_ones(program, level):
 @pytest.mark.parametrize("level", ["best", "generic"])
 def test_moving_lanes_match_the_oracle(moving_program, level):
     env = dict(os.environ, XSUMUFUNC_KERNEL=level)
-    proc = subprocess.run([str(moving_program), "7"], capture_output=True, text=True, env=env,
+    proc = subprocess.run([str(moving_program), "11"], capture_output=True, text=True, env=env,
                           timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
     assert proc.stdout.rstrip().endswith(" 0 mismatches"), proc.stdout

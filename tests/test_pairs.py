@@ -237,6 +237,19 @@ def test_average_is_the_rounded_exact_quotient(case, full_weights):
         assert_same(got[i], round_fraction(q, F64))
 
 
+@pytest.mark.parametrize("value", [99999998.5, -99999998.5, 3.5, 1 + 2.0**-52])
+@pytest.mark.parametrize("weight", [5e-324, 2.0**-1070, -5e-324])
+def test_average_brackets_that_underflow(value, weight):
+    """Short rows decide a candidate by the signs of exact dots of the order
+    weight * gap: with subnormal weights they underflow to 0, which is not a
+    tie (found by the property test above: 99999998.0 for 99999998.5)."""
+    a = np.array([[0.0], [value]])
+    expected = [round_fraction(_fr(v) * _fr(weight) / _fr(weight), F64) for v in a[:, 0]]
+    got = exact_average(a, axis=1, weights=[weight])
+    for g, e in zip(got, expected):
+        assert_same(g, e)
+
+
 def test_average_rules_of_numpy():
     a = np.arange(6.0).reshape(2, 3)
     assert_same(exact_average(a), np.float64(2.5))

@@ -164,7 +164,7 @@ TINY = {"_BATCH_VALUES": 7, "_BATCH_GROUPS": 2, "_MAX_PIECE": 2, "_LARGE_GROUP":
         "_CHUNK_VALUES": 1 << 20}
 SIZES = {"default": {}, "tiny": TINY, "tiny_pieces_only": {**TINY, "_LARGE_GROUP": 1 << 40},
          "chunks": {**TINY, "_CHUNK_VALUES": 3, "_CHUNK_VALUES_PER_GROUP": 0,
-                    "_WHOLE_CHUNKS": 1}}
+                    "_ORDER_BYTES_PER_VALUE": 1 << 40}}
 
 
 @pytest.mark.parametrize("tiny", sorted(SIZES))

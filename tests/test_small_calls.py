@@ -8,7 +8,7 @@ import numpy as np
 from helpers import assert_same
 from hypothesis import given
 from hypothesis import strategies as st
-from oracle import FLOAT32, FLOAT64, exact_sum_oracle, terms_of
+from oracle import FLOAT32, FLOAT64, exact_sum_oracle, oracle_accumulate, oracle_reduce, terms_of
 from oracle_moments import check as check_var
 from oracle_products import oracle_dot
 from strategies import arrays_1d
@@ -69,3 +69,24 @@ def test_grouped_sum_of_a_few_values(data, ngroups):
         assert_same(got, xs.exact_grouped_sum(x, codes, np.int64(ngroups)))
     for g in range(ngroups):
         assert_same(got[g], exact_sum_oracle(terms_of(x[codes == g]), FLOAT64))
+
+
+# The plain gufunc calls of exact_add.reduce and exact_add.accumulate: every
+# dtype whose loop rounds into its default result, 1-D and 2-D, any int axis.
+PLAIN = [FLOAT64, FLOAT32, np.dtype(np.float16), np.dtype(np.int64), np.dtype(np.uint8),
+         np.dtype(np.bool_)]
+
+
+@given(data=st.data(), dtype=st.sampled_from(PLAIN), rows=st.integers(0, 3))
+def test_add_reduce_and_accumulate_of_small_arrays(data, dtype, rows):
+    x = data.draw(arrays_1d(dtype, min_size=1))
+    a = x if rows == 0 else np.stack([x] * rows) if rows < 3 else np.stack([x, x[::-1], x])
+    axes = [0, -1] if a.ndim == 1 else [0, 1, -1, -2]
+    with np.errstate(all="ignore"):
+        for axis in axes:
+            got = xs.exact_add.reduce(a, axis)
+            assert_same(got, oracle_reduce(a, axis))
+            assert_same(got, xs.exact_add.reduce(a, axis, out=np.empty_like(got)))  # general
+            prefix = xs.exact_add.accumulate(a, axis)
+            assert_same(prefix, oracle_accumulate(a, axis))
+            assert_same(prefix, xs.exact_add.accumulate(a, axis, out=np.empty_like(prefix)))

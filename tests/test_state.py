@@ -2,6 +2,7 @@
 portable, validated."""
 
 import pickle
+import re
 import subprocess
 import sys
 import textwrap
@@ -166,6 +167,25 @@ def test_malformed_states_raise_value_error(name, change, func):
             xs.merge_states(np.stack([bad, bad]) if bad.ndim else bad)
         else:
             xs.state_mean(bad, 3)
+
+
+@given(data=st.data())
+def test_the_quick_validity_check_is_the_detailed_one(data):
+    """check_states' whole-array test passes exactly the states in which the
+    detailed checks (the ones that name the problem) find none."""
+    from xsumufunc._core import states as core
+
+    states = np.stack([xs.exact_sum_state(data.draw(arrays_1d(FLOAT64))) for _ in range(2)])
+    for _ in range(data.draw(st.integers(0, 3))):
+        row, word = data.draw(st.integers(0, 1)), data.draw(st.integers(0, L - 1))
+        states[row, word] = data.draw(st.sampled_from(
+            [0, 1, 2, 3, 7, 64, -1, 2**32 - 1, 2**32, 2**24 - 1, 2**24, -2**24 + 1, -2**24,
+             -2**63, 2**63 - 1]))
+    problem = core._first_problem(states)
+    assert core._plainly_valid(states) == (problem is None)
+    if problem is not None:
+        with pytest.raises(ValueError, match=re.escape(problem)):
+            xs.round_state(states)
 
 
 def test_complex_state_needs_its_part_axis():

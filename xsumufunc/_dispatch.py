@@ -35,11 +35,15 @@ import numpy as np
 
 from ._core.arrays import is_foreign
 from ._core.dtypes import reject_masked
+from ._core.spec import NO_VALUE
 from ._ufuncs import _fp_pin, _fp_restore
 
 # Types that never go to a backend: checked first, so the common call stays cheap.
 _NATIVE_TYPES = frozenset([np.ndarray, list, tuple, int, float, complex, bool, str,
                            type(None)])
+# Argument types that are neither another library's array nor a masked one
+# (nor hold one, as a list may): the wrapper passes them without a look.
+_PLAIN_TYPES = frozenset([np.ndarray, int, float, complex, bool, type(None), type(NO_VALUE)])
 
 
 def _is_dask(x):
@@ -134,7 +138,7 @@ def dispatching(name: str, arrays: Iterable[str], backends: Iterable[str] | None
             if kwargs:
                 values += [kwargs[a] for a in arrays if a in kwargs]
             for x in values:
-                if type(x) is not np.ndarray:
+                if type(x) not in _PLAIN_TYPES:
                     _refuse_masked(function, positions, args, kwargs)
                     backend = BACKENDS.backend_for(values, allowed)
                     if backend is not None:

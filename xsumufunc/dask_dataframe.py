@@ -26,7 +26,7 @@ value rounded once: bit-identical to ``df.exact.cov()`` /
 ``df.exact.corr()`` of the computed frame, for every partitioning.
 
 Importing :mod:`xsumufunc` does not import this module (nor Dask); this
-module imports ``dask.dataframe`` (and :mod:`xsumufunc.pandas_accessor`).
+module imports ``dask.dataframe`` and pandas.
 
 Examples
 --------
@@ -47,10 +47,11 @@ import dask as _dask
 import dask.dataframe as _dd
 import pandas as _pd
 
-from ._backends.dask import _tree
+from ._backends.dask import merged_up_tree as _merged_up_tree
+from ._backends.frames import pair_columns as _pair_columns
 from ._core import pairs as _pairs
+from ._core.spec import as_integer as _as_integer
 from ._dispatch import backend_of_module
-from .pandas_accessor import _checked_min_periods, _pair_columns
 
 _groupby = backend_of_module("dask_dataframe")
 
@@ -147,7 +148,7 @@ def exact_cov(ddf, min_periods=None, ddof=1, numeric_only=False):
     b  3.000000  4.0
     """
     func = "dask_dataframe.exact_cov"
-    min_periods = _checked_min_periods(1 if min_periods is None else min_periods, func)
+    min_periods = _as_integer(1 if min_periods is None else min_periods, func, "min_periods")
     return _pairwise(ddf, "cov", ddof, min_periods, numeric_only, func)
 
 
@@ -180,8 +181,8 @@ def exact_corr(ddf, min_periods=1, numeric_only=False):
     [1.0, 0.9943767126843689]
     """
     func = "dask_dataframe.exact_corr"
-    return _pairwise(ddf, "corr", 0, _checked_min_periods(min_periods, func), numeric_only,
-                     func)
+    return _pairwise(ddf, "corr", 0, _as_integer(min_periods, func, "min_periods"),
+                     numeric_only, func)
 
 
 def _pairwise(ddf, method, ddof, min_periods, numeric_only, func):
@@ -192,7 +193,7 @@ def _pairwise(ddf, method, ddof, min_periods, numeric_only, func):
     labels, _ = _pair_columns(ddf._meta, numeric_only, func)
     parts = [_dask.delayed(_partition_sums)(part, numeric_only, func)
              for part in ddf.to_delayed()]
-    table = _tree(parts, _pairs.merge_pair_sums)
+    table = _merged_up_tree(parts, _pairs.merge_pair_sums)
     matrix = _dask.delayed(_matrix)(table, labels, method, ddof, min_periods)
     meta = _pd.DataFrame({c: _pd.Series(dtype="float64") for c in labels},
                          index=labels[:0], columns=labels)

@@ -80,28 +80,26 @@ def _sum_or_mean(x: Any, axis: Any, mean: bool) -> Any:
     return jax.pure_callback(_host(reduce, axes, result), out, x, vmap_method="expand_dims")
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
-def _sum(x: Any, axis: Any) -> Any:
-    return _sum_or_mean(x, axis, False)
+def _differentiable(mean: bool) -> Any:
+    """The exact sum (mean) with its derivative: linear, so the tangent is
+    jax's own sum (mean) of the tangents, in the result's dtype."""
+    linear = jnp.mean if mean else jnp.sum
+
+    @functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
+    def reduction(x: Any, axis: Any) -> Any:
+        return _sum_or_mean(x, axis, mean)
+
+    @reduction.defjvp
+    def jvp(axis: Any, primals: Any, tangents: Any) -> Any:
+        (x,), (t,) = primals, tangents
+        out = reduction(x, axis)
+        return out, linear(t, axis=_trailing_axes(axis, jnp.ndim(x))).astype(out.dtype)
+
+    return reduction
 
 
-@_sum.defjvp
-def _sum_jvp(axis: Any, primals: Any, tangents: Any) -> Any:
-    (x,), (t,) = primals, tangents
-    out = _sum(x, axis)
-    return out, jnp.sum(t, axis=_trailing_axes(axis, jnp.ndim(x))).astype(out.dtype)
-
-
-@functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
-def _mean(x: Any, axis: Any) -> Any:
-    return _sum_or_mean(x, axis, True)
-
-
-@_mean.defjvp
-def _mean_jvp(axis: Any, primals: Any, tangents: Any) -> Any:
-    (x,), (t,) = primals, tangents
-    out = _mean(x, axis)
-    return out, jnp.mean(t, axis=_trailing_axes(axis, jnp.ndim(x))).astype(out.dtype)
+_sum = _differentiable(mean=False)
+_mean = _differentiable(mean=True)
 
 
 def _host_dot(result: Any) -> Any:

@@ -46,6 +46,7 @@ from ._api.moving import exact_moving_mean, exact_moving_std, exact_moving_sum, 
 from ._api.pairs import exact_average
 from ._api.stats import exact_nanstd, exact_nanvar, exact_std, exact_var
 from ._api.sums import exact_mean, exact_nanmean, exact_nansum, exact_sum
+from ._backends.frames import column_array, column_values, numeric_columns, pair_columns
 from ._core import dtypes, moments, moving, pairs, states
 from ._core.spec import NO_VALUE, as_integer, warn_empty_mean
 
@@ -63,46 +64,8 @@ _REDUCTIONS = {
 _AXES = {0: 0, "index": 0, 1: 1, "columns": 1}
 
 
-def _column_values(column, name, func):
-    """A column's values as we reduce them exactly: an ndarray of its own
-    dtype, or float64 with NaN for pandas' nullable dtypes (pd.NA); for a
-    nullable integer column with NA and values that a float64 cannot hold,
-    the list of its two exact float64 halves (dtypes.float64_parts), NaN in
-    both where NA."""
-    dtype = column.dtype
-    if isinstance(dtype, np.dtype):
-        try:
-            dtypes.input_kind(dtype, func)
-        except TypeError:
-            raise TypeError(f"{func}: column {name!r} has dtype {dtype}, which is not numeric; "
-                            "pass numeric_only=True to leave such columns out") from None
-        return column.to_numpy()
-    if pd.api.types.is_integer_dtype(dtype):            # nullable: exact, NA -> NaN
-        missing = column.isna().to_numpy()
-        values = column.to_numpy(dtype=dtype.numpy_dtype, na_value=0)
-        if not missing.any():
-            return values
-        parts = dtypes.float64_parts(values)           # new arrays: integers are cast
-        for part in parts:
-            part[missing] = np.nan
-        return parts[0] if len(parts) == 1 else parts
-    if pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
-        values = column.to_numpy(dtype=np.float64, na_value=np.nan)     # nullable: NA -> NaN
-        return values
-    raise TypeError(f"{func}: column {name!r} has dtype {dtype}, which is not numeric; "
-                    "pass numeric_only=True to leave such columns out")
-
-
-def _numeric_columns(df, numeric_only):
-    if not numeric_only:
-        return df
-    keep = [c for c in df.columns
-            if pd.api.types.is_numeric_dtype(df[c].dtype) or pd.api.types.is_bool_dtype(df[c])]
-    return df[keep]
-
-
 def _reduce(method, values, axis, skipna, kwargs, func):
-    if isinstance(values, list):                   # a column's halves (_column_values)
+    if isinstance(values, list):                   # a column's halves (column_values)
         return _reduce_parts(method, values[0][np.newaxis], values[1][np.newaxis], skipna,
                              kwargs, func)[0]
     exact, nan_variant = _REDUCTIONS[method]
@@ -172,7 +135,7 @@ class _Groups:
 
 
 def _grouped(method, values, codes, ngroups, skipna, ddof, func):
-    """One exact result per group of a column's values (_column_values)."""
+    """One exact result per group of a column's values (column_values)."""
     reduce = _GROUPED[method]
     extra = {"ddof": ddof} if method in ("grouped_var", "grouped_std") else {}
     if isinstance(values, list):
@@ -207,11 +170,11 @@ def _rolling(series, method, window, min_periods, ddof, func):
     """A column's rolling sums, means, variances or standard deviations
     (method: rolling_sum, ...), each window exact and rounded once, with
     pandas' window rules (_pandas_window)."""
-    values = _column_values(series, series.name, func)
+    values = column_values(series, series.name, func)
     first = values[0] if isinstance(values, list) else values
     window, need, present = _pandas_window(window, min_periods, first, func)
     if method in ("rolling_var", "rolling_std"):
-        if isinstance(values, list):                   # halves (_column_values)
+        if isinstance(values, list):                   # halves (column_values)
             raise TypeError(f"{func}: a nullable integer column with missing values "
                             "beyond 2**53 is not supported here; pass series.dropna() "
                             "or a float64 column")
@@ -225,7 +188,7 @@ def _rolling(series, method, window, min_periods, ddof, func):
         mean = method == "rolling_mean"
         if not window:
             res = np.full(len(first), np.nan if mean else 0.0)
-        elif isinstance(values, list):                 # halves (_column_values)
+        elif isinstance(values, list):                 # halves (column_values)
             res = moving.moving_of_halves(values, window, need, mean)
         else:
             add = exact_moving_mean if mean else exact_moving_sum
@@ -234,31 +197,10 @@ def _rolling(series, method, window, min_periods, ddof, func):
     return pd.Series(res, index=series.index, name=series.name)
 
 
-def _pair_columns(df, numeric_only, func):
-    """The columns of df as variables (p, n) for pairwise statistics; pandas'
-    missing values as NaN."""
-    df = _numeric_columns(df, numeric_only)
-    columns = []
-    for c in df.columns:
-        values = _column_values(df[c], c, func)
-        if isinstance(values, list):
-            raise TypeError(f"{func}: column {c!r} holds missing values and integers beyond "
-                            "2**53; fill or cast it first")
-        columns.append(values)
-    return df.columns, pairs.stack_variables(columns)
-
-
-def _checked_min_periods(min_periods, func):
-    """min_periods of cov and corr as an int (shared with the Dask DataFrame module)."""
-    if isinstance(min_periods, bool) or not isinstance(min_periods, (int, np.integer)):
-        raise TypeError(f"{func}: min_periods must be an integer, not {min_periods!r}")
-    return int(min_periods)
-
-
 def _frame_cov(df, method, min_periods, ddof, numeric_only):
     func = f"DataFrame.exact.{method}"
-    min_periods = _checked_min_periods(min_periods, func)
-    labels, x = _pair_columns(df, numeric_only, func)
+    min_periods = as_integer(min_periods, func, "min_periods")
+    labels, x = pair_columns(df, numeric_only, func)
     values = pairs.pairwise(x, method, ddof, min_periods)
     return pd.DataFrame(values, index=labels, columns=labels)
 
@@ -268,7 +210,7 @@ def _average_weights(weights, df, axis, func):
                                     and weights in df.columns):
         if axis != 0:
             raise ValueError(f"{func}: a weights column takes axis=0")
-        return _column_values(df[weights], weights, func), [weights]
+        return column_values(df[weights], weights, func), [weights]
     return np.asarray(weights), []
 
 
@@ -288,8 +230,8 @@ class ExactFrameAccessor:
         if axis not in _AXES:
             raise ValueError(f"{func}: axis must be 0, 1, 'index' or 'columns', not {axis!r}")
         axis = _AXES[axis]
-        df = _numeric_columns(self._df, numeric_only)
-        columns = [_column_values(df[c], c, func) for c in df.columns]
+        df = numeric_columns(self._df, numeric_only)
+        columns = [column_values(df[c], c, func) for c in df.columns]
         if axis == 0:
             results = [_reduce(method, v, None, skipna, kwargs, func) for v in columns]
             return pd.Series(results, index=df.columns, dtype=np.result_type(*results)
@@ -339,8 +281,8 @@ class ExactFrameAccessor:
         groups = _Groups(self._df, by, sort, observed, func)
         keys = by if isinstance(by, list) else [by]
         named = [k for k in keys if isinstance(k, (str, int, tuple)) and k in self._df.columns]
-        df = _numeric_columns(self._df.drop(columns=named), numeric_only)
-        out = {c: _grouped(method, _column_values(df[c], c, func), groups.codes,
+        df = numeric_columns(self._df.drop(columns=named), numeric_only)
+        out = {c: _grouped(method, column_values(df[c], c, func), groups.codes,
                            groups.ngroups, skipna, ddof, func)
                for c in df.columns}
         return groups.complete(pd.DataFrame(out, index=groups.index, columns=df.columns),
@@ -405,7 +347,7 @@ class ExactFrameAccessor:
 
     def _rolling(self, method, window, min_periods, ddof, numeric_only):
         func = f"DataFrame.exact.{method}"
-        df = _numeric_columns(self._df, numeric_only)
+        df = numeric_columns(self._df, numeric_only)
         out = {c: _rolling(df[c], method, window, min_periods, ddof, func) for c in df.columns}
         return pd.DataFrame(out, index=df.index, columns=df.columns)
 
@@ -500,7 +442,7 @@ class ExactFrameAccessor:
         if weights is None:
             return self._reduction("mean", axis, skipna, numeric_only)
         w, used = _average_weights(weights, self._df, axis, func)
-        df = _numeric_columns(self._df.drop(columns=used), numeric_only)
+        df = numeric_columns(self._df.drop(columns=used), numeric_only)
         frame = df if axis == 0 else df.T
         length = len(frame)
         if w.shape != (length,):
@@ -508,10 +450,7 @@ class ExactFrameAccessor:
                              f"not shape {w.shape}")
         results = []
         for c in frame.columns:
-            values = _column_values(frame[c], c, func)
-            if isinstance(values, list):
-                raise TypeError(f"{func}: column {c!r} holds missing values and integers "
-                                "beyond 2**53; fill or cast it first")
+            values = column_array(frame[c], c, func)
             if skipna and values.dtype.kind == "f":
                 keep = ~np.isnan(values)
                 values, wk = values[keep], w[keep]
@@ -577,7 +516,7 @@ class ExactSeriesAccessor:
         self._series = series
 
     def _values(self, method):
-        return _column_values(self._series, self._series.name, f"Series.exact.{method}")
+        return column_values(self._series, self._series.name, f"Series.exact.{method}")
 
     def _reduction(self, method, skipna, **kwargs):
         return _reduce(method, self._values(method), None, skipna, kwargs,

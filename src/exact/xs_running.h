@@ -209,8 +209,15 @@ static inline int xs_running_round(const xs_running *r, const xs_format *fmt, do
     if (shift > 0) {
         uint64_t unit = (uint64_t)1 << shift, half = unit >> 1;
         uint64_t rem = bits & (unit - 1), kept = bits & ~(unit - 1);
+        /* A tie of approx goes to even, unless the bound is 0: then the
+         * exact sum is approx + c, and a c that is not 0 decides the way
+         * (away from zero when it has approx's sign). */
+        uint64_t tie_up = kept >> shift;
+        if (r->bound == 0.0 && c != 0.0) {
+            tie_up = (uint64_t)((c > 0.0) == (approx > 0.0));
+        }
         /* Branch-free: which way rounds is as random as the data. */
-        uint64_t up = (uint64_t)(rem > half) | ((uint64_t)(rem == half) & (kept >> shift));
+        uint64_t up = (uint64_t)(rem > half) | ((uint64_t)(rem == half) & tie_up);
         rounded_bits = kept + ((0 - (up & 1u)) & unit);  /* a carry moves to the next binade */
     }
     double rounded;
@@ -219,11 +226,17 @@ static inline int xs_running_round(const xs_running *r, const xs_format *fmt, do
     if ((int)(rounded_magnitude >> XS_F64_MANT_BITS) - XS_F64_EXP_BIAS > fmt->emax) {
         return 0;                                   /* rounds to overflow */
     }
-    if (r->bound == 0.0 && shift == 0) {
-        /* hi + lo is the exact sum (a bound of 0 means no error was made),
-         * so approx = fl(hi + lo) is the exact sum rounded to nearest, ties
-         * to even, by the hardware: the answer even on a tie. */
-        *out = approx;
+    if (r->bound == 0.0) {
+        /* hi + lo is the exact sum S = approx + c (a bound of 0 means no
+         * error was made), |c| <= ulp(approx) / 2 in float64.  For float64,
+         * approx is S rounded by the hardware, ties to even.  For a
+         * narrower fmt, rounded is S rounded: a remainder of approx above
+         * (below) half a unit is at least one float64 ulp above (below) it,
+         * more than c can move; a tie of approx is decided by c above, or
+         * is S's own tie when c = 0; an approx on fmt's grid is S's nearest
+         * point even at the bottom of a binade (the grid below is finer by
+         * far more than |c|).  The answer even on a tie. */
+        *out = rounded;
         return 1;
     }
     /* q = 2^(e - p + 1), the ulp of fmt in hi's binade (a normal double). */

@@ -48,34 +48,43 @@ void xs_state_merge(char **args, const npy_intp *dimensions, const npy_intp *ste
     xs_restore_gil(gil);
 }
 
-void xs_state_round(char **args, const npy_intp *dimensions, const npy_intp *steps,
-                    void *data)
+/* Each row's state rounded into the target: (69)->() (with_count 0), or
+ * divided by its count first, (69),()->() (with_count 1: the mean). */
+static void round_states(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                         const xs_target *target, int with_count)
 {
-    const xs_target *target = data;
     npy_intp outer = dimensions[0];
+    /* the result comes after the state, or after the state and the count */
+    int out = 1 + with_count;
+    npy_intp word_step = steps[out + 1];
     ptrdiff_t work = 0;
     for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, XS_STATE_LEN); i++) {
         xs_small acc;
-        xs_load_state(&acc, args[0] + i * steps[0], steps[2]);
-        XS_STORE(target, args[1] + i * steps[1], xs_small_round(&acc, target->format));
+        xs_load_state(&acc, args[0] + i * steps[0], word_step);
+        double value;
+        if (with_count) {
+            int64_t count;
+            memcpy(&count, args[1] + i * steps[1], sizeof count);
+            uint64_t divisor = count > 0 ? (uint64_t)count : 0u;     /* 0: NaN */
+            value = xs_small_round_divided(&acc, divisor, target->format);
+        }
+        else {
+            value = xs_small_round(&acc, target->format);
+        }
+        XS_STORE(target, args[out] + i * steps[out], value);
     }
+}
+
+void xs_state_round(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                    void *data)
+{
+    round_states(args, dimensions, steps, data, 0);
 }
 
 void xs_state_mean(char **args, const npy_intp *dimensions, const npy_intp *steps,
                    void *data)
 {
-    const xs_target *target = data;
-    npy_intp outer = dimensions[0];
-    ptrdiff_t work = 0;
-    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, XS_STATE_LEN); i++) {
-        xs_small acc;
-        int64_t count;
-        xs_load_state(&acc, args[0] + i * steps[0], steps[3]);
-        memcpy(&count, args[1] + i * steps[1], sizeof count);
-        uint64_t divisor = count > 0 ? (uint64_t)count : 0u;     /* 0: NaN */
-        XS_STORE(target, args[2] + i * steps[2],
-                      xs_small_round_divided(&acc, divisor, target->format));
-    }
+    round_states(args, dimensions, steps, data, 1);
 }
 
 /* (3*69)->(): a dot product's state rounded once into the target. */

@@ -9,34 +9,20 @@
 
 /* ---- result targets ----------------------------------------------------- */
 
-static void store_float64(char *p, double x, const xs_target *self)
-{
-    (void)self;
-    memcpy(p, &x, sizeof x);
-}
-static void store_float32(char *p, double x, const xs_target *self)
-{
-    (void)self;
-    float f = (float)x;                 /* exact: x is a float32 value */
-    memcpy(p, &f, sizeof f);
-}
-static void store_float16(char *p, double x, const xs_target *self)
-{
-    (void)self;
-    uint16_t h = xs_double_to_half(x);
-    memcpy(p, &h, sizeof h);
-}
-static void store_bfloat16(char *p, double x, const xs_target *self)
-{
-    (void)self;
-    uint16_t b = xs_double_to_bfloat16(x);
-    memcpy(p, &b, sizeof b);
-}
+/* The target of a built-in dtype: its format and its store (xs_types.h). */
+#define XS_BUILTIN_TARGET(T) \
+    static void store_##T(char *p, double x, const xs_target *self) \
+    { \
+        (void)self; \
+        xs_store_##T(p, x); \
+    } \
+    const xs_target xs_target_##T = {&xs_format_##T, store_##T, NULL};
 
-const xs_target xs_target_float64 = {&xs_format_float64, store_float64, NULL};
-const xs_target xs_target_float32 = {&xs_format_float32, store_float32, NULL};
-const xs_target xs_target_float16 = {&xs_format_float16, store_float16, NULL};
-const xs_target xs_target_bfloat16 = {&xs_format_bfloat16, store_bfloat16, NULL};
+XS_BUILTIN_TARGET(float64)
+XS_BUILTIN_TARGET(float32)
+XS_BUILTIN_TARGET(float16)
+XS_BUILTIN_TARGET(bfloat16)
+#undef XS_BUILTIN_TARGET
 
 /* ---- tables read by the Cython module that registers the loops ---------- */
 

@@ -324,27 +324,6 @@ void XS_FN(xs_mean_)(char **args, const npy_intp *dimensions, const npy_intp *st
     XS_FN(reduce_rows_)(args, dimensions, steps, data, 1);
 }
 
-void XS_FN(xs_sum_state_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
-                          void *data)
-{
-    (void)data;
-    npy_intp outer = dimensions[0], n = dimensions[1];
-    PyThreadState *gil = xs_release_gil_for(outer, n);
-    xs_large *large = NULL;
-    ptrdiff_t work = 0;
-    for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, n); i++) {
-        xs_small acc;
-        xs_small_init(&acc);
-        XS_FN(accumulate_)(&acc, &large, args[0] + i * steps[0], n, steps[2]);
-        if (xs_stopped()) {
-            break;
-        }
-        xs_store_state(&acc, args[1] + i * steps[1], steps[3]);
-    }
-    xs_large_free(large);
-    xs_restore_gil(gil);
-}
-
 /* Add the element at p: into large when given (its small part is then
  * merged by the caller), else into acc. */
 static inline void XS_FN(add_one_)(xs_small *acc, xs_large *large, const char *p)
@@ -376,56 +355,125 @@ static inline int XS_FN(is_nan_)(const char *p)
 #endif
 }
 
-/* (n),(n),()->(69),(): the exact state and the count of the selected terms:
- * those whose mask byte is non-zero and, when skip_nan is set, not NaN. */
-void XS_FN(xs_masked_state_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
-                             void *data)
+/* Row i's selected terms of (n),(n),() into acc, and their count: those
+ * whose mask byte is non-zero and, when skip_nan is set, not NaN. */
+static inline int64_t XS_FN(masked_row_)(xs_small *acc, xs_large **large, char **args,
+                                         const npy_intp *steps, npy_intp i, npy_intp n)
 {
-    (void)data;
+    const char *values = args[0] + i * steps[0];
+    const char *mask = args[1] + i * steps[1];
+    int skip_nan = *(const unsigned char *)(args[2] + i * steps[2]) != 0;
+    if (steps[5] == 0 && steps[6] == 0) {
+        /* One value and one mask byte, n times: a broadcast row. */
+        if (n > 0 && *mask && !(skip_nan && XS_FN(is_nan_)(values))) {
+            XS_FN(accumulate_)(acc, large, values, n, 0);
+            return (int64_t)n;
+        }
+        return 0;
+    }
+    int64_t count = 0;
+    xs_large *row_large =
+        XS_IN_IS_FLOAT && n >= XS_LARGE_MIN_TERMS ? xs_large_for_row(large) : NULL;
+    for (npy_intp k0 = 0; k0 < n && !xs_interrupted_at(k0); k0 += XS_INTERRUPT_BLOCK) {
+        npy_intp k1 = n - k0 < XS_INTERRUPT_BLOCK ? n : k0 + XS_INTERRUPT_BLOCK;
+        for (npy_intp k = k0; k < k1; k++, values += steps[5], mask += steps[6]) {
+            if (*mask && !(skip_nan && XS_FN(is_nan_)(values))) {
+                XS_FN(add_one_)(acc, row_large, values);
+                count++;
+            }
+        }
+    }
+    if (row_large) {
+        xs_large_flush(row_large);
+        xs_small_merge(acc, &row_large->small);
+    }
+    return count;
+}
+
+/* The loops that write one exact state a row: (n)->(69) of every term
+ * (masked 0), or (n),(n),()->(69),() of the selected terms and their count
+ * (masked 1).  Both callers pass masked as a constant. */
+static inline void XS_FN(state_rows_)(char **args, const npy_intp *dimensions,
+                                      const npy_intp *steps, int masked)
+{
     npy_intp outer = dimensions[0], n = dimensions[1];
+    /* the state comes after the one input, or after the three */
+    int state_arg = masked ? 3 : 1;
+    npy_intp word_step = steps[masked ? 7 : 3];
     PyThreadState *gil = xs_release_gil_for(outer, n);
     xs_large *large = NULL;
     ptrdiff_t work = 0;
     for (npy_intp i = 0; i < outer && !xs_interrupted_after(&work, n); i++) {
-        const char *values = args[0] + i * steps[0];
-        const char *mask = args[1] + i * steps[1];
-        int skip_nan = *(const unsigned char *)(args[2] + i * steps[2]) != 0;
         xs_small acc;
         xs_small_init(&acc);
         int64_t count = 0;
-        if (steps[5] == 0 && steps[6] == 0) {
-            /* One value and one mask byte, n times: a broadcast row. */
-            if (n > 0 && *mask && !(skip_nan && XS_FN(is_nan_)(values))) {
-                XS_FN(accumulate_)(&acc, &large, values, n, 0);
-                count = (int64_t)n;
-            }
+        if (masked) {
+            count = XS_FN(masked_row_)(&acc, &large, args, steps, i, n);
         }
         else {
-            xs_large *row_large =
-                XS_IN_IS_FLOAT && n >= XS_LARGE_MIN_TERMS ? xs_large_for_row(&large) : NULL;
-            for (npy_intp k0 = 0; k0 < n && !xs_interrupted_at(k0); k0 += XS_INTERRUPT_BLOCK) {
-                npy_intp k1 = n - k0 < XS_INTERRUPT_BLOCK ? n : k0 + XS_INTERRUPT_BLOCK;
-                for (npy_intp k = k0; k < k1; k++, values += steps[5], mask += steps[6]) {
-                    if (*mask && !(skip_nan && XS_FN(is_nan_)(values))) {
-                        XS_FN(add_one_)(&acc, row_large, values);
-                        count++;
-                    }
-                }
-            }
-            if (row_large) {
-                xs_large_flush(row_large);
-                xs_small_merge(&acc, &row_large->small);
-            }
+            XS_FN(accumulate_)(&acc, &large, args[0] + i * steps[0], n, steps[2]);
         }
         if (xs_stopped()) {
             break;
         }
-        xs_store_state(&acc, args[3] + i * steps[3], steps[7]);
-        memcpy(args[4] + i * steps[4], &count, sizeof count);
+        xs_store_state(&acc, args[state_arg] + i * steps[state_arg], word_step);
+        if (masked) {
+            memcpy(args[4] + i * steps[4], &count, sizeof count);
+        }
     }
     xs_large_free(large);
     xs_restore_gil(gil);
 }
+
+void XS_FN(xs_sum_state_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                          void *data)
+{
+    (void)data;
+    XS_FN(state_rows_)(args, dimensions, steps, 0);
+}
+
+void XS_FN(xs_masked_state_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                             void *data)
+{
+    (void)data;
+    XS_FN(state_rows_)(args, dimensions, steps, 1);
+}
+
+#if XS_IN_IS_FLOAT
+/* The next prefix of a float row: the element at in added, the prefix
+ * rounded into format.  Most prefixes are rounded from a two-double
+ * approximation that provably decides them; the others from the
+ * accumulator, after which the approximation is rebuilt (xs_running.h). */
+static inline double XS_FN(next_prefix_)(xs_small *acc, xs_running *run, const char *in,
+                                         const xs_format *format)
+{
+    uint64_t bits = XS_LOAD(in);
+    xs_small_add_bits(acc, bits);
+    double value;
+    if (run->valid) {
+        xs_running_add(run, xs_bits_double(bits));
+    }
+    if (!xs_running_round(run, format, &value)) {
+        value = xs_small_round(acc, format);
+        if (!(acc->flags & (XS_NAN | XS_POS_INF | XS_NEG_INF))) {
+            xs_running_rebuild(run, acc);
+        }
+    }
+    return value;
+}
+#else
+/* The next prefix of an integer row: exact in the accumulator, rounded
+ * from it (no approximation to keep: run is unused). */
+static inline double XS_FN(next_prefix_)(xs_small *acc, xs_running *run, const char *in,
+                                         const xs_format *format)
+{
+    (void)run;
+    XS_IN_CTYPE v;
+    memcpy(&v, in, sizeof v);
+    XS_ADD_INTEGER(acc, v);
+    return xs_small_round(acc, format);
+}
+#endif
 
 void XS_FN(xs_cumsum_)(char **args, const npy_intp *dimensions, const npy_intp *steps,
                        void *data)
@@ -440,42 +488,14 @@ void XS_FN(xs_cumsum_)(char **args, const npy_intp *dimensions, const npy_intp *
         char *out = args[1] + i * steps[1];
         xs_small acc;
         xs_small_init(&acc);
-#if XS_IN_IS_FLOAT
-        /* Most prefixes are rounded from a two-double approximation that
-         * provably decides them; the others from the accumulator, after
-         * which the approximation is rebuilt (xs_running.h). */
         xs_running run;
         xs_running_init(&run);
         for (npy_intp k0 = 0; k0 < n && !xs_interrupted_at(k0); k0 += XS_INTERRUPT_BLOCK) {
             npy_intp k1 = n - k0 < XS_INTERRUPT_BLOCK ? n : k0 + XS_INTERRUPT_BLOCK;
             for (npy_intp k = k0; k < k1; k++, in += steps[2], out += steps[3]) {
-                uint64_t bits = XS_LOAD(in);
-                xs_small_add_bits(&acc, bits);
-                double x, value;
-                memcpy(&x, &bits, sizeof x);
-                if (run.valid) {
-                    xs_running_add(&run, x);
-                }
-                if (!xs_running_round(&run, target->format, &value)) {
-                    value = xs_small_round(&acc, target->format);
-                    if (!(acc.flags & (XS_NAN | XS_POS_INF | XS_NEG_INF))) {
-                        xs_running_rebuild(&run, &acc);
-                    }
-                }
-                XS_STORE(target, out, value);
+                XS_STORE(target, out, XS_FN(next_prefix_)(&acc, &run, in, target->format));
             }
         }
-#else
-        for (npy_intp k0 = 0; k0 < n && !xs_interrupted_at(k0); k0 += XS_INTERRUPT_BLOCK) {
-            npy_intp k1 = n - k0 < XS_INTERRUPT_BLOCK ? n : k0 + XS_INTERRUPT_BLOCK;
-            for (npy_intp k = k0; k < k1; k++, in += steps[2], out += steps[3]) {
-                XS_IN_CTYPE v;
-                memcpy(&v, in, sizeof v);
-                XS_ADD_INTEGER(&acc, v);
-                XS_STORE(target, out, xs_small_round(&acc, target->format));
-            }
-        }
-#endif
     }
     xs_restore_gil(gil);
 }

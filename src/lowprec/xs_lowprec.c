@@ -458,56 +458,18 @@ static inline uint32_t xs_lp_load_bits(const char *p, int kbits)
 
 /* ---- loads and stores --------------------------------------------------- */
 
-static inline double xs_lp_load_float64(const char *p)
-{
-    double x;
-    memcpy(&x, p, sizeof x);
-    return x;
-}
+/* The loads and stores of xs_types.h, by the names the template pastes;
+ * float16's load is the branch-free one (these loops load a block at a time
+ * and vectorise). */
+#define xs_lp_load_float64 xs_value_float64
+#define xs_lp_load_float32 xs_value_float32
+#define xs_lp_load_float16 xs_value_float16_lanes
+#define xs_lp_load_bfloat16 xs_value_bfloat16
 
-static inline double xs_lp_load_float32(const char *p)
-{
-    float x;
-    memcpy(&x, p, sizeof x);
-    return (double)x;
-}
-
-/* binary16 -> double, exact and branch-free (xs_exact.h). */
-static inline double xs_lp_load_float16(const char *p)
-{
-    uint16_t h;
-    memcpy(&h, p, sizeof h);
-    return xs_half_to_double_lanes(h);
-}
-
-static inline double xs_lp_load_bfloat16(const char *p)
-{
-    uint16_t b;
-    memcpy(&b, p, sizeof b);
-    return xs_bfloat16_to_double(b);
-}
-
-static inline void xs_lp_store_float64(char *p, double x) { memcpy(p, &x, sizeof x); }
-
-static inline void xs_lp_store_float32(char *p, double x)
-{
-    float v = (float)x;                 /* exact: x is a float32 value */
-    memcpy(p, &v, sizeof v);
-}
-
-/* x representable in binary16 (or +-inf, NaN) -> its pattern, branch-free
- * (xs_exact.h). */
-static inline void xs_lp_store_float16(char *p, double x)
-{
-    uint16_t h = xs_double_to_half(x);
-    memcpy(p, &h, sizeof h);
-}
-
-static inline void xs_lp_store_bfloat16(char *p, double x)
-{
-    uint16_t b = xs_double_to_bfloat16(x);
-    memcpy(p, &b, sizeof b);
-}
+#define xs_lp_store_float64 xs_store_float64
+#define xs_lp_store_float32 xs_store_float32
+#define xs_lp_store_float16 xs_store_float16
+#define xs_lp_store_bfloat16 xs_store_bfloat16
 
 /* The shared loop bodies must be compiled inside each copy. */
 #if defined(__GNUC__) || defined(__clang__)

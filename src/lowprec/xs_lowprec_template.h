@@ -21,19 +21,20 @@
 #define XS_LP_NATIVE_ADD (!XS_LP_HAS_PAIR)
 #define XS_LP_EMIT_PAIR XS_LP_HAS_PAIR
 #define XS_LP_EMIT_SUM XS_LP_HAS_SUM
-/* The registered loops of a stochastic operation: one for uint16 random
- * bits, one for uint32 (k = 16 or 32 in the documented rule). */
-#define XS_LP_BITS_LOOPS(op) \
+/* The registered loops of a stochastic operation (with_u: stochastic_add,
+ * else stochastic_round): one for uint16 random bits, one for uint32 (k = 16
+ * or 32 in the documented rule). */
+#define XS_LP_BITS_LOOPS(op, with_u) \
     XS_LP_BODY void XS_LP_CAT(XS_LP_CAT(XS_LP_FN(xs_lp_##op), u16), body)(XS_LP_LOOP_PARAMS) \
     { \
         (void)data; \
-        XS_LP_FN(op##_)(args, dimensions, steps, 16); \
+        XS_LP_FN(stochastic_)(args, dimensions, steps, 16, with_u); \
     } \
     XS_LP_COPIES(XS_LP_CAT(XS_LP_FN(xs_lp_##op), u16)) \
     XS_LP_BODY void XS_LP_CAT(XS_LP_CAT(XS_LP_FN(xs_lp_##op), u32), body)(XS_LP_LOOP_PARAMS) \
     { \
         (void)data; \
-        XS_LP_FN(op##_)(args, dimensions, steps, 32); \
+        XS_LP_FN(stochastic_)(args, dimensions, steps, 32, with_u); \
     } \
     XS_LP_COPIES(XS_LP_CAT(XS_LP_FN(xs_lp_##op), u32))
 
@@ -125,65 +126,49 @@ XS_LP_BODY void XS_LP_FN(stochastic_block_)(const double *w, const double *u,
     }
 }
 
-/* w, u, bits -> w + u (exact, by two-sum) rounded stochastically into S. */
-XS_LP_BODY void XS_LP_FN(stochastic_add_)(char **args, const npy_intp *dimensions,
-                                          const npy_intp *steps, int kbits)
+/* The stochastic loops, one body: with_u, stochastic_add (w of S, u of U,
+ * bits -> w + u, exact by two-sum, rounded stochastically into S); else
+ * stochastic_round (x of U, bits -> x rounded stochastically into S).
+ * XS_LP_BITS_LOOPS passes with_u as a constant, so each copy keeps only
+ * its loads. */
+XS_LP_BODY void XS_LP_FN(stochastic_)(char **args, const npy_intp *dimensions,
+                                      const npy_intp *steps, int kbits, int with_u)
 {
     npy_intp n = dimensions[0];
     unsigned flags = 0;
     fexcept_t saved_flags;
     xs_lp_begin_flags(&saved_flags);
     PyThreadState *gil = xs_release_gil_for(n, 1);
-    char *pw = args[0], *pu = args[1], *pb = args[2], *out = args[3];
+    /* the operands' places: w (or x), u when with_u, then bits and out */
+    char *pw = args[0], *pu = args[1], *pb = args[1 + with_u], *out = args[2 + with_u];
+    npy_intp step_b = steps[1 + with_u], step_out = steps[2 + with_u];
     double w[XS_LP_BLOCK], u[XS_LP_BLOCK], v[XS_LP_BLOCK];
     uint32_t r[XS_LP_BLOCK];
     for (npy_intp start = 0; start < n; start += XS_LP_BLOCK) {
         int m = n - start < XS_LP_BLOCK ? (int)(n - start) : XS_LP_BLOCK;
         for (int i = 0; i < m; i++) {
-            w[i] = XS_LP_LOAD_S(pw); u[i] = XS_LP_LOAD_U(pu); r[i] = xs_lp_load_bits(pb, kbits);
-            pw += steps[0]; pu += steps[1]; pb += steps[2];
+            if (with_u) {
+                w[i] = XS_LP_LOAD_S(pw); u[i] = XS_LP_LOAD_U(pu);
+                pu += steps[1];
+            }
+            else {
+                w[i] = XS_LP_LOAD_U(pw);
+            }
+            r[i] = xs_lp_load_bits(pb, kbits);
+            pw += steps[0]; pb += step_b;
         }
-        XS_LP_FN(stochastic_block_)(w, u, r, m, kbits, v, &flags);
+        XS_LP_FN(stochastic_block_)(w, with_u ? u : NULL, r, m, kbits, v, &flags);
         for (int i = 0; i < m; i++) {
             XS_LP_STORE_S(out, v[i]);
-            out += steps[3];
+            out += step_out;
         }
     }
     xs_restore_gil(gil);
     xs_lp_end_flags(&saved_flags, flags);
 }
 
-XS_LP_BITS_LOOPS(stochastic_add)
-
-/* x (U), bits -> x rounded stochastically into S. */
-XS_LP_BODY void XS_LP_FN(stochastic_round_)(char **args, const npy_intp *dimensions,
-                                            const npy_intp *steps, int kbits)
-{
-    npy_intp n = dimensions[0];
-    unsigned flags = 0;
-    fexcept_t saved_flags;
-    xs_lp_begin_flags(&saved_flags);
-    PyThreadState *gil = xs_release_gil_for(n, 1);
-    char *px = args[0], *pb = args[1], *out = args[2];
-    double x[XS_LP_BLOCK], v[XS_LP_BLOCK];
-    uint32_t r[XS_LP_BLOCK];
-    for (npy_intp start = 0; start < n; start += XS_LP_BLOCK) {
-        int m = n - start < XS_LP_BLOCK ? (int)(n - start) : XS_LP_BLOCK;
-        for (int i = 0; i < m; i++) {
-            x[i] = XS_LP_LOAD_U(px); r[i] = xs_lp_load_bits(pb, kbits);
-            px += steps[0]; pb += steps[1];
-        }
-        XS_LP_FN(stochastic_block_)(x, NULL, r, m, kbits, v, &flags);
-        for (int i = 0; i < m; i++) {
-            XS_LP_STORE_S(out, v[i]);
-            out += steps[2];
-        }
-    }
-    xs_restore_gil(gil);
-    xs_lp_end_flags(&saved_flags, flags);
-}
-
-XS_LP_BITS_LOOPS(stochastic_round)
+XS_LP_BITS_LOOPS(stochastic_add, 1)
+XS_LP_BITS_LOOPS(stochastic_round, 0)
 #endif
 
 #if XS_LP_EMIT_SUM

@@ -5,11 +5,14 @@
  * the portable ones), and natively.
  *
  * Rows long enough for the lanes (XS_MOVING_LANES_MIN_TERMS = 4096 terms
- * or more) of finite data of several kinds (normal, spreads of 2^60 and
- * 2^500, values beyond the lanes' safe range of 2^1000, subnormals, exact
- * cancellation, -0.0 and zeros), windows from 1 to 2000, sums and means:
- * every output must be the correctly rounded value of its window's exact
- * sum (or mean), computed here window by window in a small accumulator.
+ * or more) of data of several kinds (normal, spreads of 2^60 and 2^500,
+ * values beyond the lanes' safe range of 2^1000, subnormals, exact
+ * cancellation, -0.0 and zeros, NaNs alone and in runs, float32 values),
+ * windows from 1 to 2000, min_count 1, half the window or all of it, sums
+ * and means, float64 results (and float32 ones for float32 values): every
+ * output must be the correctly rounded value of its window's exact sum (or
+ * mean) of its non-NaN terms, NaN when fewer than min_count, computed here
+ * window by window in a small accumulator.
  *
  * xs_moving.c needs three Python calls and Ctrl-C's check, for types and
  * links only: tests/c/moving_stubs.c gives a program without an
@@ -21,37 +24,18 @@
 #include "exact/xs_small.h"
 #include "exact/xs_types.h"
 #include "cpu/xs_cpu.h"
+#include "test_random.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-
-static uint64_t next64(void)
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 0x2545f4914f6cdd1dull;
-}
-
-static int below(int n)
-{
-    return (int)(next64() % (uint64_t)n);
-}
-
-/* A double of random significand and sign, exponent field f. */
-static double with_field(int f)
-{
-    return xs_bits_double((next64() >> 12) | ((uint64_t)f << 52) |
-                          (next64() & ((uint64_t)1 << 63)));
-}
-
-enum { NORMAL, SPREAD60, SPREAD500, BEYOND, SUBNORMAL, CANCEL, ZEROS, KINDS };
+enum { NORMAL, SPREAD60, SPREAD500, BEYOND, SUBNORMAL, CANCEL, ZEROS, NANS, NAN_RUNS, FLOAT32,
+       FLOAT32_NANS, KINDS };
 static const char *const kind_names[KINDS] = {"normal", "spread 2^60", "spread 2^500",
-                                              "beyond 2^1000", "subnormal", "cancel", "zeros"};
+                                              "beyond 2^1000", "subnormal", "cancel", "zeros",
+                                              "NaNs", "NaN runs", "float32", "float32 NaNs"};
 
 static void fill(double *x, int n, int kind)
 {
@@ -65,50 +49,72 @@ static void fill(double *x, int n, int kind)
         case SUBNORMAL: x[i] = below(3) ? with_field(0) : with_field(1 + below(4)); break;
         case CANCEL: x[i] = i >= 64 && below(2) ? -x[i - 1 - below(64)] : with_field(1020 + below(8));
             break;
-        default: x[i] = below(3) ? (below(2) ? -0.0 : 0.0) : with_field(1023); break;
+        case ZEROS: x[i] = below(3) ? (below(2) ? -0.0 : 0.0) : with_field(1023); break;
+        case NANS: x[i] = below(50) ? with_field(1023 + below(6) - 3) : NAN; break;
+        case NAN_RUNS: x[i] = (i / 700) % 3 == 1 && below(8) ? NAN : with_field(1023 + below(6) - 3);
+            break;
+        case FLOAT32: x[i] = (float)with_field(1023 + below(8) - 4); break;
+        default: x[i] = below(30) ? (float)with_field(1023 + below(8) - 4) : NAN; break;
         }
     }
 }
 
-/* The exact sum (mean: over its count) of x[lo..hi], rounded once. */
-static double oracle(const double *x, int lo, int hi, int mean)
+/* The exact sum (mean: over its count) of the non-NaN terms of x[lo..hi],
+ * rounded once into fmt; NaN when there are fewer than min_count. */
+static double oracle(const double *x, int lo, int hi, int64_t min_count, int mean,
+                     const xs_format *fmt)
 {
     xs_small acc;
     xs_small_init(&acc);
+    int64_t count = 0;
     for (int i = lo; i <= hi; i++) {
-        xs_small_add_bits(&acc, xs_double_bits(x[i]));
+        if (x[i] == x[i]) {
+            xs_small_add_bits(&acc, xs_double_bits(x[i]));
+            count++;
+        }
     }
-    return xs_small_round_divided(&acc, mean ? (uint64_t)(hi - lo + 1) : 1u, &xs_format_float64);
+    if (count < min_count) {
+        return NAN;
+    }
+    return xs_small_round_divided(&acc, mean ? (uint64_t)count : 1u, fmt);
 }
 
 int main(int argc, char **argv)
 {
+    test_seed(0x2545f4914f6cdd1dull);
     int rows = argc > 1 ? atoi(argv[1]) : 12;
     static const int64_t windows[] = {1, 2, 3, 17, 100, 1000, 2000};
     enum { N_MAX = 6000 };
     static double x[N_MAX], out[N_MAX];
+    static float out32[N_MAX];
     long checks = 0, failures = 0;
     for (int row = 0; row < rows; row++) {
         int kind = row % KINDS, n = 4096 + below(N_MAX - 4096);
+        int narrow = kind == FLOAT32 || kind == FLOAT32_NANS;
+        const xs_target *target = narrow ? &xs_target_float32 : &xs_target_float64;
         fill(x, n, kind);
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
             for (npy_bool mean = 0; mean <= 1; mean++) {
-                int64_t window = windows[w], min_count = 1;
+                int64_t window = windows[w];
+                int64_t min_count = (int64_t[]){1, (window + 1) / 2, window}[below(3)];
                 char *args[5] = {(char *)x, (char *)&window, (char *)&min_count, (char *)&mean,
-                                 (char *)out};
+                                 narrow ? (char *)out32 : (char *)out};
                 npy_intp dimensions[2] = {1, n};
-                npy_intp steps[7] = {0, 0, 0, 0, 0, sizeof(double), sizeof(double)};
-                xs_moving_float64(args, dimensions, steps, (void *)&xs_target_float64);
+                npy_intp steps[7] = {0, 0, 0, 0, 0, sizeof(double),
+                                     narrow ? sizeof(float) : sizeof(double)};
+                xs_moving_float64(args, dimensions, steps, (void *)target);
                 for (int k = 0; k < n; k++) {
                     int lo = k - (int)window + 1 < 0 ? 0 : k - (int)window + 1;
-                    double want = oracle(x, lo, k, mean);
+                    double want = oracle(x, lo, k, min_count, mean, target->format);
+                    double got = narrow ? (double)out32[k] : out[k];
                     checks++;
-                    if (xs_double_bits(want) != xs_double_bits(out[k]) &&
-                            !(want != want && out[k] != out[k])) {
+                    if (xs_double_bits(want) != xs_double_bits(got) &&
+                            !(want != want && got != got)) {
                         if (++failures <= 20) {
-                            fprintf(stderr, "MISMATCH %s, window %lld, %s, output %d: %a, not %a\n",
-                                    kind_names[kind], (long long)window, mean ? "mean" : "sum", k,
-                                    out[k], want);
+                            fprintf(stderr, "MISMATCH %s, window %lld, min_count %lld, %s, "
+                                    "output %d: %a, not %a\n", kind_names[kind],
+                                    (long long)window, (long long)min_count,
+                                    mean ? "mean" : "sum", k, got, want);
                         }
                     }
                 }

@@ -36,6 +36,7 @@
 #include "exact/xs_dot.h"
 #include "exact/xs_large.h"
 #include "exact/xs_small.h"
+#include "test_random.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,33 +45,10 @@
 
 /* ---- random numbers and data ------------------------------------------- */
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static uint64_t next64(void)
-{
-    /* xorshift64* (Marsaglia; Vigna's multiplier) */
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 0x2545f4914f6cdd1dull;
-}
-
-static int below(int n)
-{
-    return (int)(next64() % (uint64_t)n);
-}
-
 enum { NORMAL, SPREAD60, SPREAD500, WHOLE_RANGE, SUBNORMAL, RAW_BITS, LARGEST, ZEROS, KINDS };
 static const char *const kind_names[KINDS] = {"normal", "spread 2^60", "spread 2^500",
                                               "whole range", "subnormal", "raw bits",
                                               "largest binades", "zeros"};
-
-/* A double of random significand and sign, exponent field f. */
-static double with_field(int f)
-{
-    uint64_t bits = (next64() >> 12) | ((uint64_t)f << 52) | (next64() & ((uint64_t)1 << 63));
-    return xs_bits_double(bits);
-}
 
 static double hostile(void)
 {
@@ -616,8 +594,16 @@ static void test_drivers(int trials, const char *level)
     xs_large_free(large);
 }
 
+/* How a kernel's lanes were compared with the generic ones (strict: the
+ * same lane layout). */
+static const char *how_compared(int strict)
+{
+    return strict ? "lanes bit for bit" : "exact totals (another lane layout)";
+}
+
 int main(int argc, char **argv)
 {
+    test_seed(0x9e3779b97f4a7c15ull);
     int trials = argc > 1 ? atoi(argv[1]) : 3000;
     const char *level = xs_cpu_level_name(xs_cpu_level());
     int compared = 0;
@@ -633,14 +619,13 @@ int main(int argc, char **argv)
             int strict = test_cells(xs_cpu_variant(xs_cells_variants, XS_ISA_GENERIC), cells,
                                     name, trials);
             printf("cells (rows) %s against generic: float64, float32, bfloat16; %s\n", name,
-                   strict ? "lanes bit for bit" : "exact totals (another lane layout)");
+                   how_compared(strict));
             compared++;
         }
         if (dot != NULL) {
             int strict = test_dot(xs_cpu_variant(xs_dot_cells_variants, XS_ISA_GENERIC), dot,
                                   name, trials);
-            printf("dot cells %s against generic; %s\n", name,
-                   strict ? "lanes bit for bit" : "exact totals (another lane layout)");
+            printf("dot cells %s against generic; %s\n", name, how_compared(strict));
             compared++;
         }
         if (strips != NULL) {

@@ -396,7 +396,7 @@ def _pair_weights(case):
 
 def _pairs_expected(case):
     """{"cov", "corrcoef", "average", "matmul": expected} where the case checks
-    them: exact integer sums in units of 2**-_UNIT (Fractions), rounded once
+    them: exact integer sums in units of 2**-_UNIT, rounded once
     (roots by rounded_sqrt)."""
     if not _checks_pairs(case):
         return {}
@@ -404,23 +404,28 @@ def _pairs_expected(case):
     x, y = case.x.astype(np.float64), case.y.astype(np.float64)
     n = x.size
     special = [not np.isfinite(v).all() for v in (x, y)]
-    xf, yf = (_fractions(v) for v in (x, y))
+    # Exact sums of the pair in integers: units of 2**-_UNIT for the terms,
+    # 2**-(2 * _UNIT) for the products (one Fraction per rounded result).
+    xi, yi = (_integers(v) for v in (x, y))
+    s = {"x": sum(xi), "y": sum(yi), "xx": sum(a * a for a in xi),
+         "yy": sum(b * b for b in yi), "xy": sum(a * b for a, b in zip(xi, yi))}
 
     def centered(u, v):
-        return n * sum(a * b for a, b in zip(u, v)) - sum(u) * sum(v)
+        return n * s[min(u + v, v + u)] - s[u] * s[v]
 
     cov = np.empty((2, 2), t)
-    for i, u in enumerate((xf, yf)):
-        for j, v in enumerate((xf, yf)):
+    for i, u in enumerate("xy"):
+        for j, v in enumerate("xy"):
             if special[i] or special[j]:
                 cov[i, j] = np.nan
             elif n - case.ddof <= 0:
                 c = centered(u, v)
                 cov[i, j] = np.nan if c == 0 else (np.inf if c > 0 else -np.inf)
             else:
-                cov[i, j] = round_fraction(centered(u, v) / (n * (n - case.ddof)), t)
+                cov[i, j] = round_fraction(
+                    Fraction(centered(u, v), (n * (n - case.ddof)) << (2 * _UNIT)), t)
     corr = np.empty((2, 2), t)
-    dx, dy = (None if s else centered(u, u) for s, u in zip(special, (xf, yf)))
+    dx, dy = (None if sp else centered(u, u) for sp, u in zip(special, "xy"))
     for i in range(2):
         for j in range(2):
             d = (dx, dy)
@@ -429,8 +434,8 @@ def _pairs_expected(case):
             elif i == j:
                 corr[i, j] = 1
             else:
-                c = centered(xf, yf)
-                r = rounded_sqrt(c * c / (dx * dy), t)
+                c = centered("x", "y")
+                r = rounded_sqrt(Fraction(c * c, dx * dy), t)
                 corr[i, j] = -r if c < 0 else r
     w = _pair_weights(case).astype(np.float64)
     avg_t = default_result_dtype(case.x.dtype)
@@ -438,7 +443,8 @@ def _pairs_expected(case):
         avg = _dot_fast(x, w, np.dtype(np.float64)) / np.float64(w.sum())
         average = np.array(avg, np.float64).astype(avg_t)[()]
     else:
-        average = round_fraction(sum(a * int(b) for a, b in zip(xf, w)) / int(w.sum()), avg_t)
+        weighted = sum(a * int(b) for a, b in zip(xi, w.tolist()))
+        average = round_fraction(Fraction(weighted, int(w.sum()) << _UNIT), avg_t)
     k = n // 4
     a, b = x[:4 * k].reshape(4, k), y[:3 * k].reshape(k, 3)
     matmul = np.array([[_dot_fast(a[r], b[:, c], avg_t) for c in range(3)] for r in range(4)],
@@ -446,10 +452,11 @@ def _pairs_expected(case):
     return {"cov": cov, "corrcoef": corr, "average": average, "matmul": matmul}
 
 
-def _fractions(v):
-    """Finite float64 values as Fractions (0 for the others: unused then)."""
+def _integers(v):
+    """Finite float64 values as integers in units of 2**-_UNIT (0 for the
+    others: unused then)."""
     m, s = _units(np.where(np.isfinite(v), v, 0.0))
-    return [Fraction(a << b, 1 << _UNIT) for a, b in zip(m, s)]
+    return [a << b for a, b in zip(m, s)]
 
 
 # ---------------------------------------------------------------------------
@@ -587,9 +594,7 @@ def _moving_fast(case, x):
     prefix counts of NaN, +Inf, -Inf and of the terms other than -0.0."""
     t = _moving_result_dtype(case)
     need = case.window if case.min_count is None else case.min_count
-    finite = np.isfinite(x)
-    m, s = _units(np.where(finite, x, 0.0))
-    units = [a << b for a, b in zip(m, s)]
+    units = _integers(x)
     prefix = [0]
     for u in units:
         prefix.append(prefix[-1] + u)
@@ -696,10 +701,8 @@ def expected_fast(case):
 def _square_sums_fast(x):
     """(lo, hi) -> exact (S1, S2) of the finite terms of x[lo:hi] as
     Fractions, from prefix sums of integers in units of 2**-_UNIT."""
-    m, s = _units(np.where(np.isfinite(x), x, 0.0))
-    units = [a << b for a, b in zip(m, s)]
     p1, p2 = [0], [0]
-    for u in units:
+    for u in _integers(x):
         p1.append(p1[-1] + u)
         p2.append(p2[-1] + u * u)
     return lambda lo, hi: (Fraction(p1[hi] - p1[lo], 1 << _UNIT),
@@ -765,10 +768,13 @@ def _run_range_star(args):
     return run_range(*args)
 
 
-def run(cases, seed, workers=1, oracle="fast", chunk=2000, progress=None):
-    """Run cases 0..cases-1; returns (cases run, failures, seconds)."""
+def run(cases, seed, workers=1, oracle="fast", chunk=2000, progress=None, first=0):
+    """Run cases first..first+cases-1; returns (cases run, failures, seconds).
+    Runs that split one seed's cases between them (``first``) check the very
+    cases one run of them all would."""
     start = time.perf_counter()
-    ranges = [(seed, i, min(i + chunk, cases), oracle) for i in range(0, cases, chunk)]
+    stop = first + cases
+    ranges = [(seed, i, min(i + chunk, stop), oracle) for i in range(first, stop, chunk)]
     done, failures = 0, []
     if workers <= 1:
         parts = map(_run_range_star, ranges)
@@ -793,6 +799,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python tests/fuzz", description=__doc__.split("\n")[0])
     parser.add_argument("--cases", type=int, default=1000, help="number of cases (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    parser.add_argument("--first", type=int, default=0,
+                        help="index of the first case (default 0): split one seed's cases")
     parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--oracle", choices=sorted(ORACLES), default="fast")
     parser.add_argument("--case", type=int, default=None, help="run and describe one case")
@@ -808,9 +816,10 @@ def main(argv=None):
         print(f"  {done} cases, {failed} failures, {seconds:.0f} s", file=sys.stderr, flush=True)
 
     done, failures, seconds = run(args.cases, args.seed, args.workers, args.oracle,
-                                  progress=progress if args.cases >= 20000 else None)
+                                  progress=progress if args.cases >= 20000 else None,
+                                  first=args.first)
     for line in failures[:50]:
         print(line)
-    print(f"xsumufunc fuzz: {done} cases, seed {args.seed}, oracle {args.oracle}, "
+    print(f"xsumufunc fuzz: {done} cases from {args.first}, seed {args.seed}, oracle {args.oracle}, "
           f"{args.workers} worker(s), {seconds:.1f} s: {len(failures)} failures")
     return 1 if failures else 0

@@ -39,6 +39,7 @@ from .._core import records as _records
 from .._core import stateformat as fmt
 from .._core import states as _state
 from .._core.add import reduceat_segments
+from .._core.grouped import check_groups
 from .._core.spec import (
     NO_VALUE,
     ReductionSpec,
@@ -401,20 +402,9 @@ def _grouped_arguments(name, values, codes, ngroups):
     """Checked dask arguments of the grouped functions: values, its kind,
     codes chunked as values, ngroups (each chunk is checked again by the
     NumPy code)."""
-    values = da.asarray(values)
-    if values.ndim != 1:
-        raise ValueError(f"{name}: values must be 1-D, not {values.ndim}-D")
+    values, codes = da.asarray(values), da.asarray(codes)
+    ngroups = check_groups(name, values, codes, ngroups)     # reads no data
     kind = _dtypes.input_kind(values.dtype, name)
-    codes = da.asarray(codes)
-    if codes.shape != values.shape:
-        raise ValueError(f"{name}: codes must be integers of the same shape as values "
-                         f"({values.shape}), not {codes.dtype} of shape {codes.shape}")
-    try:
-        ngroups = int(ngroups)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: ngroups must be a non-negative integer") from None
-    if ngroups < 0:
-        raise ValueError(f"{name}: ngroups must be a non-negative integer")
     return values, kind, codes.rechunk(values.chunks), ngroups
 
 
@@ -743,7 +733,7 @@ def call(function, args, kwargs):
 # ---- statistics of pairs and matrix products (exact_average, exact_cov,
 # exact_corrcoef, exact_linear_regression, exact_matmul) ----------------------
 
-def _tree(parts, merge):
+def merged_up_tree(parts, merge):
     """The delayed parts merged pairwise up a tree."""
     while len(parts) > 1:
         parts = [dask.delayed(merge)(parts[i], parts[i + 1]) if i + 1 < len(parts)
@@ -769,7 +759,7 @@ def _pair_sums(x, f, a, func_name):
                                        None if weights[1] is None else weights[1][i],
                                        func_name)
              for i, b in enumerate(blocks)]
-    return _tree(parts, _pairs.merge_sums)
+    return merged_up_tree(parts, _pairs.merge_sums)
 
 
 def _variables(m, y, rowvar, func_name):
@@ -828,7 +818,7 @@ def _linear_regression(arg):
     y = y.rechunk(x.chunks)
     parts = [dask.delayed(_pair_block_sums)(xb, yb)
              for xb, yb in zip(x.to_delayed(), y.to_delayed())]
-    total = _tree(parts, _pairs.merge_sums)
+    total = merged_up_tree(parts, _pairs.merge_sums)
     line = dask.delayed(_regression)(total, arg["proportional"], result)
     return _pairs.LinearRegression(*(da.from_delayed(line[k], (), dtype=result)
                                      for k in (0, 1)))

@@ -8,13 +8,18 @@ from .._ufuncs import exact_cumsum_ufunc
 from . import dtypes
 from . import rows as rows_module
 from .grouped import grouped
-from .reduce import exact_reduce
+from .reduce import exact_reduce, plain_call
 from .spec import NO_VALUE, as_input, check_out, single_axis
 
 
 def accumulate(a, axis=0, dtype=None, out=None):
     """Every prefix sum along `axis`, each exact and rounded once."""
     name = "exact_add.accumulate"
+    kw = plain_call(a, dtype, out) if type(a) is np.ndarray else None
+    if kw is not None and type(axis) is int and -a.ndim <= axis < a.ndim:
+        # The common call, with the least Python in front of the loop (the
+        # loop the general path below takes, into the default result).
+        return exact_cumsum_ufunc(a, axes=[(axis,), (axis,)], **kw)
     a, kind = as_input(a, name)
     axis = single_axis(axis, a.ndim, name)
     if out is not None:

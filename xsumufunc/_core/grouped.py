@@ -9,9 +9,15 @@ few rows of states at a time, until one state is left per group; each is
 rounded once.  Python loops only over batches of groups (to bound memory)
 and over the merge levels.
 
-Inputs longer than a few chunks (_sorts_whole) go a chunk at a time, each
-chunk's group states merged into one running state per group, so that the
-scratch is those states and one chunk's, not an order of the whole input.
+The order by group is a counting sort a bounded chunk of codes at a time
+(_order): 4 bytes a value (int32 below 2**31 values), none at all when the
+codes already ascend, and each batch of groups gathers its values from it
+(never a sorted copy of the input).  Sums and means of few groups over long
+inputs (_sorts_whole: when running states take less than that order) go a
+chunk at a time instead, each chunk's group states merged into one running
+state per group.  So the scratch is about the output plus 64 MiB for 1e7
+values (tests/test_memory.py), and every step is a bounded NumPy call or a
+compiled loop that checks for Ctrl-C: Python sees a signal between steps.
 
 Variances (grouped_variance) are decided group by group by the compiled
 loop (src/kernels/moving/xs_moving_var.c: two-double sums with a proven bound, one pass
@@ -36,8 +42,8 @@ from .states import round_states
 _INT64 = fmt.NATIVE
 _F64 = np.dtype(np.float64)
 # A batch holds at most this many values and groups (bounded temporaries).
-_BATCH_VALUES = 1 << 20
-_BATCH_GROUPS = 1 << 14
+_BATCH_VALUES = 1 << 18
+_BATCH_GROUPS = 1 << 12
 _MAX_PIECE = 1024
 # Groups this large are summed from their own slice (one call per group).
 _LARGE_GROUP = 1 << 14
@@ -111,9 +117,10 @@ def _batch_sums(values, counts, result):
     loops, which round each row straight from the fast paths (an empty
     group is +0, as exact_sum of nothing); larger groups go through states
     (_batch_states)."""
-    out = np.empty(counts.size, result)
+    out = np.zeros(counts.size, result)         # an empty group sums to +0, not -0
     length = _piece_length(counts)
-    small = counts <= length
+    large = counts > length
+    small = ~large & (counts > 0)               # no padded rows for empty groups
     in_small = np.repeat(small, counts)
     if small.any():
         small_counts = counts[small]
@@ -123,12 +130,11 @@ def _batch_sums(values, counts, result):
         native = dtypes.native(values.dtype)
         pad = 0 if native.kind in "biu" else -0.0
         rows = np.full((small_counts.size, length), pad, native)
-        rows[row, col] = values[in_small] if not small.all() else values
+        rows[row, col] = values if in_small.all() else values[in_small]
         out[small] = exact_sum_ufunc(rows, signature=(native, result))
-        out[counts == 0] = 0                    # an empty group sums to +0, not -0
-    if not small.all():
-        states = _batch_states(values[~in_small], counts[~small])
-        out[~small] = round_states(states, None, result, False)
+    if large.any():
+        states = _batch_states(values[~in_small], counts[large])
+        out[large] = round_states(states, None, result, False)
     return out
 
 
@@ -171,36 +177,109 @@ def _checked(func_name, values, codes, ngroups):
     return values, kind, codes, ngroups
 
 
-def _order(values, codes, ngroups, skip_nan):
-    """The stable order of the kept values by group (codes < 0 and, with
-    skip_nan, NaNs left out) and each group's count."""
-    keep = codes >= 0                      # -1: no group (pandas' missing keys)
+#: The ordering by group reads the codes this many at a time: its scratch
+#: (keys, a chunk's order, positions: about 60 bytes a value) stays a few
+#: MiB beside the order itself (4 bytes a value below 2**31 values).
+_ORDER_CHUNK = 1 << 18
+
+
+def _kept(values, codes, c0, c1, skip_nan):
+    """The codes of values c0..c1-1 and which are kept (None: all): codes
+    < 0 (pandas' missing keys) and, with skip_nan, NaNs are left out."""
+    part = codes[c0:c1]
+    keep = part >= 0
     if skips_nan(skip_nan, values.dtype):
-        keep &= ~np.isnan(values)
-    every = bool(keep.all())
-    order = None if every else np.flatnonzero(keep)
-    kept = codes if every else codes[order]
-    # NumPy sorts 16-bit keys by radix sort, in linear time; wider codes
-    # are sorted as two 16-bit digits, low then high (a stable sort by
-    # each keeps the order of the first among equal seconds: LSD radix).
+        keep &= ~np.isnan(values[c0:c1])
+    return part, None if keep.all() else keep
+
+
+def _stable_argsort(keys, ngroups):
+    """The stable order of keys (codes below ngroups).  NumPy sorts 16-bit
+    keys by radix sort, in linear time; wider codes are sorted as two
+    16-bit digits, low then high (a stable sort by each keeps the order of
+    the first among equal seconds: LSD radix)."""
     if ngroups <= 1 << 16:
-        by_code = np.argsort(kept.astype(np.uint16), kind="stable")
-    elif ngroups <= 1 << 32:
-        wide = kept.astype(np.uint32)
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    if ngroups <= 1 << 32:
+        wide = keys.astype(np.uint32)
         low = np.argsort((wide & 0xFFFF).astype(np.uint16), kind="stable")
-        by_code = low[np.argsort((wide[low] >> 16).astype(np.uint16), kind="stable")]
-    else:
-        by_code = np.argsort(kept, kind="stable")
-    order = by_code if every else order[by_code]
-    counts = np.bincount(kept, minlength=ngroups).astype(_INT64)
+        return low[np.argsort((wide[low] >> 16).astype(np.uint16), kind="stable")]
+    return np.argsort(keys, kind="stable")
+
+
+def _order_chunk(values, codes, ngroups, skip_nan):
+    """_order of at most _ORDER_CHUNK values: by sorting them at once (an
+    int64 order, a few MiB)."""
+    part, keep = _kept(values, codes, 0, codes.size, skip_nan)
+    kept = (part if keep is None else part[keep]).astype(np.intp, copy=False)
+    counts = np.bincount(kept, minlength=ngroups).astype(_INT64, copy=False)
+    if keep is None and np.all(kept[1:] >= kept[:-1]):
+        return None, counts
+    by_code = _stable_argsort(kept, ngroups)
+    return (by_code if keep is None else np.flatnonzero(keep)[by_code]), counts
+
+
+def _order(values, codes, ngroups, skip_nan):
+    """The stable order of the kept values by group (see _kept) and each
+    group's count.  The order is None when every value is kept and the
+    codes already ascend (the values are in group order as they are);
+    else int32 below 2**31 values.  A counting sort a chunk of codes at a
+    time (never an order of 8 bytes a value or a sorted copy): the counts
+    first, then each chunk's values put after the earlier chunks' of their
+    group."""
+    n = codes.size
+    if n <= _ORDER_CHUNK:
+        return _order_chunk(values, codes, ngroups, skip_nan)
+    step = _ORDER_CHUNK
+    counts = np.zeros(ngroups, _INT64)
+    ascending = True
+    for c0 in range(0, n, step):
+        part, keep = _kept(values, codes, c0, c0 + step, skip_nan)
+        kept = part if keep is None else part[keep]
+        if ngroups > 4 * step:
+            # bincount would take a temporary of the groups' size per chunk.
+            np.add.at(counts, kept, 1)
+        else:
+            found = np.bincount(kept.astype(np.intp, copy=False))
+            counts[:found.size] += found
+        # The chunk's codes ascend, and so across from the previous one.
+        ascending = ascending and keep is None and bool(
+            np.all(codes[max(c0 - 1, 0):c0 + step][1:] >= codes[max(c0 - 1, 0):c0 + step][:-1]))
+    if ascending:
+        return None, counts
+    order = np.empty(int(counts.sum()), np.int32 if n < 1 << 31 else np.intp)
+    following = np.cumsum(counts, dtype=order.dtype)   # each group's next position
+    following -= counts.astype(order.dtype, copy=False)
+    for c0 in range(0, n, step):
+        part, keep = _kept(values, codes, c0, c0 + step, skip_nan)
+        kept = (part if keep is None else part[keep]).astype(np.intp, copy=False)
+        if kept.size == 0:
+            continue
+        by_code = _stable_argsort(kept, ngroups)
+        sorted_codes = kept[by_code]
+        # Runs of equal codes: each value's rank in its run, and each run's
+        # group then moves on by the run's length.
+        run_starts = np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1
+        run_starts = np.concatenate([[0], run_starts])
+        run_lengths = np.diff(run_starts, append=kept.size)
+        rank = np.arange(kept.size) - np.repeat(run_starts, run_lengths)
+        order[following[sorted_codes] + rank] = (
+            by_code + c0 if keep is None else c0 + np.flatnonzero(keep)[by_code])
+        following[sorted_codes[run_starts]] += run_lengths
     return order, counts
+
+
+def _gather(values, order, e0, e1):
+    """The kept values e0..e1-1 in group order (order None: the values as
+    they are)."""
+    return values[e0:e1] if order is None else values[order[e0:e1]]
 
 
 def _sorted_batches(values, kind, order, counts):
     """(g0, g1, states of groups g0..g1-1) in bounded batches, each batch's
     values gathered in group order as it comes."""
     for g0, g1, e0, e1 in _batches(counts):
-        chunk = values[order[e0:e1]]
+        chunk = _gather(values, order, e0, e1)
         comps = (chunk,) if kind == "real" else (chunk.real, chunk.imag)
         parts = [_batch_states(comp, counts[g0:g1]) for comp in comps]
         yield g0, g1, parts[0] if kind == "real" else np.stack(parts, axis=-2)
@@ -209,8 +288,8 @@ def _sorted_batches(values, kind, order, counts):
 #: Inputs longer than a chunk are taken a chunk at a time, each chunk's group
 #: states merged into one running state per group (552 bytes each: the
 #: output's states), so that the scratch is bounded by the chunk instead of
-#: growing with the input (ordering everything at once takes about 28 bytes
-#: per value: the order, the sort keys, the gathered values).  A chunk holds
+#: growing with the input (ordering everything at once takes 4 bytes per
+#: value: the order).  A chunk holds
 #: _CHUNK_VALUES values, or with many groups _CHUNK_VALUES_PER_GROUP values
 #: per group on average: its group states (a merge per group present) then
 #: cost little beside the values, and its scratch (about 450 bytes per group)
@@ -224,15 +303,22 @@ def _chunk_length(ngroups):
     return max(_CHUNK_VALUES, _CHUNK_VALUES_PER_GROUP * ngroups)
 
 
-#: Inputs of up to this many chunks are still ordered by group at once: the
-#: faster path (sorted rows rounded straight, no running states), its
-#: scratch bounded by as many chunks'.
-_WHOLE_CHUNKS = 4
+#: The chunked path's scratch, as tracemalloc measures it: per value of a
+#: chunk (its order, keys and padded rows) and in states per group (the
+#: running ones, the chunk's, their merges); and the whole order's per value
+#: (int32).
+_CHUNK_BYTES_PER_VALUE = 80
+_CHUNK_STATES_PER_GROUP = 5
+_ORDER_BYTES_PER_VALUE = 4
 
 
 def _sorts_whole(values, ngroups):
-    """Are the values ordered by group all at once (else chunk by chunk)?"""
-    return values.size <= _WHOLE_CHUNKS * _chunk_length(ngroups)
+    """Are the values ordered by group all at once (else chunk by chunk)?
+    Whichever takes less memory: the whole order or the running states and
+    one chunk's scratch."""
+    chunked = (_CHUNK_STATES_PER_GROUP * ngroups * fmt.LENGTH * _INT64.itemsize
+               + _CHUNK_BYTES_PER_VALUE * _chunk_length(ngroups))
+    return _ORDER_BYTES_PER_VALUE * values.size <= chunked
 
 
 def _group_states(values, kind, codes, ngroups, skip_nan):
@@ -270,13 +356,20 @@ def _small_sums(values, codes, ngroups):
     group, each value in its column and -0.0 elsewhere (a term that changes
     no sum, not even a zero's sign), summed by exact_sum's row loop; an
     empty group is +0, as exact_sum of nothing.  None when codes are not
-    all in range (the general path decides, with its errors)."""
-    if codes.size and (codes.min() < 0 or codes.max() >= ngroups):
+    all in range (the general path decides, with its errors).  Each NumPy
+    call costs about a microsecond here: one bincount both checks the codes
+    and counts the groups."""
+    try:
+        counts = np.bincount(codes, minlength=ngroups)
+    except (TypeError, ValueError):         # negative codes, or uint64 ones
+        return None
+    if counts.size != ngroups:              # codes beyond ngroups
         return None
     rows = np.full((ngroups, values.size), -0.0)
     rows[codes, np.arange(values.size)] = values
     out = exact_sum_ufunc(rows)
-    out[np.bincount(codes, minlength=ngroups) == 0] = 0.0
+    if not counts.all():
+        out[counts == 0] = 0.0
     return out
 
 
@@ -295,7 +388,7 @@ def grouped(func_name, values, codes, ngroups, dtype, skip_nan, mean):
         order, counts = _order(values, codes, ngroups, skip_nan)
         out = np.empty(ngroups, result)
         for g0, g1, e0, e1 in _batches(counts):
-            out[g0:g1] = _batch_sums(values[order[e0:e1]], counts[g0:g1], result)
+            out[g0:g1] = _batch_sums(_gather(values, order, e0, e1), counts[g0:g1], result)
         return out
     counts, batches = _group_states(values, kind, codes, ngroups, skip_nan)
     if mean and np.any(counts == 0):
@@ -327,44 +420,41 @@ def _widths(counts):
     return np.where(counts > 0, np.left_shift(np.int64(1), exponents.astype(_INT64)), 0)
 
 
-def _moment_batches(values, order, counts, func_name):
-    """(groups, Moments of those groups) in bounded batches covering every
-    group: `order` takes the kept values in group order, `counts` is each
-    group's count.  Groups of one width (_widths) are the rows of one
-    padded array, the padding left out (keep False); empty groups are
-    rows of no terms, as exact_var of nothing."""
-    ngroups = counts.size
-    if ngroups == 0:
+def _moment_batches(values, order, counts, func_name, groups=None):
+    """(groups, Moments of those groups) in bounded batches covering
+    `groups` (default: every group): `order` takes the kept values in group
+    order (None: as they are), `counts` is each group's count.  Groups of
+    one width (_widths) are the rows of one padded array, the padding left
+    out (keep False); empty groups are rows of no terms, as exact_var of
+    nothing.  Each batch gathers its own values (never an order of them
+    all)."""
+    if groups is None:
+        groups = np.arange(counts.size)
+    if groups.size == 0:
         return
-    width = _widths(counts)
-    by_width = np.argsort(width, kind="stable")           # groups, narrowest first
-    sizes = counts[by_width]
-    ends = np.cumsum(sizes)
-    starts = ends - sizes
-    # The kept values in the order of by_width (each group's values together).
-    group = np.repeat(np.arange(ngroups), counts)
-    rank = np.arange(group.size) - (np.cumsum(counts) - counts)[group]
-    new_start = np.empty(ngroups, _INT64)
-    new_start[by_width] = starts
-    taken = np.empty(group.size, np.intp)
-    taken[new_start[group] + rank] = order
-    sorted_widths = width[by_width]
+    starts = np.cumsum(counts) - counts
+    width = _widths(counts[groups])
+    by_width = groups[np.argsort(width, kind="stable")]     # narrowest first
+    sorted_widths = np.sort(width)
     bounds = np.flatnonzero(np.diff(sorted_widths)) + 1
-    for a, b in zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [ngroups]])):
+    for a, b in zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [groups.size]])):
         w = int(sorted_widths[a])
         step = max(1, _BATCH_VALUES // max(w, 1))
         for g0 in range(int(a), int(b), step):
-            g1 = min(g0 + step, int(b))
-            e0, e1 = int(starts[g0]), int(ends[g1 - 1])
-            row = np.repeat(np.arange(g1 - g0), sizes[g0:g1])
-            col = np.arange(e1 - e0) - (starts[g0:g1] - e0)[row]
-            rows = np.zeros((g1 - g0, w), values.dtype)
-            rows[row, col] = values[taken[e0:e1]]
+            batch = by_width[g0:min(g0 + step, int(b))]
+            sizes = counts[batch]
+            offsets = np.cumsum(sizes) - sizes
+            row = np.repeat(np.arange(batch.size), sizes)
+            taken = np.arange(row.size) - offsets[row]      # rank within its group
+            col = taken.copy()
+            taken += starts[batch][row]                     # position in group order
+            rows = np.zeros((batch.size, w), values.dtype)
+            rows[row, col] = values[taken if order is None else order[taken]]
             keep = None
-            if e1 - e0 != rows.size:
+            if row.size != rows.size:
                 keep = np.zeros(rows.shape, bool)
                 keep[row, col] = True
-            yield by_width[g0:g1], moments.Moments.of_rows(rows, keep, func_name)
+            yield batch, moments.Moments.of_rows(rows, keep, func_name)
 
 
 def grouped_moments(func_name, values, codes, ngroups, skip_nan):
@@ -390,20 +480,11 @@ def _compiled_groups(values, kind, order, counts, ddof, result, std, out):
     decided = np.zeros(counts.size, bool)
     if kind == "real" and moments.loop_applies(values.dtype, result, ddof):
         for g0, g1, e0, e1 in _batches(counts):
-            chunk = dtypes.float64_parts(values[order[e0:e1]], split=False)
+            chunk = dtypes.float64_parts(_gather(values, order, e0, e1), split=False)
             if chunk is not None:             # else 64-bit integers beyond 2**53
                 decided[g0:g1] = moments.grouped_loop(chunk[0], np.cumsum(counts[g0:g1]), ddof,
                                                       std, out[g0:g1])
     return np.flatnonzero(~decided)
-
-
-def _values_of(groups, order, counts):
-    """The part of `order` (kept values in group order) that holds these
-    groups' values, in the order of `groups`."""
-    starts = np.cumsum(counts) - counts
-    sizes = counts[groups]
-    offsets = np.cumsum(sizes) - sizes
-    return order[np.repeat(starts[groups] - offsets, sizes) + np.arange(int(sizes.sum()))]
 
 
 def grouped_variance(func_name, values, codes, ngroups, dtype, ddof, correction, skip_nan,
@@ -421,12 +502,14 @@ def grouped_variance(func_name, values, codes, ngroups, dtype, ddof, correction,
         moments.warn_no_dof(stacklevel=4)
     out = np.empty(ngroups, result)
     todo = _compiled_groups(values, kind, order, counts, ddof, result, std, out)
+    # Empty groups are NaN, as exact_var of nothing (warned above), without
+    # a Python step each (most groups can be empty).
+    out[todo[counts[todo] == 0]] = np.nan
+    todo = todo[counts[todo] > 0]
     if todo.size == 0:
         return out
-    if todo.size < ngroups:
-        order, counts = _values_of(todo, order, counts), counts[todo]
     # Each batch is rounded as soon as its moments are known: the moments
     # of all groups at once would take about 2 KiB per group.
-    for groups, m in _moment_batches(values, order, counts, func_name):
-        out[todo[groups]] = moments.finish(m, ddof, result, std, func_name, warn=False)
+    for groups, m in _moment_batches(values, order, counts, func_name, todo):
+        out[groups] = moments.finish(m, ddof, result, std, func_name, warn=False)
     return out

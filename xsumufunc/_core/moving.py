@@ -50,9 +50,9 @@ def moving(func_name, a, window, axis, min_count, mean):
     a, _ = as_input(a, func_name)
     axis, window, min_count, result = check(func_name, a.dtype, a.shape, window, axis,
                                             min_count)
-    rows = np.moveaxis(a, axis, -1)
+    rows = _to_last(a, axis)
     if rows.dtype == _F64:
-        return np.moveaxis(_moving_rows(rows, window, min_count, mean, result), -1, axis)
+        return _to_last(_moving_rows(rows, window, min_count, mean, result), axis)
     # Other dtypes are read as float64 (exact parts): a stretch of the rows
     # at a time, each stretch with the window - 1 terms before it, so that
     # every window is whole and the copies stay near rows.SCRATCH_BYTES
@@ -66,7 +66,14 @@ def moving(func_name, a, window, axis, min_count, mean):
         first = max(0, start - (window - 1))
         part = _moving_rows(rows[..., first:start + stretch], window, min_count, mean, result)
         res[..., start:start + stretch] = part[..., start - first:]
-    return np.moveaxis(res, -1, axis)
+    return _to_last(res, axis)
+
+
+def _to_last(a, axis):
+    """`a` with `axis` moved last, or back (the same swap): `a` itself when
+    it is last already (np.moveaxis costs a small call several times its
+    loop)."""
+    return a if axis == a.ndim - 1 else np.moveaxis(a, axis, -1)
 
 
 #: Scratch per term of a stretch: its float64 parts (two for wide integers,
@@ -118,7 +125,7 @@ def moving_variance(func_name, a, window, axis, min_count, ddof, std):
     axis, window, min_count, result = check(func_name, a.dtype, a.shape, window, axis,
                                             min_count)
     ddof = moments.check_ddof(ddof, NO_VALUE, func_name)
-    rows = np.moveaxis(a, axis, -1)
+    rows = _to_last(a, axis)
     out = np.empty(rows.shape, result)
     values = dtypes.float64_parts(rows, split=False)
     if values is not None and moments.loop_applies(rows.dtype, result, ddof):
@@ -127,12 +134,13 @@ def moving_variance(func_name, a, window, axis, min_count, ddof, std):
                           out=(out, decided),
                           signature=(_F64, _I64, _I64, _I64, np.dtype(bool), result,
                                      np.dtype(bool)))
-        todo = np.argwhere(~decided)
+        # decided.all() first: np.argwhere costs a small call more than its loop.
+        todo = None if decided.all() else np.argwhere(~decided)
     else:
         todo = np.argwhere(np.ones(rows.shape, bool))
-    if todo.size:
+    if todo is not None and todo.size:
         _exact_windows(rows, todo, window, min_count, ddof, std, out, func_name)
-    return np.moveaxis(out, -1, axis)
+    return _to_last(out, axis)
 
 
 def _exact_windows(rows, where, window, min_count, ddof, std, out, func_name):

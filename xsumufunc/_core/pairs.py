@@ -741,14 +741,25 @@ def _brackets(left, w64, c, sign):
           & (g_up >= 2.0**-1073) & (g_down >= 2.0**-1073) & (sign != 0))
     c64, g_up, g_down = (np.where(ok, v, 0.0)[:, None] for v in (c64, g_up, g_down))
     shape = w64.shape
-    sig = (_F64, _F64, _F64)
-    below = exact_dot_ufunc(left, np.concatenate(
-        [w64, np.broadcast_to(-c64, shape), np.broadcast_to(g_down, shape)], axis=1),
-        signature=sig)
-    above = exact_dot_ufunc(left, np.concatenate(
-        [w64, np.broadcast_to(-c64, shape), np.broadcast_to(-g_up, shape)], axis=1),
-        signature=sig)
+    below, above = (_signed_dots(left, np.concatenate(
+        [w64, np.broadcast_to(-c64, shape), np.broadcast_to(g, shape)], axis=1))
+        for g in (g_down, -g_up))
     return below * sign, above * sign, ok
+
+
+def _signed_dots(left, right):
+    """The exact dots of the rows of left and right, rounded to float64, with
+    the sign of the exact value: a rounded 0 is a tie only when the exact
+    dot is 0 (a tiny value underflows to 0 too: its sign comes from the
+    exact state)."""
+    sig = (_F64, _F64, _F64)
+    dots = exact_dot_ufunc(left, right, signature=sig)
+    zero = np.flatnonzero(dots == 0)
+    if zero.size:
+        exact, _ = norm.dot_state_integers(exact_dot_state_ufunc(
+            left[zero], right[zero], signature=(_F64, _F64, fmt.NATIVE)))
+        dots[zero] = [(m > 0) - (m < 0) for m in exact]
+    return dots
 
 
 def _weight_sums(w, wb, axes, outer_shape):

@@ -18,7 +18,7 @@ import numpy as np
 from . import dot as dot_module
 from . import dtypes, moments, states
 from . import stateformat as fmt
-from .grouped import grouped_moments, grouped_states
+from .grouped import check_groups, grouped_moments, grouped_states
 from .spec import ReductionSpec, as_input, warn_empty_mean
 
 # ---- building records ----------------------------------------------------
@@ -378,11 +378,8 @@ def regroup_framed(state, codes, ngroups):
     if codes.dtype.kind not in "iu" or codes.shape != rec.shape:
         raise ValueError(f"{name}: codes must be integers, one per group of the state "
                          f"({rec.shape[0]}), not {codes.dtype} of shape {codes.shape}")
-    try:
-        ngroups = int(ngroups)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: ngroups must be a non-negative integer") from None
-    if ngroups < 0 or (codes.size and codes.max() >= ngroups):
+    ngroups = check_groups(name, rec, codes, ngroups)
+    if codes.size and codes.max() >= ngroups:
         raise ValueError(f"{name}: ngroups must be a non-negative integer above every code")
     out = np.zeros(ngroups, rec.dtype)
     kept = np.flatnonzero(codes >= 0)

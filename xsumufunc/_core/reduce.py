@@ -111,6 +111,16 @@ _PLAIN_CALL_DTYPES = frozenset(
     [np.dtype(c) for c in "?bBhHiIlLqQefd"] + [dtypes.BFLOAT16] + list(dtypes.CODES))
 
 
+def plain_call(a, dtype, out):
+    """The keywords of a gufunc call on `a` that rounds into the default
+    result with no Python step in front of the loop (exact_reduce's and
+    accumulate's common call), or None when the call needs the general path
+    (dtype=, out=, another dtype or byte order, no terms)."""
+    if dtype is not None or out is not None or a.dtype not in _PLAIN_CALL_DTYPES or not a.size:
+        return None
+    return {"signature": (a.dtype, a.dtype)} if dtypes.is_code(a.dtype) else {}
+
+
 #: Arrays up to this size are checked for NaNs first by the nan-variants:
 #: without any, the plain call is several times cheaper than the masked
 #: loops (a larger check would cost more than it saves).
@@ -125,15 +135,14 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
     if skip_nan and a.dtype.kind == "f" and 0 < a.size <= _SMALL_NAN_CHECK \
             and not np.isnan(a).any():
         skip_nan = False        # no NaN to skip: the plain loops, the same bits sooner
-    if (dtype is None and out is None and initial is NO_VALUE and where is True
-            and not keepdims and a.dtype in _PLAIN_CALL_DTYPES and not skip_nan
-            and a.size):
+    kw = plain_call(a, dtype, out)
+    if kw is not None and initial is NO_VALUE and where is True and not keepdims \
+            and not skip_nan:
         # The common call, with the least Python in front of the loop.
         ufunc = exact_mean_ufunc if mean else exact_sum_ufunc
-        kw = {"signature": (a.dtype, a.dtype)} if dtypes.is_code(a.dtype) else {}
         if axis is None and a.ndim == 1:
             return ufunc(a, **kw)
-        if type(axis) is int and a.ndim > 1:
+        if type(axis) is int and a.ndim:     # exact_add.reduce's axis=0 of a vector too
             try:
                 return ufunc(a, axis=axis, **kw)
             except np.exceptions.AxisError:

@@ -109,6 +109,30 @@ def check_states(state, func_name, argname="state", complex_parts=False):
             f"{func_name}: {argname} has shape {arr.shape}; {what} end with axes "
             f"{trailing}")
     arr = arr.astype(fmt.NATIVE, copy=False)
+    if arr.size and not _plainly_valid(arr):
+        raise ValueError(f"{func_name}: {argname} is not a valid exact state: "
+                         f"{_first_problem(arr)}")
+    return arr
+
+
+def _plainly_valid(arr):
+    """Whether every state of `arr` passes _first_problem's checks, in a few
+    whole-array reductions (np.any on each check cost a small call about 15 us)."""
+    flags = arr[..., fmt.FLAGS]
+    if arr[..., :fmt.TOP].min() < 0 or arr[..., :fmt.TOP].max() >= fmt.DIGIT_LIMIT:
+        return False
+    top = arr[..., fmt.TOP]
+    if top.min() <= -fmt.TOP_LIMIT or top.max() >= fmt.TOP_LIMIT or flags.min() < 0 \
+            or flags.max() > fmt.FLAG_BITS:
+        return False
+    # A state with a value, Inf or NaN has had a term that is not -0.0.
+    needs = np.where((arr[..., :fmt.FLAGS] != 0).any(axis=-1) | ((flags & fmt.SPECIALS) != 0),
+                     fmt.HAS_TERM | fmt.NOT_NEG_ZERO, np.where(flags != 0, fmt.HAS_TERM, 0))
+    return not (needs & ~flags).any()
+
+
+def _first_problem(arr):
+    """What is wrong with the first kind of malformed state in `arr`."""
     digits, top, flags = arr[..., :fmt.TOP], arr[..., fmt.TOP], arr[..., fmt.FLAGS]
     problem = None
     if np.any((digits < 0) | (digits >= fmt.DIGIT_LIMIT)):
@@ -126,9 +150,7 @@ def check_states(state, func_name, argname="state", complex_parts=False):
             problem = "flags set without the 'had a term' bit"
         elif np.any((((flags & fmt.SPECIALS) != 0) | nonzero) & ~not_neg_zero):
             problem = "a non-zero value or Inf/NaN without the 'non -0.0 term' bit"
-    if problem is not None:
-        raise ValueError(f"{func_name}: {argname} is not a valid exact state: {problem}")
-    return arr
+    return problem
 
 
 def merge_over(arr, axes, trailing, func_name, keepdims=False):

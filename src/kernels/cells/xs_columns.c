@@ -88,11 +88,18 @@ static xs_small *column_acc(xs_columns *st, int j)
  * natural vector width (GCC and Clang vector extensions; the baseline's and
  * NEON's is 16 bytes); other compilers: the same per lane in plain C. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(XS_NO_VECTOR_EXT)
+#ifdef XS_CPU_X86
+#include <immintrin.h>
+#endif
 #define XS_CS_ISA generic
 #define XS_CS_TARGET
 #define XS_CS_W 2
 #ifdef XS_CPU_X86
-#define XS_CS_FP_RANGE 1        /* SSE2 has no 64-bit integer compare */
+/* SSE2 has no 64-bit integer compare: the range by maxpd and minpd. */
+#define XS_CS_FP_RANGE 1
+#define XS_CS_FP_MAX(a, b) _mm_max_pd((a), (b))
+#define XS_CS_FP_MIN(a, b) _mm_min_pd((a), (b))
+#define XS_CS_FP_UNORD(a, b) _mm_cmpunord_pd((a), (b))
 #endif
 #include "kernels/cells/xs_columns_strip.h"
 #ifdef XS_CPU_X86
@@ -100,6 +107,12 @@ static xs_small *column_acc(xs_columns *st, int j)
 #define XS_CS_ISA avx2
 #define XS_CS_TARGET XS_TARGET_AVX2
 #define XS_CS_W 4
+/* AVX2's signed 64-bit compare needs a blend after it: a max or a min of
+ * doubles is one instruction. */
+#define XS_CS_FP_RANGE 1
+#define XS_CS_FP_MAX(a, b) _mm256_max_pd((a), (b))
+#define XS_CS_FP_MIN(a, b) _mm256_min_pd((a), (b))
+#define XS_CS_FP_UNORD(a, b) _mm256_cmp_pd((a), (b), _CMP_UNORD_Q)
 #include "kernels/cells/xs_columns_strip.h"
 #define XS_CS_ISA avx512
 #define XS_CS_TARGET XS_TARGET_AVX512
@@ -329,6 +342,32 @@ static inline int fits_column(const xs_columns *st, int j, uint64_t mx, uint64_t
     return mx < st->max_limit[j] && mn >= st->min_limit_m1[j] && (mx != 0 || st->active[j]);
 }
 
+/* A new window's top is raised above its block's largest term (and the
+ * headroom of xs_cells.h) by at most this many binades, as far as the
+ * cells' span leaves at least XS_COLUMN_ROOM_BELOW binades below the
+ * block's smallest non-zero term: then a later block of larger terms moves
+ * the window, which sums the strip's block again, less often.  The largest
+ * terms of 128 rows of spread data (lognormal(0, 3)) vary by a few binades
+ * from block to block; the smallest (of normal data, say) by more. */
+#define XS_COLUMN_EXTRA_HEADROOM 4
+#define XS_COLUMN_ROOM_BELOW 10
+
+/* The top for a new window of `cells` cells chosen at `top` for a block
+ * whose smallest non-zero |x| has the pattern mn + 1: raised as above, with
+ * as many cells (any top keeps the sums exact: xs_cells.h). */
+static int raised_top(int precision, int top, int cells, uint64_t mn)
+{
+    if (mn == UINT64_MAX) {
+        return top;
+    }
+    int f = (int)((mn + 1) >> XS_F64_MANT_BITS);
+    int quantum = f - XS_CELLS_EXP_BIAS - (precision - 1);     /* of the smallest term */
+    int spare = quantum + cells * XS_CELLS_WIDTH - top - XS_COLUMN_ROOM_BELOW;
+    int raised = top + (spare < XS_COLUMN_EXTRA_HEADROOM ? spare : XS_COLUMN_EXTRA_HEADROOM);
+    raised = raised > XS_CELLS_TOP_MAX ? XS_CELLS_TOP_MAX : raised;
+    return raised > top && xs_cells_needed(precision, raised, mn) == cells ? raised : top;
+}
+
 /* Column k of strip s when its block (of range mx, mn) did not fit its
  * window: more cells, or a new window (its cells into its small accumulator
  * first), and 1: the block is to be summed again; or, fitting no window,
@@ -348,7 +387,7 @@ static int settle_column(xs_columns *st, int s, int k, const char *column, ptrdi
         if (st->active[j]) {
             flush_column(st, j);
         }
-        top = w.top;
+        top = raised_top(st->precision, w.top, w.cells, mn);
         cells = w.cells;
         st->active[j] = 1;        /* a non-zero term: see xs_columns_round */
     }
@@ -387,7 +426,11 @@ static void add_strip(xs_columns *st, int s, const char *p, ptrdiff_t rows, ptrd
             (st->itemsize == 8 ? kernels->range64 : kernels->range32)(p, rows, row_stride, &b);
         }
         else {
-            memcpy(b.cells, st->cells[s], sizeof b.cells);
+            /* Cell by cell: one 320-byte memcpy is a string move here
+             * (rep movsq), slow to start for so few bytes. */
+            for (int c = 0; c <= XS_CELLS_MAX; c++) {
+                memcpy(b.cells[c], st->cells[s][c], sizeof b.cells[c]);
+            }
             kernel(p, rows, row_stride, st->strip_cells[s],
                    (const double (*)[XS_STRIP])st->sigma[s], &b);
             /* Every lane is judged against the limits the kernel ran with,
@@ -487,9 +530,13 @@ void xs_columns_add(xs_columns *st, const char *p, ptrdiff_t rows, ptrdiff_t row
     fegetexceptflag(&flags_before, FE_ALL_EXCEPT);
     int strips = (int)(st->cols / XS_STRIP);
     int itemsize = st->itemsize;
-    /* Rows in memory order: a block of rows across every column, then the next. */
-    for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_BLOCK_ROWS) {
-        ptrdiff_t nrows = rows - r0 < XS_COLUMN_BLOCK_ROWS ? rows - r0 : XS_COLUMN_BLOCK_ROWS;
+    /* Rows in memory order: a block of rows across every column, then the
+     * next; the rows shared evenly by as many blocks as there are whole
+     * XS_COLUMN_BLOCK_ROWS in them (a short block at the end would cost
+     * every strip its fixed cost for a few rows). */
+    ptrdiff_t blocks = rows / XS_COLUMN_BLOCK_ROWS > 1 ? rows / XS_COLUMN_BLOCK_ROWS : 1;
+    for (ptrdiff_t b = 0, r0 = 0; b < blocks; b++) {
+        ptrdiff_t nrows = rows * (b + 1) / blocks - r0;
         const char *block = p + r0 * row_stride;
         for (int s = 0; s < strips; s++) {
             add_strip(st, s, block + s * XS_STRIP * (ptrdiff_t)itemsize, nrows, row_stride);
@@ -499,6 +546,7 @@ void xs_columns_add(xs_columns *st, const char *p, ptrdiff_t rows, ptrdiff_t row
             add_leftover(st, strips, j - strips * XS_STRIP, block + j * (ptrdiff_t)itemsize,
                          nrows, row_stride);
         }
+        r0 += nrows;
     }
     fesetexceptflag(&flags_before, FE_ALL_EXCEPT);
 }

@@ -9,7 +9,9 @@
 
 #include "exact/xs_round.h"
 
-/* Columns summed together (their lanes stay in L1), rows per block. */
+/* Columns summed together (their lanes stay in L1); rows per block: from
+ * XS_COLUMN_BLOCK_ROWS to fewer than twice as many (a call's rows shared
+ * evenly; a call of fewer rows is one block). */
 #define XS_COLUMN_CHUNK 64
 #define XS_COLUMN_BLOCK_ROWS 128
 /* Columns in one group (bounds the state's memory). */

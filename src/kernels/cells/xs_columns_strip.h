@@ -7,7 +7,11 @@
  *   XS_CS_TARGET  function attribute (target ISA), or nothing
  *   XS_CS_W       doubles per vector: 2 (16 bytes), 4 (32) or 8 (64; only
  *                 under an AVX-512 target)
- *   XS_CS_FP_RANGE (optional) measure the range with double compares
+ *   XS_CS_FP_RANGE (optional) measure the range with double compares: then
+ *                 also XS_CS_FP_MAX(a, b) and XS_CS_FP_MIN(a, b), the
+ *                 larger and smaller of two vectors of doubles lane by lane,
+ *                 b where a lane is unordered (x86's maxpd and minpd), and
+ *                 XS_CS_FP_UNORD(a, b), all ones where a or b is a NaN
  *
  * and, before the first instance, XS_STRIP, xs_strip_block, XS_INLINE,
  * XS_PREFETCH, XS_PREFETCH_BYTES and XS_COLUMN_CARRY_ROWS.  It makes
@@ -28,12 +32,19 @@
  *   - with signed 64-bit compares (the patterns are below 2^63, so signed
  *     order is magnitude order): the largest |x|, and the smallest |x| - 1
  *     modulo 2^63, which turns 0 into 2^63 - 1, above every other;
- *   - or, when the includer defines XS_CS_FP_RANGE (x86-64's baseline has
- *     no 64-bit integer compare at all), with double compares, which order
- *     the non-NaN patterns the same way: zeros count as +Inf for the
- *     minimum and NaN is seen apart (it compares false).  A lane whose
- *     smallest non-zero |x| is Inf, or with a NaN, has its largest at or
- *     above Inf's pattern, which no window takes, whatever its minimum.
+ *   - or, when the includer defines XS_CS_FP_RANGE (x86: no unsigned 64-bit
+ *     compare, and AVX2's signed one needs a blend besides), with the
+ *     double max and min of the same patterns read as doubles, which order
+ *     the non-NaN patterns the same way: one instruction each.  The largest
+ *     |x| is a max; the smallest is a min of |x| - 1, where 0 becomes a NaN
+ *     pattern (all ones) that the min passes over (the max and min return
+ *     their second operand, the running one, for a NaN); a lane's NaNs are
+ *     seen apart and report the largest pattern: in the range pass by an
+ *     unordered compare of two rows at once, in the cut pass by its last
+ *     cell, which a NaN part leaves a NaN (cs_range_end).  A lane with
+ *     nothing but zeros or NaNs keeps +Inf's pattern as its minimum:
+ *     reported as all zeros, which a NaN lane's largest overrides (no
+ *     window takes it).
  * A lane with nothing but zeros has UINT64_MAX as its minimum, as
  * xs_strip_block wants.
  */
@@ -63,87 +74,123 @@ XS_CS_TARGET XS_INLINE XS_CS_VD XS_CS_FN(cs_load)(const char *q, int itemsize)
     return __builtin_convertvector(f, XS_CS_VD);
 }
 
-/* A vector of lanes' range: bit patterns of |x| (see the top of this file). */
+/* A vector of lanes' range: bit patterns of |x| (see the top of this file);
+ * with double compares, the minimum of even and of odd rows apart (a pair's
+ * own minimum would lose a row beside a zero) and the NaN lanes. */
 typedef struct {
-    XS_CS_VI mx, mn, nan;
+    XS_CS_VI mx, mn;
+#ifdef XS_CS_FP_RANGE
+    XS_CS_VI mn_odd;
+    XS_CS_VD nan;
+#endif
 } XS_CS_RANGE;
 
 XS_CS_TARGET XS_INLINE XS_CS_RANGE XS_CS_FN(cs_range_init)(void)
 {
     XS_CS_RANGE r;
     r.mx = (XS_CS_VI){0};
-    r.nan = r.mx;
 #ifdef XS_CS_FP_RANGE
     r.mn = r.mx + (int64_t)XS_CELLS_INF_BITS;
+    r.mn_odd = r.mn;
+    r.nan = (XS_CS_VD){0};
 #else
     r.mn = r.mx + (int64_t)XS_CELLS_ABS_BITS;
 #endif
     return r;
 }
 
-/* One row's keys: |x|'s bits for the largest (hi), for the smallest
- * non-zero (lo), and NaN lanes (see the top of this file). */
-XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_keys)(XS_CS_VD v, XS_CS_VI *hi, XS_CS_VI *lo,
-                                                XS_CS_VI *nan)
+/* One row's keys: |x|'s bits for the largest (hi) and |x| - 1 for the
+ * smallest non-zero (lo; see the top of this file for what 0 becomes). */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_keys)(XS_CS_VD v, XS_CS_VI *hi, XS_CS_VI *lo)
 {
     XS_CS_VI a = (XS_CS_VI)v & (int64_t)XS_CELLS_ABS_BITS;
     *hi = a;
 #ifdef XS_CS_FP_RANGE
-    *lo = a | (((XS_CS_VD)a == 0.0) & (int64_t)XS_CELLS_INF_BITS);
-    *nan = v != v;
+    *lo = a - 1;
 #else
     *lo = (a - 1) & (int64_t)XS_CELLS_ABS_BITS;
-    *nan = (XS_CS_VI){0};
 #endif
 }
 
-/* m > n, lane by lane, in the keys' order (NaN patterns: never). */
-XS_CS_TARGET XS_INLINE XS_CS_VI XS_CS_FN(cs_above)(XS_CS_VI m, XS_CS_VI n)
-{
 #ifdef XS_CS_FP_RANGE
-    return (XS_CS_VD)m > (XS_CS_VD)n;
+/* The larger (smaller) of keys m and n lane by lane; n, the running one,
+ * where m is a NaN pattern. */
+#define XS_CS_KEY_MAX(m, n) ((XS_CS_VI)XS_CS_FP_MAX((XS_CS_VD)(m), (XS_CS_VD)(n)))
+#define XS_CS_KEY_MIN(m, n) ((XS_CS_VI)XS_CS_FP_MIN((XS_CS_VD)(m), (XS_CS_VD)(n)))
 #else
-    return m > n;
+/* The larger (smaller) of keys m and n lane by lane, signed order. */
+XS_CS_TARGET XS_INLINE XS_CS_VI XS_CS_FN(cs_key_max)(XS_CS_VI m, XS_CS_VI n)
+{
+    XS_CS_VI up = m > n;
+    return (m & up) | (n & ~up);
+}
+XS_CS_TARGET XS_INLINE XS_CS_VI XS_CS_FN(cs_key_min)(XS_CS_VI m, XS_CS_VI n)
+{
+    XS_CS_VI down = n > m;
+    return (m & down) | (n & ~down);
+}
+#define XS_CS_KEY_MAX(m, n) XS_CS_FN(cs_key_max)(m, n)
+#define XS_CS_KEY_MIN(m, n) XS_CS_FN(cs_key_min)(m, n)
+#endif
+
+/* One row's lanes v into the range r; its NaN lanes too if `nans` (a
+ * constant: the cuts see them otherwise, see cs_range_end). */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_step)(XS_CS_VD v, XS_CS_RANGE *r, int nans)
+{
+    XS_CS_VI hi, lo;
+    XS_CS_FN(cs_keys)(v, &hi, &lo);
+    r->mx = XS_CS_KEY_MAX(hi, r->mx);
+    r->mn = XS_CS_KEY_MIN(lo, r->mn);
+#ifdef XS_CS_FP_RANGE
+    if (nans) {
+        r->nan = (XS_CS_VD)((XS_CS_VI)r->nan | (XS_CS_VI)XS_CS_FP_UNORD(v, v));
+    }
+#else
+    (void)nans;                 /* a NaN's pattern is above every other */
 #endif
 }
 
-/* Keys (hi, lo, nan) into the range r. */
-XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_fold)(XS_CS_RANGE *r, XS_CS_VI hi, XS_CS_VI lo,
-                                                XS_CS_VI nan)
-{
-    XS_CS_VI up = XS_CS_FN(cs_above)(hi, r->mx), down = XS_CS_FN(cs_above)(r->mn, lo);
-    r->mx = (hi & up) | (r->mx & ~up);
-    r->mn = (lo & down) | (r->mn & ~down);
-    r->nan |= nan;
-}
-
-/* One row's lanes v into the range r. */
-XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_step)(XS_CS_VD v, XS_CS_RANGE *r)
-{
-    XS_CS_VI hi, lo, nan;
-    XS_CS_FN(cs_keys)(v, &hi, &lo, &nan);
-    XS_CS_FN(cs_fold)(r, hi, lo, nan);
-}
-
-/* Two rows' lanes into the range r: their own range first, then r's (as
+/* Two rows' lanes into the range r: their own largest first, then r's (as
  * many ops as two steps, in a chain half as long). */
-XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_step2)(XS_CS_VD v0, XS_CS_VD v1, XS_CS_RANGE *r)
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_step2)(XS_CS_VD v0, XS_CS_VD v1, XS_CS_RANGE *r,
+                                                      int nans)
 {
-    XS_CS_VI hi0, lo0, nan0, hi1, lo1, nan1;
-    XS_CS_FN(cs_keys)(v0, &hi0, &lo0, &nan0);
-    XS_CS_FN(cs_keys)(v1, &hi1, &lo1, &nan1);
-    XS_CS_VI up = XS_CS_FN(cs_above)(hi1, hi0), down = XS_CS_FN(cs_above)(lo0, lo1);
-    XS_CS_FN(cs_fold)(r, (hi1 & up) | (hi0 & ~up), (lo1 & down) | (lo0 & ~down), nan0 | nan1);
+    XS_CS_VI hi0, lo0, hi1, lo1;
+    XS_CS_FN(cs_keys)(v0, &hi0, &lo0);
+    XS_CS_FN(cs_keys)(v1, &hi1, &lo1);
+    /* A NaN row's largest may pass over the other row's: its lane reports
+     * the largest pattern whatever. */
+    r->mx = XS_CS_KEY_MAX(XS_CS_KEY_MAX(hi0, hi1), r->mx);
+#ifdef XS_CS_FP_RANGE
+    r->mn = XS_CS_KEY_MIN(lo0, r->mn);
+    r->mn_odd = XS_CS_KEY_MIN(lo1, r->mn_odd);
+    if (nans) {
+        r->nan = (XS_CS_VD)((XS_CS_VI)r->nan | (XS_CS_VI)XS_CS_FP_UNORD(v0, v1));
+    }
+#else
+    (void)nans;
+    r->mn = XS_CS_KEY_MIN(XS_CS_KEY_MIN(lo0, lo1), r->mn);
+#endif
 }
 
-/* The range r of lanes lane0.. into b. */
-XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, int lane0, xs_strip_block *b)
+/* The range r of lanes lane0.. into b.  A lane whose last cell `cut` is a
+ * NaN had a NaN or an Inf term (a NaN part stays in the cell sums) or a
+ * finite one so far above the window that a cut overflowed (no window takes
+ * it either): it reports the largest pattern, whichever the measure, so
+ * that every instance reports the same. */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, XS_CS_VD cut, int lane0,
+                                                    xs_strip_block *b)
 {
+    XS_CS_VI special = cut != cut;
+#ifdef XS_CS_FP_RANGE
+    r.mn = XS_CS_KEY_MIN(r.mn_odd, r.mn);
+    special |= (XS_CS_VI)r.nan;
+#endif
     for (int k = 0; k < XS_CS_W; k++) {
         uint64_t mx = (uint64_t)r.mx[k], mn = (uint64_t)r.mn[k];
+        mx = special[k] ? UINT64_MAX : mx;
 #ifdef XS_CS_FP_RANGE
-        mx = r.nan[k] ? UINT64_MAX : mx;
-        mn = mn == XS_CELLS_INF_BITS ? UINT64_MAX : mn - 1;
+        mn = mn == XS_CELLS_INF_BITS ? UINT64_MAX : mn;
 #else
         mn = mn == XS_CELLS_ABS_BITS ? UINT64_MAX : mn;
 #endif
@@ -193,7 +240,7 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
                 XS_PREFETCH((const void *)((uintptr_t)q + (uintptr_t)row_stride +
                                            XS_PREFETCH_BYTES(itemsize)));
             }
-            XS_CS_FN(cs_range_step2)(v0, v1, &range);
+            XS_CS_FN(cs_range_step2)(v0, v1, &range, 0);
             XS_CS_VD p0[XS_CELLS_MAX + 1], p1[XS_CELLS_MAX + 1];
             XS_CS_CUT(v0, p0)
             XS_CS_CUT(v1, p1)
@@ -206,7 +253,7 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
             if (lane0 == 0) {
                 XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
             }
-            XS_CS_FN(cs_range_step)(v, &range);
+            XS_CS_FN(cs_range_step)(v, &range, 0);
             XS_CS_CUT(v, p)
             for (int c = 1; c <= K; c++) {
                 acc[c] += p[c];
@@ -222,7 +269,7 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
     for (int c = 0; c <= K; c++) {
         memcpy(&b->cells[c][lane0], &acc[c], sizeof acc[c]);
     }
-    XS_CS_FN(cs_range_end)(range, lane0, b);
+    XS_CS_FN(cs_range_end)(range, acc[K], lane0, b);
 }
 
 /* The whole strip's block, K a constant in each call. */
@@ -237,7 +284,7 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_block)(const char *q, ptrdiff_t rows,
 }
 
 /* The range of a strip's block alone, no cuts (a strip with no window
- * yet): every vector of the row at once (two registers each). */
+ * yet): every vector of the row at once, rows in pairs as in cs_part. */
 XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range)(const char *q, ptrdiff_t rows,
                                                  ptrdiff_t row_stride, int itemsize,
                                                  xs_strip_block *b)
@@ -246,15 +293,26 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range)(const char *q, ptrdiff_t rows,
     for (int part = 0; part < XS_CS_PARTS; part++) {
         range[part] = XS_CS_FN(cs_range_init)();
     }
-    for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
+    ptrdiff_t r = 0;
+    for (; r + 1 < rows; r += 2, q += 2 * row_stride) {
         XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
+        XS_PREFETCH((const void *)((uintptr_t)q + (uintptr_t)row_stride +
+                                   XS_PREFETCH_BYTES(itemsize)));
+        for (int part = 0; part < XS_CS_PARTS; part++) {
+            const char *at = q + part * XS_CS_W * itemsize;
+            XS_CS_FN(cs_range_step2)(XS_CS_FN(cs_load)(at, itemsize),
+                                     XS_CS_FN(cs_load)(at + row_stride, itemsize),
+                                     &range[part], 1);
+        }
+    }
+    if (r < rows) {                                     /* an odd row out */
         for (int part = 0; part < XS_CS_PARTS; part++) {
             XS_CS_VD v = XS_CS_FN(cs_load)(q + part * XS_CS_W * itemsize, itemsize);
-            XS_CS_FN(cs_range_step)(v, &range[part]);
+            XS_CS_FN(cs_range_step)(v, &range[part], 1);
         }
     }
     for (int part = 0; part < XS_CS_PARTS; part++) {
-        XS_CS_FN(cs_range_end)(range[part], part * XS_CS_W, b);
+        XS_CS_FN(cs_range_end)(range[part], (XS_CS_VD){0}, part * XS_CS_W, b);
     }
 }
 
@@ -282,6 +340,8 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_TYPE
 #undef XS_CS_CUT
 #undef XS_CS_RANGE
+#undef XS_CS_KEY_MAX
+#undef XS_CS_KEY_MIN
 #undef XS_CS_PARTS
 #undef XS_CS_VI
 #undef XS_CS_VF
@@ -293,3 +353,6 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_TARGET
 #undef XS_CS_W
 #undef XS_CS_FP_RANGE
+#undef XS_CS_FP_MAX
+#undef XS_CS_FP_MIN
+#undef XS_CS_FP_UNORD

@@ -156,29 +156,51 @@ static inline int xs_window_decide(const xs_running *run, uint64_t divisor,
     return xs_running_divide(run, divisor, &quotient) && xs_running_round(&quotient, fmt, value);
 }
 
-/* Rows without NaN or Inf, long enough, run as XS_MOVING_LANES stretches
+/* Rows without Inf, long enough, run as XS_MOVING_LANES stretches
  * side by side, so that their steps run in the doubles of vector registers
  * (xs_moving_lanes_template.h: four lanes in AVX2's, two in NEON's and in
  * the portable instance's, that many times fewer instructions per output);
- * with no vector lanes (compilers without GCC's vector extensions) the lanes
- * take turns, as fast as one stretch.  Each lane starts stale,
+ * with no vector lanes (compilers without GCC's vector extensions, and
+ * targets other than float64 and float32) the lanes take turns, as fast as
+ * one stretch.  NaNs stay in the lanes: each lane counts those of its
+ * window (xs_lane_step, and the vector loop), which enter its sums as
+ * zeros.  (Before, a row with one NaN left the lanes for the one-stretch
+ * loop below: 4-6 times slower.)  Each lane starts stale,
  * its accumulator holding the window before its first output (summed from
  * scratch), and settles (and so rebuilds its approximation) at its first
  * output.  The values are exactly what one stretch gives. */
 #define XS_MOVING_LANES 4
 #define XS_MOVING_LANES_MIN_TERMS 4096
 
-/* Output k of a lane (a row without NaN or Inf). */
-static inline void xs_lane_step(xs_running *run, xs_window_exact *exact, npy_intp k,
-                                int64_t window, int64_t min_count, int mean,
+/* 1 for the bits of a NaN. */
+static inline int xs_window_is_nan(uint64_t bits)
+{
+    return (bits & ~XS_SIGN_BIT) > XS_EXPONENT_MASK;
+}
+
+/* The term with these bits as a double for a lane: a NaN as 0 (it is no
+ * term), counted into *nans by `direction` (+1 entering, -1 leaving). */
+static inline double xs_lane_term(uint64_t bits, int64_t *nans, int direction)
+{
+    double x;
+    if (xs_window_is_nan(bits)) {
+        *nans += direction;
+        return 0.0;
+    }
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+/* Output k of a lane (a row without Inf), whose window holds *nans NaNs
+ * (updated here). */
+static inline void xs_lane_step(xs_running *run, xs_window_exact *exact, int64_t *nans,
+                                npy_intp k, int64_t window, int64_t min_count, int mean,
                                 const xs_target *target, char *out, npy_intp out_step)
 {
     double x_in, x_out = 0.0;
-    uint64_t bits = xs_window_load(exact->in, exact->stride, k);
-    memcpy(&x_in, &bits, sizeof x_in);
+    x_in = xs_lane_term(xs_window_load(exact->in, exact->stride, k), nans, +1);
     if (k >= window) {
-        bits = xs_window_load(exact->in, exact->stride, k - window);
-        memcpy(&x_out, &bits, sizeof x_out);
+        x_out = xs_lane_term(xs_window_load(exact->in, exact->stride, k - window), nans, -1);
     }
     if (run->valid && xs_running_abs(x_in) <= XS_RUNNING_MAX &&
             xs_running_abs(x_out) <= XS_RUNNING_MAX) {
@@ -187,13 +209,46 @@ static inline void xs_lane_step(xs_running *run, xs_window_exact *exact, npy_int
     else {
         run->valid = 0;
     }
-    int64_t terms = k + 1 < window ? k + 1 : window;
+    int64_t terms = (k + 1 < window ? k + 1 : window) - *nans;
     uint64_t divisor = mean ? (uint64_t)terms : 1u;
     double value = NAN;
     if (terms >= min_count && !xs_window_decide(run, divisor, target->format, &value)) {
         *run = xs_window_settle(exact, *run, k, divisor, target->format, &value);
     }
     XS_STORE(target, out + k * out_step, value);
+}
+
+/* What a row holds (xs_row_kind, below): flags. */
+#define XS_ROW_BEYOND 1
+#define XS_ROW_NAN 2
+#define XS_ROW_INF 4
+/* The bits of 2^1000 = XS_RUNNING_MAX.  Magnitudes of doubles order as
+ * their bits do (sign bit cleared), so |x| <= XS_RUNNING_MAX exactly when
+ * x's bits without the sign are at most these. */
+#define XS_RUNNING_MAX_BITS ((uint64_t)(XS_F64_EXP_BIAS + 1000) << XS_F64_MANT_BITS)
+
+static int xs_row_kind_scalar(const char *in, npy_intp stride, npy_intp n)
+{
+    /* Two tests per term for the common rows; a row with a NaN or an Inf
+     * is read again, for the three flags. */
+    uint64_t beyond = 0, special = 0;
+    for (npy_intp k = 0; k < n; k++) {
+        uint64_t magnitude = xs_window_load(in, stride, k) & ~XS_SIGN_BIT;
+        beyond |= (uint64_t)(magnitude > XS_RUNNING_MAX_BITS);
+        special |= (uint64_t)(magnitude >= XS_EXPONENT_MASK);
+    }
+    if (!special) {
+        return beyond ? XS_ROW_BEYOND : 0;
+    }
+    uint64_t finite_beyond = 0, nan = 0, inf = 0;
+    for (npy_intp k = 0; k < n; k++) {
+        uint64_t magnitude = xs_window_load(in, stride, k) & ~XS_SIGN_BIT;
+        finite_beyond |= (uint64_t)((magnitude > XS_RUNNING_MAX_BITS) &
+                                    (magnitude < XS_EXPONENT_MASK));
+        nan |= (uint64_t)(magnitude > XS_EXPONENT_MASK);
+        inf |= (uint64_t)(magnitude == XS_EXPONENT_MASK);
+    }
+    return (finite_beyond ? XS_ROW_BEYOND : 0) | (nan ? XS_ROW_NAN : 0) | (inf ? XS_ROW_INF : 0);
 }
 
 #ifdef XS_CPU_X86
@@ -225,32 +280,32 @@ static inline void xs_lane_step(xs_running *run, xs_window_exact *exact, npy_int
  * registers from 8 strided loads costing more than the width saves; so
  * AVX-512 CPUs run the AVX2 lanes. */
 
-/* 1 when every term of the contiguous row is within the safe range of
- * xs_running.h, |x| <= XS_RUNNING_MAX (ordered comparisons: NaN and Inf
- * fail them); 0 otherwise.  Two registers of four terms per iteration
- * (independent chains), the rest one by one. */
+/* xs_row_kind (below) of a contiguous row: its magnitudes' bits compared
+ * as integers (a double's magnitude orders as its bits with the sign
+ * cleared; no flag, whatever the NaN), four terms per register. */
 XS_TARGET_AVX2
-static int xs_row_in_range_avx2(const char *in, npy_intp n)
+static int xs_row_kind_avx2(const char *in, npy_intp n)
 {
-    const __m256d limit = _mm256_set1_pd(XS_RUNNING_MAX);
-    const __m256d magnitude = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX));
-    __m256d ok0 = _mm256_castsi256_pd(_mm256_set1_epi64x(-1)), ok1 = ok0;
+    const __m256i magnitude = _mm256_set1_epi64x(INT64_MAX);
+    const __m256i max_bits = _mm256_set1_epi64x((int64_t)XS_RUNNING_MAX_BITS);
+    const __m256i inf_bits = _mm256_set1_epi64x((int64_t)XS_EXPONENT_MASK);
+    const __m256i below_inf = _mm256_set1_epi64x((int64_t)XS_EXPONENT_MASK - 1);
+    __m256i beyond = _mm256_setzero_si256(), nan = beyond, inf = beyond;
     npy_intp k = 0;
-    for (; n - k >= 8; k += 8) {
+    for (; n - k >= 4; k += 4) {
         /* Unaligned loads: the row need not be aligned to its element. */
-        const char *p = in + k * (npy_intp)sizeof(double);
-        __m256d a = _mm256_loadu_pd((const double *)(const void *)p);
-        __m256d b = _mm256_loadu_pd((const double *)(const void *)(p + 4 * sizeof(double)));
-        ok0 = _mm256_and_pd(ok0, _mm256_cmp_pd(_mm256_and_pd(a, magnitude), limit, _CMP_LE_OQ));
-        ok1 = _mm256_and_pd(ok1, _mm256_cmp_pd(_mm256_and_pd(b, magnitude), limit, _CMP_LE_OQ));
+        __m256i a = _mm256_and_si256(
+            _mm256_loadu_si256((const __m256i *)(const void *)(in + k * (npy_intp)sizeof(double))),
+            magnitude);
+        beyond = _mm256_or_si256(beyond, _mm256_andnot_si256(_mm256_cmpgt_epi64(a, below_inf),
+                                                             _mm256_cmpgt_epi64(a, max_bits)));
+        nan = _mm256_or_si256(nan, _mm256_cmpgt_epi64(a, inf_bits));
+        inf = _mm256_or_si256(inf, _mm256_cmpeq_epi64(a, inf_bits));
     }
-    int ok = _mm256_movemask_pd(_mm256_and_pd(ok0, ok1)) == 0xf;
-    for (; k < n; k++) {
-        double x;
-        memcpy(&x, in + k * (npy_intp)sizeof(double), sizeof x);
-        ok &= xs_running_abs(x) <= XS_RUNNING_MAX;
-    }
-    return ok;
+    int kind = (_mm256_testz_si256(beyond, beyond) ? 0 : XS_ROW_BEYOND) |
+               (_mm256_testz_si256(nan, nan) ? 0 : XS_ROW_NAN) |
+               (_mm256_testz_si256(inf, inf) ? 0 : XS_ROW_INF);
+    return kind | xs_row_kind_scalar(in + k * (npy_intp)sizeof(double), sizeof(double), n - k);
 }
 #endif
 
@@ -305,9 +360,10 @@ static int xs_row_in_range_avx2(const char *in, npy_intp n)
 
 /* The vector lanes of one level: the loop of xs_moving_lanes_template.h
  * and its width (lanes per register). */
-typedef int (*xs_lanes_loop)(xs_running *run, const npy_intp *start, npy_intp *t_io,
-                             npy_intp len, const char *in, npy_intp stride, int64_t window,
-                             int mean, int checked, char *out, npy_intp out_step);
+typedef int (*xs_lanes_loop)(xs_running *run, int64_t *nans, const npy_intp *start,
+                             npy_intp *t_io, npy_intp len, const char *in, npy_intp stride,
+                             int64_t window, int64_t min_count, int mean, int checked,
+                             int has_nan, int narrow, char *out, npy_intp out_step);
 typedef struct {
     xs_lanes_loop loop;
     int width;
@@ -341,46 +397,34 @@ static const xs_lanes_variant *xs_vector_lanes(void)
     return xs_cpu_pick(lanes_variants);
 }
 
-/* What the row holds: XS_ROW_SPECIAL (a NaN or an Inf), else
- * XS_ROW_BEYOND (a finite term beyond the safe range of xs_running.h, which
- * the vector lanes must test for), else XS_ROW_IN_RANGE. */
-#define XS_ROW_IN_RANGE 0
-#define XS_ROW_BEYOND 1
-#define XS_ROW_SPECIAL 2
-/* The bits of 2^1000 = XS_RUNNING_MAX.  Magnitudes of doubles order as
- * their bits do (sign bit cleared), so |x| <= XS_RUNNING_MAX exactly when
- * x's bits without the sign are at most these. */
-#define XS_RUNNING_MAX_BITS ((uint64_t)(XS_F64_EXP_BIAS + 1000) << XS_F64_MANT_BITS)
-
+/* The row without Inf (XS_ROW_INF: the lanes do not take it): with
+ * XS_ROW_NAN, a NaN, and with XS_ROW_BEYOND, a finite term beyond the safe
+ * range of xs_running.h, which the vector lanes must test for. */
 static int xs_row_kind(const char *in, npy_intp stride, npy_intp n)
 {
-    /* The common case first, at the speed of memory where AVX2 is there. */
 #ifdef XS_MOVING_X86
-    if (stride == (npy_intp)sizeof(double) && xs_cpu_allows(XS_ISA_AVX2) &&
-            xs_row_in_range_avx2(in, n)) {
-        return XS_ROW_IN_RANGE;
+    if (stride == (npy_intp)sizeof(double) && xs_cpu_allows(XS_ISA_AVX2)) {
+        return xs_row_kind_avx2(in, n);
     }
 #endif
-    uint64_t special = 0, beyond = 0;
-    for (npy_intp k = 0; k < n; k++) {
-        uint64_t bits = xs_window_load(in, stride, k);
-        special |= (uint64_t)((bits & XS_EXPONENT_MASK) == XS_EXPONENT_MASK);
-        beyond |= (uint64_t)((bits & ~XS_SIGN_BIT) > XS_RUNNING_MAX_BITS);
-    }
-    return special ? XS_ROW_SPECIAL : beyond ? XS_ROW_BEYOND : XS_ROW_IN_RANGE;
+    return xs_row_kind_scalar(in, stride, n);
 }
 
 static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
-                            int64_t window, int64_t min_count, int mean, int checked,
+                            int64_t window, int64_t min_count, int mean, int kind,
                             const xs_target *target, char *out, npy_intp out_step)
 {
     const char *in = exact[0].in;
     npy_intp stride = exact[0].stride;
-    (void)checked;                        /* used by the vector lanes only */
-    const xs_lanes_variant *vector = target == &xs_target_float64 ? xs_vector_lanes() : NULL;
+    /* (used by the vector lanes only) */
+    const int checked = (kind & XS_ROW_BEYOND) != 0, has_nan = (kind & XS_ROW_NAN) != 0;
+    const int narrow = target == &xs_target_float32;
+    const xs_lanes_variant *vector =
+        target == &xs_target_float64 || narrow ? xs_vector_lanes() : NULL;
     int lanes = XS_MOVING_LANES;          /* in vector registers or not */
     npy_intp len = n / lanes, start[XS_MOVING_LANES];
     xs_running run[XS_MOVING_LANES];
+    int64_t nans[XS_MOVING_LANES];        /* in each lane's window */
     for (int l = 0; l < lanes; l++) {
         start[l] = l * len;
         xs_running_init_exact(&run[l]);
@@ -389,8 +433,11 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
         exact[l].synced = start[l] - 1;
         xs_small_init(&exact[l].acc);
         exact[l].not_neg_zero = 0;
+        nans[l] = 0;
         for (npy_intp j = start[l] - window > 0 ? start[l] - window : 0; j < start[l]; j++) {
-            xs_window_add_exact(&exact[l], xs_window_load(in, stride, j), +1);
+            uint64_t bits = xs_window_load(in, stride, j);
+            xs_window_add_exact(&exact[l], bits, +1);
+            nans[l] += xs_window_is_nan(bits);
         }
     }
     /* Until every lane's window is full (and wherever there are no vector
@@ -406,8 +453,8 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
         npy_intp t1 = full - t0 < steps_per_check ? full : t0 + steps_per_check;
         for (npy_intp t = t0; t < t1; t++) {
             for (int l = 0; l < lanes; l++) {
-                xs_lane_step(&run[l], &exact[l], start[l] + t, window, min_count, mean,
-                             target, out, out_step);
+                xs_lane_step(&run[l], &exact[l], &nans[l], start[l] + t, window, min_count,
+                             mean, target, out, out_step);
             }
         }
     }
@@ -417,8 +464,9 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
         npy_intp t = full;
         while (t < len) {
             npy_intp until = len - t < steps_per_check ? len : t + steps_per_check;
-            int undecided = vector->loop(run + g, start + g, &t, until, in, stride, window,
-                                         mean, checked, out, out_step);
+            int undecided = vector->loop(run + g, nans + g, start + g, &t, until, in, stride,
+                                         window, min_count, mean, checked, has_nan, narrow,
+                                         out, out_step);
             if (t >= until) {
                 if (xs_interrupted()) {
                     return;
@@ -428,10 +476,10 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
             for (int l = g; l < g + vector->width; l++) {
                 if (undecided & (1 << (l - g))) {
                     double value;
-                    uint64_t divisor = mean ? (uint64_t)window : 1u;
+                    uint64_t divisor = mean ? (uint64_t)(window - nans[l]) : 1u;
                     run[l] = xs_window_settle(&exact[l], run[l], start[l] + t, divisor,
                                               target->format, &value);
-                    memcpy(out + (start[l] + t) * out_step, &value, sizeof value);
+                    XS_STORE(target, out + (start[l] + t) * out_step, value);
                 }
             }
             t++;
@@ -440,8 +488,8 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
     /* The rest of the row, after the last lane's stretch. */
     int last = lanes - 1;
     for (npy_intp k = start[last] + len; k < n; k++) {     /* fewer than `lanes` */
-        xs_lane_step(&run[last], &exact[last], k, window, min_count, mean, target, out,
-                     out_step);
+        xs_lane_step(&run[last], &exact[last], &nans[last], k, window, min_count, mean,
+                     target, out, out_step);
     }
 }
 
@@ -466,15 +514,14 @@ void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *
         memcpy(&window, args[1] + i * steps[1], sizeof window);
         memcpy(&min_count, args[2] + i * steps[2], sizeof min_count);
         memcpy(&mean, args[3] + i * steps[3], sizeof mean);
-        int kind = n >= XS_MOVING_LANES_MIN_TERMS ? xs_row_kind(in, steps[5], n) : XS_ROW_SPECIAL;
-        if (kind != XS_ROW_SPECIAL) {
+        int kind = n >= XS_MOVING_LANES_MIN_TERMS ? xs_row_kind(in, steps[5], n) : XS_ROW_INF;
+        if (!(kind & XS_ROW_INF)) {
             for (int l = 0; l < XS_MOVING_LANES; l++) {
                 lanes[l].in = in;
                 lanes[l].stride = steps[5];
                 lanes[l].window = (npy_intp)window;
             }
-            xs_moving_lanes(lanes, n, window, min_count, mean, kind == XS_ROW_BEYOND, target,
-                            out, steps[6]);
+            xs_moving_lanes(lanes, n, window, min_count, mean, kind, target, out, steps[6]);
             continue;
         }
         xs_small_init(&exact.acc);

@@ -312,6 +312,9 @@ static int group_var(const char *in, npy_intp stride, npy_intp n, int64_t ddof, 
     double first = load(in);
     int equal = 1, special = 0, out_of_range = 0;
     for (npy_intp j = 0; j < n; j++) {
+        if ((j & (XS_INTERRUPT_BLOCK - 1)) == 0 && xs_interrupted_at(j)) {
+            return 0;                           /* a huge group: answer Ctrl-C */
+        }
         double x = load(in + j * stride);
         int outside = 0;
         special |= !present(x, &outside) && !outside;       /* NaN, Inf */
@@ -334,6 +337,9 @@ static int group_var(const char *in, npy_intp stride, npy_intp n, int64_t ddof, 
     if (decide(&r1, &r2, (int64_t)n, ddof, std, fmt, out)) {
         return 1;
     }
+    if (n > XS_INTERRUPT_BLOCK && xs_interrupted()) {
+        return 0;                               /* between the passes of a huge group */
+    }
     /* A spread small beside the mean: anchor at the approximate mean. */
     double mean = first + (r1.hi + r1.lo) / (double)n;
     if (!(fabs(mean) <= XS_MV_MAX)) {
@@ -350,7 +356,7 @@ void xs_grouped_var(char **args, const npy_intp *dimensions, const npy_intp *ste
     fexcept_t flags;
     fegetexceptflag(&flags, FE_ALL_EXCEPT);
     ptrdiff_t work = 0;
-    for (npy_intp i = 0; i < rows && !xs_interrupted_after(&work, n); i++) {
+    for (npy_intp i = 0; i < rows && !xs_stopped(); i++) {
         const char *values = args[0] + i * steps[0], *ends = args[1] + i * steps[1];
         int64_t ddof;
         npy_bool std;
@@ -365,6 +371,11 @@ void xs_grouped_var(char **args, const npy_intp *dimensions, const npy_intp *ste
             double value = 0.0;
             npy_bool decided = 0;
             in_order &= end >= start && end <= (int64_t)n;   /* else none from here */
+            /* A check every XS_INTERRUPT_BLOCK values, also within a row of
+             * many groups; once stopped, nothing more is stored. */
+            if (in_order && xs_interrupted_after(&work, (ptrdiff_t)(end - start))) {
+                break;
+            }
             if (in_order) {
                 decided = (npy_bool)group_var(values + start * steps[6], steps[6],
                                               (npy_intp)(end - start), ddof, std != 0,
