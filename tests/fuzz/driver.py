@@ -820,6 +820,7 @@ def main(argv=None):
                                   first=args.first)
     for line in failures[:50]:
         print(line)
-    print(f"xsumufunc fuzz: {done} cases from {args.first}, seed {args.seed}, oracle {args.oracle}, "
+    first = f" from case {args.first}" if args.first else ""
+    print(f"xsumufunc fuzz: {done} cases, seed {args.seed}{first}, oracle {args.oracle}, "
           f"{args.workers} worker(s), {seconds:.1f} s: {len(failures)} failures")
     return 1 if failures else 0
