@@ -45,6 +45,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cpu/xs_cpu.h"
 #include "runtime/xs_interrupt.h"
 #include "exact/xs_root.h"
 #include "exact/xs_running.h"
@@ -79,7 +80,35 @@ typedef struct {
 
 #define XS_MV_PART_ERR 0x1p-990
 
-static inline void parts_of(double x, int present, double anchor, xs_mv_parts *t)
+/* The bodies shared by the portable and the FMA copies of the moving loop,
+ * inlined into each so that `use_fma` is a constant there. */
+#if defined(__GNUC__) || defined(__clang__)
+#define XS_MV_BODY static inline __attribute__((always_inline))
+#else
+#define XS_MV_BODY static inline
+#endif
+
+/* a*b = p + *err: Dekker's product in the portable copy, one fma in the
+ * copy compiled for FMA (a third of the work: the products are most of
+ * decide's).  Both are exact under the same conditions (a*b at least
+ * 2^-969 or 0, finite); below that the fma's error (under 2^-1074) is
+ * smaller than Dekker's, so every bound here covers both. */
+XS_MV_BODY double mv_product(double a, double b, int use_fma, double *err)
+{
+    if (use_fma) {
+        double p = a * b;
+        *err = xs_product_error(a, b, p);
+        return p;
+    }
+    return xs_dekker_product(a, b, err);
+}
+
+XS_MV_BODY double mv_square(double v, int use_fma, double *err)
+{
+    return use_fma ? mv_product(v, v, 1, err) : xs_dekker_square(v, err);
+}
+
+XS_MV_BODY void parts_with(double x, int present, double anchor, int use_fma, xs_mv_parts *t)
 {
     if (!present) {
         memset(t, 0, sizeof *t);
@@ -88,15 +117,20 @@ static inline void parts_of(double x, int present, double anchor, xs_mv_parts *t
     double dl, dh = xs_two_sum(x, -anchor, &dl);
     t->s1[0] = dh;
     t->s1[1] = dl;
-    t->s2[0] = xs_dekker_square(dh, &t->s2[1]);
+    t->s2[0] = mv_square(dh, use_fma, &t->s2[1]);
     if (dl == 0.0) {                    /* an exact shift (always, for anchor 0) */
         t->s2[2] = t->s2[3] = t->s2[4] = 0.0;
     }
     else {
-        t->s2[2] = xs_dekker_product(2.0 * dh, dl, &t->s2[3]);
+        t->s2[2] = mv_product(2.0 * dh, dl, use_fma, &t->s2[3]);
         t->s2[4] = dl * dl;
     }
     t->err = t->s2[4] * 0x1p-52 + XS_MV_PART_ERR;
+}
+
+static inline void parts_of(double x, int present, double anchor, xs_mv_parts *t)
+{
+    parts_with(x, present, anchor, 0, t);
 }
 
 /* Whether term x enters the sums (finite, 0 or within the range) and, if
@@ -111,8 +145,9 @@ static inline int present(double x, int *out_of_range)
 
 /* The window's variance (std: its root) rounded into fmt, when the
  * approximations r1 (of S1) and r2 (of S2) of its m terms decide it. */
-static int decide(const xs_running *r1, const xs_running *r2, int64_t m, int64_t ddof,
-                  int std, const xs_format *fmt, double *out)
+XS_MV_BODY int decide_with(const xs_running *r1, const xs_running *r2, int64_t m,
+                           int64_t ddof, int std, int use_fma, const xs_format *fmt,
+                           double *out)
 {
     int64_t dof = m - ddof;
     if (!r1->valid || !r2->valid || m > XS_MV_MAX_TERMS || dof <= 0 || dof > XS_MV_MAX_TERMS) {
@@ -130,12 +165,12 @@ static int decide(const xs_running *r1, const xs_running *r2, int64_t m, int64_t
      * gathered in c (roundings of c: below 2^-50 of the sum of their
      * magnitudes); al^2 is left out and bounded. */
     double mm = (double)m, parts[8];
-    double q = xs_dekker_product(mm, bh, &parts[1]);
-    double p = xs_dekker_product(ah, ah, &parts[2]);
+    double q = mv_product(mm, bh, use_fma, &parts[1]);
+    double p = mv_square(ah, use_fma, &parts[2]);
     parts[2] = -parts[2];
     parts[0] = xs_two_sum(q, -p, &parts[3]);
-    parts[4] = xs_dekker_product(mm, bl, &parts[5]);
-    parts[6] = -xs_dekker_product(2.0 * ah, al, &parts[7]);
+    parts[4] = mv_product(mm, bl, use_fma, &parts[5]);
+    parts[6] = -mv_product(2.0 * ah, al, use_fma, &parts[7]);
     parts[7] = -parts[7];
     double sum = parts[0], c = 0.0, c_abs = 0.0;
     for (int j = 1; j < 8; j++) {
@@ -162,6 +197,12 @@ static int decide(const xs_running *r1, const xs_running *r2, int64_t m, int64_t
         return xs_running_round(&v, fmt, out);
     }
     return xs_root_decide(v.hi, v.lo, v.bound * XS_RUNNING_GROWTH, fmt, out);
+}
+
+static int decide(const xs_running *r1, const xs_running *r2, int64_t m, int64_t ddof,
+                  int std, const xs_format *fmt, double *out)
+{
+    return decide_with(r1, r2, m, ddof, std, 0, fmt, out);
 }
 
 static inline double load(const char *p)
@@ -196,10 +237,14 @@ static void rebuild(xs_running *r1, xs_running *r2, const char *in, npy_intp str
     }
 }
 
+#define XS_MV_ROW_PARAMS const char *in, npy_intp stride, npy_intp n, int64_t window, \
+    int64_t min_count, int64_t ddof, int std, const xs_target *target, char *out, \
+    npy_intp out_step, char *ok, npy_intp ok_step
+#define XS_MV_ROW_ARGS in, stride, n, window, min_count, ddof, std, target, out, out_step, \
+    ok, ok_step
+
 /* One row: values (n, stride) -> out (out_step) and decided (ok_step). */
-static void moving_var_row(const char *in, npy_intp stride, npy_intp n, int64_t window,
-                           int64_t min_count, int64_t ddof, int std, const xs_target *target,
-                           char *out, npy_intp out_step, char *ok, npy_intp ok_step)
+XS_MV_BODY void moving_var_row_with(XS_MV_ROW_PARAMS, int use_fma)
 {
     xs_running r1, r2;
     xs_running_init_exact(&r1);
@@ -217,8 +262,8 @@ static void moving_var_row(const char *in, npy_intp stride, npy_intp n, int64_t 
         }
         int out_of_range = 0, ignored = 0;
         xs_mv_parts t_in, t_out;
-        parts_of(x_in, present(x_in, &out_of_range), anchor, &t_in);
-        parts_of(x_out, present(x_out, &ignored), anchor, &t_out);
+        parts_with(x_in, present(x_in, &out_of_range), anchor, use_fma, &t_in);
+        parts_with(x_out, present(x_out, &ignored), anchor, use_fma, &t_out);
         if (out_of_range) {
             last_out_of_range = k;
         }
@@ -255,7 +300,7 @@ static void moving_var_row(const char *in, npy_intp stride, npy_intp n, int64_t 
         else if (last_out_of_range >= first) {
             decided = 0;
         }
-        else if (!decide(&r1, &r2, terms, ddof, std, target->format, &value)) {
+        else if (!decide_with(&r1, &r2, terms, ddof, std, use_fma, target->format, &value)) {
             decided = 0;
             if (k - last_rebuild >= window) {
                 /* A new anchor: the window's last term (a variance large
@@ -264,7 +309,8 @@ static void moving_var_row(const char *in, npy_intp stride, npy_intp n, int64_t 
                 last_rebuild = k;
                 anchor = x_in == x_in && !out_of_range && fabs(x_in) < INFINITY ? x_in : anchor;
                 rebuild(&r1, &r2, in, stride, first, k, anchor);
-                decided = (npy_bool)decide(&r1, &r2, terms, ddof, std, target->format, &value);
+                decided = (npy_bool)decide_with(&r1, &r2, terms, ddof, std, use_fma,
+                                                target->format, &value);
             }
         }
         if (!decided) {
@@ -274,6 +320,31 @@ static void moving_var_row(const char *in, npy_intp stride, npy_intp n, int64_t 
         memcpy(ok + k * ok_step, &decided, sizeof decided);
     }
 }
+
+#if defined(XS_CPU_X86)
+/* Two copies, FMA (chosen where the level in force allows AVX2, which
+ * comes with FMA) and portable. */
+XS_TARGET_AVX2 static void moving_var_row_fma(XS_MV_ROW_PARAMS)
+{
+    moving_var_row_with(XS_MV_ROW_ARGS, 1);
+}
+
+static void moving_var_row(XS_MV_ROW_PARAMS)
+{
+    if (xs_cpu_allows(XS_ISA_AVX2)) {
+        moving_var_row_fma(XS_MV_ROW_ARGS);
+    }
+    else {
+        moving_var_row_with(XS_MV_ROW_ARGS, 0);
+    }
+}
+#else
+/* One copy, portable (Dekker's products). */
+static void moving_var_row(XS_MV_ROW_PARAMS)
+{
+    moving_var_row_with(XS_MV_ROW_ARGS, 0);
+}
+#endif
 
 void xs_moving_var(char **args, const npy_intp *dimensions, const npy_intp *steps, void *data)
 {
