@@ -16,11 +16,13 @@
  * N from the approximations A = ah + al (bound a) of S1 and B = bh + bl
  * (bound b) of S2: m*bh, ah*ah, m*bl and 2*ah*al exactly (Dekker's
  * products, two doubles each), m*bh - ah*ah's leading parts by TwoSum; the
- * eight parts summed by TwoSums, their errors gathered in c.  So nh + nl is
- * within
- *     m b + (2(|ah| + |al|) + a) a + al^2 + 2^-50 (sum of |TwoSum errors|)
+ * seven parts besides fl(m*bh - ah*ah) summed in plain arithmetic (the
+ * recursive sum of seven terms is within 6u < 2^-50 of the sum of their
+ * magnitudes, u = 2^-53; additions are exact when they underflow), then
+ * added to it by one TwoSum.  So nh + nl is within
+ *     m b + (2(|ah| + |al|) + a) a + al^2 + 2^-50 (sum of |the seven|)
  *     + XS_MV_TINY
- * of N (the roundings of c; al^2 left out; XS_MV_TINY: a square of a sum
+ * of N (al^2 left out; XS_MV_TINY: a square of a sum
  * below XS_MV_SUM_MIN is off by less), the whole times 1 + 2^-40 for the
  * roundings of the bound itself.  A window is decided when N is provably
  * positive: V's approximation by xs_running_divide, rounded by
@@ -161,9 +163,10 @@ XS_MV_BODY int decide_with(const xs_running *r1, const xs_running *r2, int64_t m
         return 0;
     }
     /* N = m (bh + bl) - (ah + al)^2 + what the bounds allow: eight exact
-     * parts (Dekker's products, TwoSum), summed by TwoSums whose errors are
-     * gathered in c (roundings of c: below 2^-50 of the sum of their
-     * magnitudes); al^2 is left out and bounded. */
+     * parts (products, TwoSum); all but parts[0] summed plainly (within
+     * 2^-50 of the sum of their magnitudes: independent adds instead of a
+     * chain of TwoSums), then added to parts[0] by TwoSum; al^2 is left out
+     * and bounded. */
     double mm = (double)m, parts[8];
     double q = mv_product(mm, bh, use_fma, &parts[1]);
     double p = mv_square(ah, use_fma, &parts[2]);
@@ -172,16 +175,14 @@ XS_MV_BODY int decide_with(const xs_running *r1, const xs_running *r2, int64_t m
     parts[4] = mv_product(mm, bl, use_fma, &parts[5]);
     parts[6] = -mv_product(2.0 * ah, al, use_fma, &parts[7]);
     parts[7] = -parts[7];
-    double sum = parts[0], c = 0.0, c_abs = 0.0;
+    double rest = 0.0, rest_abs = 0.0;
     for (int j = 1; j < 8; j++) {
-        double t;
-        sum = xs_two_sum(sum, parts[j], &t);
-        c += t;
-        c_abs += fabs(t);
+        rest += parts[j];
+        rest_abs += fabs(parts[j]);
     }
-    double nl, nh = xs_two_sum(sum, c, &nl);
+    double nl, nh = xs_two_sum(parts[0], rest, &nl);
     double err = (mm * b + (2.0 * (fabs(ah) + fabs(al)) + a) * a + al * al +
-                  0x1p-50 * c_abs + XS_MV_TINY) * (1.0 + 0x1p-40);
+                  0x1p-50 * rest_abs + XS_MV_TINY) * (1.0 + 0x1p-40);
     if (!(nh - err > 0.0)) {
         return 0;                        /* N not provably positive */
     }
@@ -303,14 +304,25 @@ XS_MV_BODY void moving_var_row_with(XS_MV_ROW_PARAMS, int use_fma)
         else if (!decide_with(&r1, &r2, terms, ddof, std, use_fma, target->format, &value)) {
             decided = 0;
             if (k - last_rebuild >= window) {
-                /* A new anchor: the window's last term (a variance large
-                 * beside the mean is decided with any anchor; one small
-                 * beside it needs an anchor near the mean). */
+                /* Rebuilt at the anchor in use first: a variance large
+                 * beside the mean, undecided because the bounds grew as
+                 * large terms left, is decided at any anchor, and keeping
+                 * anchor 0 keeps every shift exact (the short path above;
+                 * lognormal data ran the long one after its first rebuild).
+                 * Then at a new anchor, the window's last term: a variance
+                 * small beside the mean needs an anchor near the mean. */
                 last_rebuild = k;
-                anchor = x_in == x_in && !out_of_range && fabs(x_in) < INFINITY ? x_in : anchor;
                 rebuild(&r1, &r2, in, stride, first, k, anchor);
                 decided = (npy_bool)decide_with(&r1, &r2, terms, ddof, std, use_fma,
                                                 target->format, &value);
+                double next = x_in == x_in && !out_of_range && fabs(x_in) < INFINITY ? x_in
+                                                                                    : anchor;
+                if (!decided && next != anchor) {
+                    anchor = next;
+                    rebuild(&r1, &r2, in, stride, first, k, anchor);
+                    decided = (npy_bool)decide_with(&r1, &r2, terms, ddof, std, use_fma,
+                                                    target->format, &value);
+                }
             }
         }
         if (!decided) {
