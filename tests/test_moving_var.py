@@ -98,10 +98,14 @@ def _series(kind, n, rng):
         return rng.choice([-1.0, 1.0], n) * rng.lognormal(0.0, 3.0, n)
     if kind == "offset":                  # a large mean: the variance cancels 16 digits
         return 1e8 + rng.standard_normal(n)
+    if kind == "switch":                  # lognormal, then a large mean: a rebuild keeps
+        half = n // 2                     # its anchor in the first half, moves it later
+        return np.concatenate([_series("lognormal", half, rng),
+                               _series("offset", n - half, rng)])
     return np.repeat(rng.standard_normal(n // 50 + 1), 50)[:n] * 0.1   # constant stretches
 
 
-@pytest.mark.parametrize("kind", ["normal", "lognormal", "offset", "steps"])
+@pytest.mark.parametrize("kind", ["normal", "lognormal", "offset", "switch", "steps"])
 @pytest.mark.parametrize("std", [False, True])
 def test_ordinary_series_are_decided_by_the_loop(kind, std):
     """The loop decides nearly every window of ordinary data (so that the

@@ -16,11 +16,13 @@
  * N from the approximations A = ah + al (bound a) of S1 and B = bh + bl
  * (bound b) of S2: m*bh, ah*ah, m*bl and 2*ah*al exactly (Dekker's
  * products, two doubles each), m*bh - ah*ah's leading parts by TwoSum; the
- * eight parts summed by TwoSums, their errors gathered in c.  So nh + nl is
- * within
- *     m b + (2(|ah| + |al|) + a) a + al^2 + 2^-50 (sum of |TwoSum errors|)
+ * seven parts besides fl(m*bh - ah*ah) summed in plain arithmetic (the
+ * recursive sum of seven terms is within 6u < 2^-50 of the sum of their
+ * magnitudes, u = 2^-53; additions are exact when they underflow), then
+ * added to it by one TwoSum.  So nh + nl is within
+ *     m b + (2(|ah| + |al|) + a) a + al^2 + 2^-50 (sum of |the seven|)
  *     + XS_MV_TINY
- * of N (the roundings of c; al^2 left out; XS_MV_TINY: a square of a sum
+ * of N (al^2 left out; XS_MV_TINY: a square of a sum
  * below XS_MV_SUM_MIN is off by less), the whole times 1 + 2^-40 for the
  * roundings of the bound itself.  A window is decided when N is provably
  * positive: V's approximation by xs_running_divide, rounded by
@@ -45,6 +47,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cpu/xs_cpu.h"
 #include "runtime/xs_interrupt.h"
 #include "exact/xs_root.h"
 #include "exact/xs_running.h"
@@ -79,7 +82,35 @@ typedef struct {
 
 #define XS_MV_PART_ERR 0x1p-990
 
-static inline void parts_of(double x, int present, double anchor, xs_mv_parts *t)
+/* The bodies shared by the portable and the FMA copies of the moving loop,
+ * inlined into each so that `use_fma` is a constant there. */
+#if defined(__GNUC__) || defined(__clang__)
+#define XS_MV_BODY static inline __attribute__((always_inline))
+#else
+#define XS_MV_BODY static inline
+#endif
+
+/* a*b = p + *err: Dekker's product in the portable copy, one fma in the
+ * copy compiled for FMA (a third of the work: the products are most of
+ * decide's).  Both are exact under the same conditions (a*b at least
+ * 2^-969 or 0, finite); below that the fma's error (under 2^-1074) is
+ * smaller than Dekker's, so every bound here covers both. */
+XS_MV_BODY double mv_product(double a, double b, int use_fma, double *err)
+{
+    if (use_fma) {
+        double p = a * b;
+        *err = xs_product_error(a, b, p);
+        return p;
+    }
+    return xs_dekker_product(a, b, err);
+}
+
+XS_MV_BODY double mv_square(double v, int use_fma, double *err)
+{
+    return use_fma ? mv_product(v, v, 1, err) : xs_dekker_square(v, err);
+}
+
+XS_MV_BODY void parts_with(double x, int present, double anchor, int use_fma, xs_mv_parts *t)
 {
     if (!present) {
         memset(t, 0, sizeof *t);
@@ -88,15 +119,20 @@ static inline void parts_of(double x, int present, double anchor, xs_mv_parts *t
     double dl, dh = xs_two_sum(x, -anchor, &dl);
     t->s1[0] = dh;
     t->s1[1] = dl;
-    t->s2[0] = xs_dekker_square(dh, &t->s2[1]);
+    t->s2[0] = mv_square(dh, use_fma, &t->s2[1]);
     if (dl == 0.0) {                    /* an exact shift (always, for anchor 0) */
         t->s2[2] = t->s2[3] = t->s2[4] = 0.0;
     }
     else {
-        t->s2[2] = xs_dekker_product(2.0 * dh, dl, &t->s2[3]);
+        t->s2[2] = mv_product(2.0 * dh, dl, use_fma, &t->s2[3]);
         t->s2[4] = dl * dl;
     }
     t->err = t->s2[4] * 0x1p-52 + XS_MV_PART_ERR;
+}
+
+static inline void parts_of(double x, int present, double anchor, xs_mv_parts *t)
+{
+    parts_with(x, present, anchor, 0, t);
 }
 
 /* Whether term x enters the sums (finite, 0 or within the range) and, if
@@ -111,8 +147,9 @@ static inline int present(double x, int *out_of_range)
 
 /* The window's variance (std: its root) rounded into fmt, when the
  * approximations r1 (of S1) and r2 (of S2) of its m terms decide it. */
-static int decide(const xs_running *r1, const xs_running *r2, int64_t m, int64_t ddof,
-                  int std, const xs_format *fmt, double *out)
+XS_MV_BODY int decide_with(const xs_running *r1, const xs_running *r2, int64_t m,
+                           int64_t ddof, int std, int use_fma, const xs_format *fmt,
+                           double *out)
 {
     int64_t dof = m - ddof;
     if (!r1->valid || !r2->valid || m > XS_MV_MAX_TERMS || dof <= 0 || dof > XS_MV_MAX_TERMS) {
@@ -126,27 +163,26 @@ static int decide(const xs_running *r1, const xs_running *r2, int64_t m, int64_t
         return 0;
     }
     /* N = m (bh + bl) - (ah + al)^2 + what the bounds allow: eight exact
-     * parts (Dekker's products, TwoSum), summed by TwoSums whose errors are
-     * gathered in c (roundings of c: below 2^-50 of the sum of their
-     * magnitudes); al^2 is left out and bounded. */
+     * parts (products, TwoSum); all but parts[0] summed plainly (within
+     * 2^-50 of the sum of their magnitudes: independent adds instead of a
+     * chain of TwoSums), then added to parts[0] by TwoSum; al^2 is left out
+     * and bounded. */
     double mm = (double)m, parts[8];
-    double q = xs_dekker_product(mm, bh, &parts[1]);
-    double p = xs_dekker_product(ah, ah, &parts[2]);
+    double q = mv_product(mm, bh, use_fma, &parts[1]);
+    double p = mv_square(ah, use_fma, &parts[2]);
     parts[2] = -parts[2];
     parts[0] = xs_two_sum(q, -p, &parts[3]);
-    parts[4] = xs_dekker_product(mm, bl, &parts[5]);
-    parts[6] = -xs_dekker_product(2.0 * ah, al, &parts[7]);
+    parts[4] = mv_product(mm, bl, use_fma, &parts[5]);
+    parts[6] = -mv_product(2.0 * ah, al, use_fma, &parts[7]);
     parts[7] = -parts[7];
-    double sum = parts[0], c = 0.0, c_abs = 0.0;
+    double rest = 0.0, rest_abs = 0.0;
     for (int j = 1; j < 8; j++) {
-        double t;
-        sum = xs_two_sum(sum, parts[j], &t);
-        c += t;
-        c_abs += fabs(t);
+        rest += parts[j];
+        rest_abs += fabs(parts[j]);
     }
-    double nl, nh = xs_two_sum(sum, c, &nl);
+    double nl, nh = xs_two_sum(parts[0], rest, &nl);
     double err = (mm * b + (2.0 * (fabs(ah) + fabs(al)) + a) * a + al * al +
-                  0x1p-50 * c_abs + XS_MV_TINY) * (1.0 + 0x1p-40);
+                  0x1p-50 * rest_abs + XS_MV_TINY) * (1.0 + 0x1p-40);
     if (!(nh - err > 0.0)) {
         return 0;                        /* N not provably positive */
     }
@@ -162,6 +198,12 @@ static int decide(const xs_running *r1, const xs_running *r2, int64_t m, int64_t
         return xs_running_round(&v, fmt, out);
     }
     return xs_root_decide(v.hi, v.lo, v.bound * XS_RUNNING_GROWTH, fmt, out);
+}
+
+static int decide(const xs_running *r1, const xs_running *r2, int64_t m, int64_t ddof,
+                  int std, const xs_format *fmt, double *out)
+{
+    return decide_with(r1, r2, m, ddof, std, 0, fmt, out);
 }
 
 static inline double load(const char *p)
@@ -196,10 +238,14 @@ static void rebuild(xs_running *r1, xs_running *r2, const char *in, npy_intp str
     }
 }
 
+#define XS_MV_ROW_PARAMS const char *in, npy_intp stride, npy_intp n, int64_t window, \
+    int64_t min_count, int64_t ddof, int std, const xs_target *target, char *out, \
+    npy_intp out_step, char *ok, npy_intp ok_step
+#define XS_MV_ROW_ARGS in, stride, n, window, min_count, ddof, std, target, out, out_step, \
+    ok, ok_step
+
 /* One row: values (n, stride) -> out (out_step) and decided (ok_step). */
-static void moving_var_row(const char *in, npy_intp stride, npy_intp n, int64_t window,
-                           int64_t min_count, int64_t ddof, int std, const xs_target *target,
-                           char *out, npy_intp out_step, char *ok, npy_intp ok_step)
+XS_MV_BODY void moving_var_row_with(XS_MV_ROW_PARAMS, int use_fma)
 {
     xs_running r1, r2;
     xs_running_init_exact(&r1);
@@ -217,8 +263,8 @@ static void moving_var_row(const char *in, npy_intp stride, npy_intp n, int64_t 
         }
         int out_of_range = 0, ignored = 0;
         xs_mv_parts t_in, t_out;
-        parts_of(x_in, present(x_in, &out_of_range), anchor, &t_in);
-        parts_of(x_out, present(x_out, &ignored), anchor, &t_out);
+        parts_with(x_in, present(x_in, &out_of_range), anchor, use_fma, &t_in);
+        parts_with(x_out, present(x_out, &ignored), anchor, use_fma, &t_out);
         if (out_of_range) {
             last_out_of_range = k;
         }
@@ -255,16 +301,28 @@ static void moving_var_row(const char *in, npy_intp stride, npy_intp n, int64_t 
         else if (last_out_of_range >= first) {
             decided = 0;
         }
-        else if (!decide(&r1, &r2, terms, ddof, std, target->format, &value)) {
+        else if (!decide_with(&r1, &r2, terms, ddof, std, use_fma, target->format, &value)) {
             decided = 0;
             if (k - last_rebuild >= window) {
-                /* A new anchor: the window's last term (a variance large
-                 * beside the mean is decided with any anchor; one small
-                 * beside it needs an anchor near the mean). */
+                /* Rebuilt at the anchor in use first: a variance large
+                 * beside the mean, undecided because the bounds grew as
+                 * large terms left, is decided at any anchor, and keeping
+                 * anchor 0 keeps every shift exact (the short path above;
+                 * lognormal data ran the long one after its first rebuild).
+                 * Then at a new anchor, the window's last term: a variance
+                 * small beside the mean needs an anchor near the mean. */
                 last_rebuild = k;
-                anchor = x_in == x_in && !out_of_range && fabs(x_in) < INFINITY ? x_in : anchor;
                 rebuild(&r1, &r2, in, stride, first, k, anchor);
-                decided = (npy_bool)decide(&r1, &r2, terms, ddof, std, target->format, &value);
+                decided = (npy_bool)decide_with(&r1, &r2, terms, ddof, std, use_fma,
+                                                target->format, &value);
+                double next = x_in == x_in && !out_of_range && fabs(x_in) < INFINITY ? x_in
+                                                                                    : anchor;
+                if (!decided && next != anchor) {
+                    anchor = next;
+                    rebuild(&r1, &r2, in, stride, first, k, anchor);
+                    decided = (npy_bool)decide_with(&r1, &r2, terms, ddof, std, use_fma,
+                                                    target->format, &value);
+                }
             }
         }
         if (!decided) {
@@ -274,6 +332,31 @@ static void moving_var_row(const char *in, npy_intp stride, npy_intp n, int64_t 
         memcpy(ok + k * ok_step, &decided, sizeof decided);
     }
 }
+
+#if defined(XS_CPU_X86)
+/* Two copies, FMA (chosen where the level in force allows AVX2, which
+ * comes with FMA) and portable. */
+XS_TARGET_AVX2 static void moving_var_row_fma(XS_MV_ROW_PARAMS)
+{
+    moving_var_row_with(XS_MV_ROW_ARGS, 1);
+}
+
+static void moving_var_row(XS_MV_ROW_PARAMS)
+{
+    if (xs_cpu_allows(XS_ISA_AVX2)) {
+        moving_var_row_fma(XS_MV_ROW_ARGS);
+    }
+    else {
+        moving_var_row_with(XS_MV_ROW_ARGS, 0);
+    }
+}
+#else
+/* One copy, portable (Dekker's products). */
+static void moving_var_row(XS_MV_ROW_PARAMS)
+{
+    moving_var_row_with(XS_MV_ROW_ARGS, 0);
+}
+#endif
 
 void xs_moving_var(char **args, const npy_intp *dimensions, const npy_intp *steps, void *data)
 {
