@@ -27,6 +27,7 @@
 #include "kernels/cells/xs_cells.h"
 #include "kernels/cells/xs_columns_variants.h"
 #include "cpu/xs_cpu.h"
+#include "exact/xs_types.h"
 
 #include <fenv.h>
 #include <stdlib.h>
@@ -40,13 +41,9 @@ _Static_assert(XS_COLUMN_BLOCK_ROWS % XS_COLUMN_CARRY_ROWS == 0,
 static inline double load_value(const char *p, int itemsize)
 {
     if (itemsize == 8) {
-        double v;
-        memcpy(&v, p, sizeof v);
-        return v;
+        return xs_value_float64(p);
     }
-    float f;
-    memcpy(&f, p, sizeof f);
-    return (double)f;
+    return xs_value_float32(p);
 }
 
 #if defined(__GNUC__) || defined(__clang__)
