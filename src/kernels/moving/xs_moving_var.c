@@ -244,7 +244,11 @@ static void rebuild(xs_running *r1, xs_running *r2, const char *in, npy_intp str
 #define XS_MV_ROW_ARGS in, stride, n, window, min_count, ddof, std, target, out, out_step, \
     ok, ok_step
 
-/* One row: values (n, stride) -> out (out_step) and decided (ok_step). */
+/* One row: values (n, stride) -> out (out_step) and decided (ok_step).
+ * One function of about 85 lines on purpose: every step of the window reads
+ * and updates the row's nine locals (the two running sums, the counts of
+ * terms and Infs, the run and range marks, the last rebuild, the anchor),
+ * which named steps would take by pointer in the hot loop. */
 XS_MV_BODY void moving_var_row_with(XS_MV_ROW_PARAMS, int use_fma)
 {
     xs_running r1, r2;
