@@ -1,9 +1,5 @@
 """Bit-exact comparison helper shared by the test modules."""
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 from oracle import BFLOAT16, COMPONENT_DTYPE
 
@@ -155,13 +151,3 @@ def local_cluster_client(processes):
     client.close()
     cluster.close()
 
-
-def run_with_kernel(kernel, code, timeout=300):
-    """Run `code` in a child Python with XSUMUFUNC_KERNEL=kernel (the SIMD
-    variants are picked once per process); assert it succeeded and return
-    its output lines."""
-    env = dict(os.environ, XSUMUFUNC_KERNEL=kernel)
-    proc = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
-                          env=env, timeout=timeout)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout.split("\n")

@@ -13,11 +13,10 @@ subnormal and huge tops, exact cancellation, exact ties.  Every kernel
 through XSUMUFUNC_KERNEL.
 """
 
-import textwrap
-
 import numpy as np
 import pytest
-from helpers import assert_same, run_with_kernel
+from childrun import check_under_kernel
+from helpers import assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import BFLOAT16, exact_sum_oracle
@@ -156,49 +155,27 @@ def test_no_warning_from_the_lanes():
         assert np.isnan(xs.exact_sum(x))
 
 
+def _prefixes(x):
+    return (x, x[:1279], x[:700])
+
+
+def _kernel_sums(x):
+    """The child's side of test_every_kernel_in_a_child_process."""
+    return [*(xs.exact_sum(y) for y in _prefixes(x)), xs.exact_sum(x, dtype=np.float64)]
+
+
 # "avx2"/"avx512" fall back to the best kernel the CPU has, so they are safe
 # to request anywhere.
 @pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512", "neon"])
 def test_every_kernel_in_a_child_process(kernel, tmp_path):
-    data = tmp_path / "cases.npz"
-    np.savez(data, **CASES)
-    code = textwrap.dedent(f"""
-        import numpy as np, xsumufunc as xs
-        cases = np.load({str(data)!r})
-        with np.errstate(all="ignore"):
-            for name in sorted(cases.files):
-                x = cases[name]
-                print(name, float(xs.exact_sum(x)).hex(), float(xs.exact_sum(x[:1279])).hex(),
-                      float(xs.exact_sum(x[:700])).hex())
-    """)
-    with np.errstate(over="ignore"):         # cases beyond float32 become +-Inf
-        narrow = {name: x.astype(np.float32) for name, x in CASES.items()}
-    narrow_data = tmp_path / "narrow.npz"
-    np.savez(narrow_data, **narrow)
-    code += textwrap.dedent(f"""
-        import ml_dtypes
-        narrow = np.load({str(narrow_data)!r})
-        with np.errstate(all="ignore"):
-            for name in sorted(narrow.files):
-                for dt in (np.float32, ml_dtypes.bfloat16):
-                    x = narrow[name].astype(dt)
-                    print(name, float(xs.exact_sum(x)).hex(), float(xs.exact_sum(x, dtype=np.float64)).hex())
-    """)
-    lines = run_with_kernel(kernel, code)
-    for line, name in zip(lines, sorted(CASES)):
-        x = CASES[name]
-        expected = [float(exact_sum_oracle(x, FLOAT64)).hex(),
-                    float(exact_sum_oracle(x[:1279], FLOAT64)).hex(),
-                    float(exact_sum_oracle(x[:700], FLOAT64)).hex()]
-        assert line.split() == [name] + expected, kernel
-    narrow_lines = iter(lines[len(CASES):])
-    for name in sorted(CASES):
-        for dt in (np.dtype(np.float32), BFLOAT16):
-            with np.errstate(all="ignore"):
-                x = CASES[name].astype(np.float32).astype(dt)
-            expected = [float(exact_sum_oracle(x, dt)).hex(),
-                        float(exact_sum_oracle(x, FLOAT64)).hex()]
-            assert next(narrow_lines).split() == [name] + expected, (kernel, name, dt)
+    cases = dict(CASES)
+    with np.errstate(all="ignore"):          # cases beyond float32 become +-Inf
+        for name, x in CASES.items():
+            cases[f"{name} float32"] = x.astype(np.float32)
+            cases[f"{name} bfloat16"] = x.astype(np.float32).astype(BFLOAT16)
+    expected = {name: [*(exact_sum_oracle(y, x.dtype) for y in _prefixes(x)),
+                       exact_sum_oracle(x, FLOAT64)] for name, x in cases.items()}
+    check_under_kernel(kernel, tmp_path, cases, _kernel_sums, expected)
 
 
 @settings(max_examples=30)
@@ -419,6 +396,11 @@ def _column_seams(rows):
     return x
 
 
+def _column_sums(x):
+    """The child's side of test_columns_under_every_kernel."""
+    return [xs.exact_sum(x, axis=0)]
+
+
 @pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512", "neon"])
 def test_columns_under_every_kernel(kernel, tmp_path):
     cases = {f"{kind}_{shape[0]}_{shape[1]}": _spread_columns(kind, shape, 5)
@@ -436,20 +418,9 @@ def test_columns_under_every_kernel(kernel, tmp_path):
         cases["f32_seams"] = _column_seams(300).astype(np.float32)
     with np.errstate(all="ignore"):
         cases.update({f"f32_{name}": x.astype(np.float32) for name, x in list(cases.items())[::2]})
-    data = tmp_path / "columns.npz"
-    np.savez(data, **cases)
-    code = textwrap.dedent(f"""
-        import numpy as np, xsumufunc as xs
-        cases = np.load({str(data)!r})
-        with np.errstate(all="ignore"):
-            for name in sorted(cases.files):
-                print(name, " ".join(float(v).hex() for v in xs.exact_sum(cases[name], axis=0)))
-    """)
-    lines = run_with_kernel(kernel, code)
-    for line, name in zip(lines, sorted(cases)):
-        x = cases[name]
-        expected = [float(exact_sum_oracle(x[:, j], x.dtype)).hex() for j in range(x.shape[1])]
-        assert line.split() == [name] + expected, (kernel, name)
+    expected = {name: [np.array([exact_sum_oracle(c, x.dtype) for c in x.T])]
+                for name, x in cases.items()}
+    check_under_kernel(kernel, tmp_path, cases, _column_sums, expected)
 
 
 def _rows_after_rows():
@@ -475,26 +446,17 @@ def _rows_after_rows():
     return np.array(rows)
 
 
+def _row_sums_and_means(x):
+    """The child's side of test_rows_after_rows_under_every_kernel."""
+    return [xs.exact_sum(x, axis=1), xs.exact_mean(x, axis=1)]
+
+
 @pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512", "neon"])
 def test_rows_after_rows_under_every_kernel(kernel, tmp_path):
     x = _rows_after_rows()
     with np.errstate(all="ignore"):
         cases = {"f64": x, "f32": x.astype(np.float32)}
-    data = tmp_path / "rows.npz"
-    np.savez(data, **cases)
-    code = textwrap.dedent(f"""
-        import numpy as np, xsumufunc as xs
-        cases = np.load({str(data)!r})
-        with np.errstate(all="ignore"):
-            for name in sorted(cases.files):
-                x = cases[name]
-                print(name, " ".join(float(v).hex() for v in xs.exact_sum(x, axis=1)))
-                print(name, " ".join(float(v).hex() for v in xs.exact_mean(x, axis=1)))
-    """)
-    lines = run_with_kernel(kernel, code)
-    for k, name in enumerate(sorted(cases)):
-        x = cases[name]
-        sums = [float(exact_sum_oracle(row, x.dtype)).hex() for row in x]
-        means = [float(exact_mean_oracle(row, x.dtype)).hex() for row in x]
-        assert lines[2 * k].split() == [name] + sums, (kernel, name)
-        assert lines[2 * k + 1].split() == [name] + means, (kernel, name)
+    expected = {name: [np.array([exact_sum_oracle(row, x.dtype) for row in x]),
+                       np.array([exact_mean_oracle(row, x.dtype) for row in x])]
+                for name, x in cases.items()}
+    check_under_kernel(kernel, tmp_path, cases, _row_sums_and_means, expected)

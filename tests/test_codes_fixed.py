@@ -12,11 +12,10 @@ avx512vbmi (the biased planes for every format), and generic/sse2/avx2/avx512
 (the histogram), as are CPUs without these instructions.
 """
 
-import textwrap
-
 import numpy as np
 import pytest
-from helpers import assert_same, run_with_kernel
+from childrun import check_under_kernel
+from helpers import assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import CODE_DTYPES
@@ -105,6 +104,11 @@ def test_random_rows(data):
     _check(x.view(dtype), f"start {start}, {codes}")
 
 
+def _float64_sums(x):
+    """The child's side of test_every_forced_kernel."""
+    return [xs.exact_sum(x, dtype=np.float64), xs.exact_sum(x[1:], dtype=np.float64)]
+
+
 @pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512", "avx512vbmi",
                                     "avx512vnni"])
 def test_every_forced_kernel(kernel, tmp_path):
@@ -115,30 +119,9 @@ def test_every_forced_kernel(kernel, tmp_path):
     for dtype in CODE_DTYPES:
         finite = finite_codes_of(dtype)
         for n in (64, 1000, BLOCK + 65):
-            cases[f"{dtype}-{n}"] = rng.choice(finite, size=n)
+            cases[f"{dtype}-{n}"] = rng.choice(finite, size=n).view(dtype)
         anything = rng.integers(0, 256, size=5000, dtype=np.uint8)
-        cases[f"{dtype}-any"] = anything
-    data = tmp_path / "codes.npz"
-    np.savez(data, **cases)
-    code = textwrap.dedent(f"""
-        import warnings
-        import ml_dtypes
-        import numpy as np
-        import xsumufunc as xs
-        warnings.simplefilter("ignore")
-        cases = np.load({str(data)!r})
-        with np.errstate(all="ignore"):
-            for name in sorted(cases.files):
-                dtype = getattr(ml_dtypes, name.split("-")[0])
-                x = cases[name].view(dtype)
-                print(name, float(xs.exact_sum(x, dtype=np.float64)).hex(),
-                      float(xs.exact_sum(x[1:], dtype=np.float64)).hex())
-    """)
-    lines = run_with_kernel(kernel, code)
-    assert len(lines) >= len(cases)
-    for line, name in zip(lines, sorted(cases)):
-        dtype = next(d for d in CODE_DTYPES if str(d) == name.split("-")[0])
-        x = cases[name].view(dtype)
-        want = [float(_counted_oracle(x, FLOAT64)).hex(),
-                float(_counted_oracle(x[1:], FLOAT64)).hex()]
-        assert line.split() == [name] + want, (kernel, name)
+        cases[f"{dtype}-any"] = anything.view(dtype)
+    expected = {name: [_counted_oracle(x, FLOAT64), _counted_oracle(x[1:], FLOAT64)]
+                for name, x in cases.items()}
+    check_under_kernel(kernel, tmp_path, cases, _float64_sums, expected)

@@ -4,7 +4,7 @@ reach each variant on one machine.  Each case runs in a child process: the
 level is read once per process."""
 
 import pytest
-from helpers import run_with_kernel
+from childrun import run_with_kernel
 
 from xsumufunc import _ufuncs
 

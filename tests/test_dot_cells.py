@@ -13,11 +13,10 @@ overflows.  Every kernel (portable, AVX2+FMA, AVX-512, NEON on aarch64) runs
 in a child process that forces it through XSUMUFUNC_KERNEL.
 """
 
-import textwrap
-
 import numpy as np
 import pytest
-from helpers import assert_same, run_with_kernel
+from childrun import check_under_kernel
+from helpers import assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle_products import exact_dot_oracle
@@ -164,29 +163,20 @@ def test_strided_and_unaligned_rows_are_exact_too():
     assert_same(xs.exact_dot(a[::2], b[::2]), _expected(a[::2], b[::2]))
 
 
+def _kernel_dots(a, b):
+    """The child's side of test_every_kernel_in_a_child_process."""
+    return [xs.exact_dot(a, b), xs.exact_dot(a[:1300], b[:1300]),
+            xs.exact_dot(a[:300], b[:300], dtype=np.float32)]
+
+
 # "avx2"/"avx512" fall back to what the CPU has ("neon" to generic off
 # aarch64); "generic" is the portable kernel (Dekker's product, no FMA).
 @pytest.mark.parametrize("kernel", ["generic", "avx2", "avx512", "neon"])
 def test_every_kernel_in_a_child_process(kernel, tmp_path):
-    data = tmp_path / "cases.npz"
-    np.savez(data, **{f"{name}_{k}": x for name, pair in CASES.items()
-                      for k, x in zip("ab", pair)})
-    code = textwrap.dedent(f"""
-        import numpy as np, xsumufunc as xs
-        cases = np.load({str(data)!r})
-        with np.errstate(all="ignore"):
-            for name in {sorted(CASES)!r}:
-                a, b = cases[name + "_a"], cases[name + "_b"]
-                print(name, float(xs.exact_dot(a, b)).hex(),
-                      float(xs.exact_dot(a[:1300], b[:1300])).hex(),
-                      float(xs.exact_dot(a[:300], b[:300], dtype=np.float32)).hex())
-    """)
-    lines = run_with_kernel(kernel, code, timeout=600)
-    for line, name in zip(lines, sorted(CASES)):
-        a, b = CASES[name]
-        expected = [float(_expected(a, b)).hex(), float(_expected(a[:1300], b[:1300])).hex(),
-                    float(exact_dot_oracle(a[:300], b[:300], np.dtype(np.float32))).hex()]
-        assert line.split() == [name] + expected, kernel
+    expected = {name: [_expected(a, b), _expected(a[:1300], b[:1300]),
+                       exact_dot_oracle(a[:300], b[:300], np.dtype(np.float32))]
+                for name, (a, b) in CASES.items()}
+    check_under_kernel(kernel, tmp_path, CASES, _kernel_dots, expected, timeout=600)
 
 
 @settings(max_examples=25)

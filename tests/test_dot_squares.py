@@ -16,11 +16,11 @@ through XSUMUFUNC_KERNEL.
 """
 
 import functools
-import textwrap
 
 import numpy as np
 import pytest
-from helpers import assert_same, run_with_kernel
+from childrun import check_under_kernel
+from helpers import assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import BFLOAT16
@@ -232,33 +232,35 @@ def test_state_stays_exact():
                 _expected("near_tie", len(x)))
 
 
+CHILD_LENGTHS = [n for n in LENGTHS if n <= 2 * 16384 + 7]
+
+
+def _kernel_dots(x):
+    """The child's side of test_every_kernel_in_a_child_process: squares of
+    the case repeated to each length, of float32 rows, and of the whole case."""
+    rows = [np.resize(x, n) for n in CHILD_LENGTHS]
+    r32 = np.resize(x, 5000).astype(np.float32)
+    return [*(xs.exact_dot(r, r) for r in rows),
+            xs.exact_dot(x[:3000], x[:3000], dtype=np.float32), xs.exact_dot(r32, r32),
+            xs.exact_dot(x, x)]
+
+
+def _child_expected(name, length):
+    """_kernel_dots's exact results for the case `name` repeated to `length`."""
+    return [*(_expected(name, n) for n in CHILD_LENGTHS),
+            _expected(name, 3000, np.dtype(np.float32)), _expected32(name, 5000),
+            _expected(name, length)]
+
+
 # "avx2"/"avx512" fall back to what the CPU has.
 @pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512"])
 def test_every_kernel_in_a_child_process(kernel, tmp_path):
-    data = tmp_path / "cases.npz"
-    np.savez(data, **CASES)
-    lengths = [n for n in LENGTHS if n <= 2 * 16384 + 7]
-    code = textwrap.dedent(f"""
-        import numpy as np, xsumufunc as xs
-        cases = np.load({str(data)!r})
-        with np.errstate(all="ignore"):
-            for name in {sorted(CASES)!r}:
-                x = cases[name]
-                rows = [np.resize(x, n) for n in {lengths!r}]       # repeated when longer
-                r32 = np.resize(x, 5000).astype(np.float32)
-                print(name, *[float(xs.exact_dot(r, r)).hex() for r in rows],
-                      float(xs.exact_dot(x[:3000], x[:3000], dtype=np.float32)).hex(),
-                      float(xs.exact_dot(r32, r32)).hex())
-            x = np.resize(cases["lognormal"], {LENGTHS[-1]})
-            print(float(xs.exact_dot(x, x)).hex())
-    """)
-    lines = run_with_kernel(kernel, code, timeout=600)
-    for line, name in zip(lines, sorted(CASES)):
-        expected = [float(_expected(name, n)).hex() for n in lengths]
-        expected.append(float(_expected(name, 3000, np.dtype(np.float32))).hex())
-        expected.append(float(_expected32(name, 5000)).hex())
-        assert line.split() == [name] + expected, (kernel, name)
-    assert lines[len(CASES)] == float(_expected("lognormal", LENGTHS[-1])).hex(), kernel
+    # The lognormal case repeated to the longest length too (its shorter
+    # rows are the lognormal case's).
+    cases = dict(CASES, lognormal_long=_row("lognormal", LENGTHS[-1]))
+    expected = {name: _child_expected(name, len(CASES[name])) for name in CASES}
+    expected["lognormal_long"] = _child_expected("lognormal", LENGTHS[-1])
+    check_under_kernel(kernel, tmp_path, cases, _kernel_dots, expected, timeout=600)
 
 
 @settings(max_examples=40, deadline=None)

@@ -21,16 +21,15 @@ import ctypes
 import ctypes.util
 import json
 import math
-import os
 import pathlib
 import platform
-import subprocess
 import sys
 from fractions import Fraction
 
 import ml_dtypes
 import numpy as np
 import pytest
+from childrun import run_with_kernel
 from helpers import assert_same
 from oracle import FORMATS, oracle_accumulate, oracle_reduceat, round_fraction, terms_of
 from oracle import exact_sum_oracle as sum_oracle
@@ -125,6 +124,20 @@ def _std(x, ddof=0):
     return rounded_sqrt(_var(x, ddof), _result(x))
 
 
+# The exact result of one window or group in the result dtype d (a part of
+# x has x's result dtype).
+ONE_OF = {"sum": lambda p, d: sum_oracle(terms_of(p), d),
+          "mean": lambda p, d: exact_mean_oracle(terms_of(p), d),
+          "var": lambda p, d: round_fraction(_var(p), d),
+          "std": lambda p, d: _std(p)}
+
+
+def _each(parts, one, d):
+    """An oracle (called with no argument): one(part, d) of each part, as
+    one array."""
+    return lambda: _array([one(p, d) for p in parts], d)
+
+
 def _norm(x):
     return rounded_sqrt(exact_square_sum(x), _result(x))
 
@@ -185,20 +198,8 @@ def _cases():
         v = lambda x=x, d=d: round_fraction(_var(x), d)           # noqa: E731
         sd = lambda x=x: _std(x)                                  # noqa: E731
         both = np.stack([x, x[::-1]])
-        moving_sum = lambda x=x, d=d: _array(                     # noqa: E731
-            [sum_oracle(terms_of(w), d) for w in _windows(x)], d)
-        moving_mean = lambda x=x, d=d: _array(                    # noqa: E731
-            [exact_mean_oracle(terms_of(w), d) for w in _windows(x)], d)
-        moving_var = lambda x=x, d=d: _array(                     # noqa: E731
-            [round_fraction(_var(w), d) for w in _windows(x)], d)
-        moving_std = lambda x=x, d=d: _array([_std(w) for w in _windows(x)], d)  # noqa: E731
-        grouped_sum = lambda x=x, d=d: _array(                    # noqa: E731
-            [sum_oracle(terms_of(g), d) for g in _groups(x)], d)
-        grouped_mean = lambda x=x, d=d: _array(                   # noqa: E731
-            [exact_mean_oracle(terms_of(g), d) for g in _groups(x)], d)
-        grouped_var = lambda x=x, d=d: _array(                    # noqa: E731
-            [round_fraction(_var(g), d) for g in _groups(x)], d)
-        grouped_std = lambda x=x, d=d: _array([_std(g) for g in _groups(x)], d)  # noqa: E731
+        moving = {k: _each(_windows(x), one, d) for k, one in ONE_OF.items()}
+        grouped = {k: _each(_groups(x), one, d) for k, one in ONE_OF.items()}
         table = {
             "exact_sum": (lambda x=x: xs.exact_sum(x), s),
             "exact_nansum": (lambda x=x: xs.exact_nansum(x), s),
@@ -223,18 +224,18 @@ def _cases():
             "exact_sum_ufunc": (lambda x=x: xs.exact_sum_ufunc(x), s),
             "exact_mean_ufunc": (lambda x=x: xs.exact_mean_ufunc(x), m),
             "exact_moving_sum": (lambda x=x: xs.exact_moving_sum(x, WINDOW, min_count=1),
-                                 moving_sum),
+                                 moving["sum"]),
             "exact_moving_mean": (lambda x=x: xs.exact_moving_mean(x, WINDOW, min_count=1),
-                                  moving_mean),
+                                  moving["mean"]),
             "exact_moving_var": (lambda x=x: xs.exact_moving_var(x, WINDOW, min_count=1),
-                                 moving_var),
+                                 moving["var"]),
             "exact_moving_std": (lambda x=x: xs.exact_moving_std(x, WINDOW, min_count=1),
-                                 moving_std),
-            "exact_grouped_sum": (lambda x=x: xs.exact_grouped_sum(x, CODES, 2), grouped_sum),
+                                 moving["std"]),
+            "exact_grouped_sum": (lambda x=x: xs.exact_grouped_sum(x, CODES, 2), grouped["sum"]),
             "exact_grouped_mean": (lambda x=x: xs.exact_grouped_mean(x, CODES, 2),
-                                   grouped_mean),
-            "exact_grouped_var": (lambda x=x: xs.exact_grouped_var(x, CODES, 2), grouped_var),
-            "exact_grouped_std": (lambda x=x: xs.exact_grouped_std(x, CODES, 2), grouped_std),
+                                   grouped["mean"]),
+            "exact_grouped_var": (lambda x=x: xs.exact_grouped_var(x, CODES, 2), grouped["var"]),
+            "exact_grouped_std": (lambda x=x: xs.exact_grouped_std(x, CODES, 2), grouped["std"]),
             "exact_sum_state": (lambda x=x: xs.exact_sum_state(x), None),
             "exact_count": (lambda x=x: xs.exact_count(x), lambda x=x: np.int64(len(x))),
             "round_state": (lambda x=x, d=d: xs.round_state(_state(x), d), s),
@@ -275,9 +276,9 @@ def _cases():
                                                                  st.sum_state(x[:2])])),
                             lambda x=x, d=d: sum_oracle(terms_of(x) + terms_of(x[:2]), d)),
             "state.grouped_sum_state": (
-                lambda x=x: st.finish_sum(st.grouped_sum_state(x, CODES, 2)), grouped_sum),
+                lambda x=x: st.finish_sum(st.grouped_sum_state(x, CODES, 2)), grouped["sum"]),
             "state.grouped_moments_state": (
-                lambda x=x: st.finish_var(st.grouped_moments_state(x, CODES, 2)), grouped_var),
+                lambda x=x: st.finish_var(st.grouped_moments_state(x, CODES, 2)), grouped["var"]),
             "state.regroup": (
                 lambda x=x: st.finish_sum(st.regroup(st.grouped_sum_state(x, CODES, 2),
                                                      [0, 0], 1)),
@@ -486,9 +487,6 @@ def test_every_kernel(kernel):
     """The whole matrix in a child process per forced kernel (each picks its
     SIMD variant once)."""
     tests_dir = str(pathlib.Path(__file__).parent)
-    proc = subprocess.run([sys.executable, "-P", "-c", CHILD, tests_dir],
-                          capture_output=True, text=True, timeout=600,
-                          env=dict(os.environ, XSUMUFUNC_KERNEL=kernel))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    bad = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = run_with_kernel(kernel, CHILD, tests_dir, timeout=600)
+    bad = json.loads([line for line in out if line][-1])
     assert not bad, bad[:20]

@@ -5,7 +5,6 @@ every forced kernel, and every result still matches the exact oracle."""
 
 import ctypes.util
 import json
-import os
 import platform
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from childrun import run_with_kernel
 from helpers import assert_same
 from oracle import BFLOAT16, FLOAT32, FLOAT64, exact_sum_oracle
 from oracle_products import exact_dot_oracle
@@ -83,11 +83,7 @@ def test_results_do_not_depend_on_the_callers_fp_mode(mode, kernel, tmp_path):
     path = tmp_path / "cases.npz"
     np.savez(path, dot_a=np.array(DOT_A), dot_b=np.array(DOT_B), **cases)
     arg = "ftz-daz" if MODES[mode] is None else str(MODES[mode])
-    proc = subprocess.run([sys.executable, "-P", "-c", CHILD, arg, str(path)],
-                          capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, XSUMUFUNC_KERNEL=kernel))
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    got = json.loads(proc.stdout)
+    got = json.loads(run_with_kernel(kernel, CHILD, arg, path)[0])
     for name, x in cases.items():
         dtype = FLOAT32 if x.dtype == np.float32 else FLOAT64
         expect = {name: exact_sum_oracle(x, dtype),

@@ -12,15 +12,7 @@ import pytest
 from helpers import assert_same, quiet
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from oracle import (
-    BFLOAT16,
-    COMPLEX128,
-    FLOAT16,
-    FLOAT32,
-    FLOAT64,
-    exact_sum_oracle,
-    terms_of,
-)
+from oracle import BFLOAT16, COMPLEX128, FLOAT16, FLOAT32, FLOAT64, exact_sum_oracle, terms_of
 from oracle_moments import check as check_variance
 from oracle_moments import var_result_dtype
 from oracle_products import dot_result_dtype, exact_dot_oracle, exact_mean_oracle

@@ -14,15 +14,14 @@ for minutes and the child's timeout fails the test.
 """
 
 import json
-import os
 import signal
-import subprocess
 import sys
 import textwrap
 
 import ml_dtypes
 import numpy as np
 import pytest
+from childrun import run_with_kernel
 from helpers import assert_same
 from oracle import FLOAT64, exact_sum_oracle, oracle_accumulate, round_fraction
 from oracle_moments import var_oracle
@@ -35,8 +34,43 @@ LATENCY_BOUND = 5.0         # seconds from SIGINT to KeyboardInterrupt; 0.1-0.2 
 N_NEXT = (1 << 20) + 3      # the next call's terms: split over the threads
 N_PREFIX = 300
 
-CHILD = textwrap.dedent("""
+# Each child's long call goes through interrupted(call, delay): SIGINT to
+# itself `delay` seconds in, and a report of how the call ended and how long
+# KeyboardInterrupt took to arrive.
+INTERRUPTED = textwrap.dedent("""
     import json, os, signal, sys, threading, time
+
+    def interrupted(call, delay):
+        sent = []
+        def interrupt():
+            sent.append(time.monotonic())
+            os.kill(os.getpid(), signal.SIGINT)
+        timer = threading.Timer(delay, interrupt)
+        timer.start()
+        report = {}
+        try:
+            call()
+            report["outcome"] = "finished"
+        except KeyboardInterrupt:
+            report["outcome"] = "KeyboardInterrupt"
+            report["latency"] = time.monotonic() - sent[0]
+        timer.join()
+        return report
+""")
+
+
+def _interrupted(child, *args, kernel=None, timeout=300):
+    """Run `child` (INTERRUPTED and its own code) with sys.argv[1:] = args;
+    check that its long call stopped with a KeyboardInterrupt soon after
+    SIGINT; return its report."""
+    report = json.loads(run_with_kernel(kernel, INTERRUPTED + child, *map(str, args),
+                                         timeout=timeout)[0])
+    assert report["outcome"] == "KeyboardInterrupt", report
+    assert report["latency"] < LATENCY_BOUND, report
+    return report
+
+
+CHILD = textwrap.dedent("""
     import numpy as np
     import xsumufunc as xs
 
@@ -64,20 +98,7 @@ CHILD = textwrap.dedent("""
         out = np.full(a.shape, np.nan, dtype=np.float32)
         call = lambda: xs.exact_add.accumulate(a, axis=1, dtype=np.float32, out=out)
 
-    sent = []
-    def interrupt():
-        sent.append(time.monotonic())
-        os.kill(os.getpid(), signal.SIGINT)
-    timer = threading.Timer(0.5, interrupt)
-    timer.start()
-    report = {}
-    try:
-        call()
-        report["outcome"] = "finished"
-    except KeyboardInterrupt:
-        report["outcome"] = "KeyboardInterrupt"
-        report["latency"] = time.monotonic() - sent[0]
-    timer.join()
+    report = interrupted(call, 0.5)
     last = out[-1] if out.ndim == 1 else out[-1, -1]
     report["last_unwritten"] = bool(np.isnan(last))
     report["out_untouched"] = bool(np.isnan(out).all())
@@ -101,25 +122,15 @@ def expected():
             "accumulate": oracle_accumulate(x[:N_PREFIX])}
 
 
-@pytest.mark.parametrize("kernel", ["default", "generic"])
+@pytest.mark.parametrize("kernel", ["best", "generic"])
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("kind", ["sum", "dot", "columns", "accumulate"])
 def test_a_long_call_answers_ctrl_c(kind, threads, kernel, expected):
-    env = dict(os.environ)
-    env.pop("XSUMUFUNC_KERNEL", None)
-    if kernel != "default":
-        env["XSUMUFUNC_KERNEL"] = kernel
-    proc = subprocess.run([sys.executable, "-P", "-c", CHILD, kind, str(threads), str(N_NEXT),
-                           str(N_PREFIX)],
-                          capture_output=True, text=True, timeout=120, env=env)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    report = json.loads(proc.stdout)
-    assert report["outcome"] == "KeyboardInterrupt", report
+    report = _interrupted(CHILD, kind, threads, N_NEXT, N_PREFIX, kernel=kernel, timeout=120)
     assert report["last_unwritten"], "the call ran to its end before stopping"
     # Regression (issue 28): an interrupted row sum had written 111 of its
     # 32,768 rows into out=; results now go to a temporary copied at the end.
     assert report["out_untouched"], "out= was written by a call that raised"
-    assert report["latency"] < LATENCY_BOUND, report
     assert_same(np.float64(float.fromhex(report["sum"])), expected["sum"], "sum after")
     assert_same(np.float64(float.fromhex(report["dot"])), expected["dot"], "dot after")
     got = np.array([float.fromhex(v) for v in report["accumulate"]])
@@ -127,25 +138,11 @@ def test_a_long_call_answers_ctrl_c(kind, threads, kernel, expected):
 
 
 MOVING_CHILD = textwrap.dedent("""
-    import json, os, signal, threading, time
     import ml_dtypes, numpy as np
     import xsumufunc as xs
 
     a = np.ones(10**8, ml_dtypes.float8_e5m2)      # 100 MB; about 10 s to finish here
-    sent = []
-    def interrupt():
-        sent.append(time.monotonic())
-        os.kill(os.getpid(), signal.SIGINT)
-    timer = threading.Timer(0.5, interrupt)
-    timer.start()
-    report = {}
-    try:
-        xs.exact_moving_sum(a, 1001)
-        report["outcome"] = "finished"
-    except KeyboardInterrupt:
-        report["outcome"] = "KeyboardInterrupt"
-        report["latency"] = time.monotonic() - sent[0]
-    timer.join()
+    report = interrupted(lambda: xs.exact_moving_sum(a, 1001), 0.5)
     report["after"] = xs.exact_moving_sum(a[:2000], 1001)[-1].astype(float).hex()
     print(json.dumps(report))
 """)
@@ -157,20 +154,13 @@ def test_a_float8_moving_sum_answers_ctrl_c():
     float64 whole (NumPy's cast does not look at signals) before the loop.
     Now it is read a stretch at a time (a few MB), and Python sees the
     signal between stretches."""
-    proc = subprocess.run([sys.executable, "-P", "-c", MOVING_CHILD], capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    report = json.loads(proc.stdout)
-    assert report["outcome"] == "KeyboardInterrupt", report
-    assert report["latency"] < LATENCY_BOUND, report
+    report = _interrupted(MOVING_CHILD)
     # 1001 ones rounded once into float8_e5m2 (896 and 1024 around it): 1024.
     assert float.fromhex(report["after"]) == float(exact_sum_oracle(
         [1.0] * 1001, np.dtype(ml_dtypes.float8_e5m2)))
 
 
 GROUPED_CHILD = textwrap.dedent("""
-    import json, os, signal, threading, time
-    import sys
     import numpy as np
     import xsumufunc as xs
 
@@ -184,20 +174,7 @@ GROUPED_CHILD = textwrap.dedent("""
     codes = np.resize(rng.integers(0, ngroups, (1 << 16) + 3).astype(
         np.int32 if ngroups > 16 else np.int8), n)
     func = getattr(xs, "exact_grouped_" + name)
-    sent = []
-    def interrupt():
-        sent.append(time.monotonic())
-        os.kill(os.getpid(), signal.SIGINT)
-    timer = threading.Timer(0.3, interrupt)
-    timer.start()
-    report = {}
-    try:
-        func(values, codes, ngroups)
-        report["outcome"] = "finished"
-    except KeyboardInterrupt:
-        report["outcome"] = "KeyboardInterrupt"
-        report["latency"] = time.monotonic() - sent[0]
-    timer.join()
+    report = interrupted(lambda: func(values, codes, ngroups), 0.3)
     # The next call: full results again.
     report["after"] = [float(v).hex() for v in func(values[:1000], codes[:1000] % 3, 3)]
     print(json.dumps(report))
@@ -213,12 +190,7 @@ def test_a_long_grouped_call_answers_ctrl_c(name, threads, ngroups):
     Now the order is built a bounded chunk at a time and the batches'
     compiled loops check, so Python sees the signal between steps.  Many
     groups (ordered at once) and few (a chunk at a time, for the sums)."""
-    proc = subprocess.run([sys.executable, "-P", "-c", GROUPED_CHILD, name, str(ngroups),
-                           str(threads)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    report = json.loads(proc.stdout)
-    assert report["outcome"] == "KeyboardInterrupt", report
-    assert report["latency"] < LATENCY_BOUND, report
+    report = _interrupted(GROUPED_CHILD, name, ngroups, threads)
     rng = np.random.default_rng(5)
     values = rng.integers(-1000, 1000, (1 << 16) + 1).astype(np.int16)[:1000]
     codes = rng.integers(0, ngroups, (1 << 16) + 3)[:1000] % 3

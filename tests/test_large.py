@@ -6,12 +6,12 @@ dtypes and dot products through its single adds.  Every result is compared
 bit for bit with the exact Fraction oracle, under every kernel variant too.
 """
 
-import textwrap
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from helpers import assert_same, run_with_kernel
+from childrun import check_under_kernel
+from helpers import assert_same
 from oracle import exact_sum_oracle, round_fraction
 
 import xsumufunc as xs
@@ -189,22 +189,17 @@ def test_float32_and_dot_take_single_adds():
         assert_same(xs.exact_dot(a, b), round_fraction(exact, FLOAT64))
 
 
+def _views(x):
+    return (x, x[:1025], x[:300], x[::2], x[::-1])
+
+
+def _kernel_sums(x):
+    """The child's side of test_every_kernel_in_a_child_process."""
+    return [xs.exact_sum(y) for y in _views(x)]
+
+
 @pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512"])
 def test_every_kernel_in_a_child_process(kernel, tmp_path):
-    data = tmp_path / "cases.npz"
-    np.savez(data, **CASES)
-    code = textwrap.dedent(f"""
-        import numpy as np, xsumufunc as xs
-        cases = np.load({str(data)!r})
-        with np.errstate(all="ignore"):
-            for name in sorted(cases.files):
-                x = cases[name]
-                print(name, *(float(xs.exact_sum(y)).hex()
-                              for y in (x, x[:1025], x[:300], x[::2], x[::-1])))
-    """)
-    lines = run_with_kernel(kernel, code)
-    for line, name in zip(lines, sorted(CASES)):
-        x = CASES[name]
-        expected = [float(exact_sum_oracle(y, FLOAT64)).hex()
-                    for y in (x, x[:1025], x[:300], x[::2], x[::-1])]
-        assert line.split() == [name] + expected, (kernel, name)
+    expected = {name: [exact_sum_oracle(y, FLOAT64) for y in _views(x)]
+                for name, x in CASES.items()}
+    check_under_kernel(kernel, tmp_path, CASES, _kernel_sums, expected)

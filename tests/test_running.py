@@ -6,14 +6,14 @@ ties of every target, values a hair off a tie, cancellation down to tiny
 sums, the ends of the safe range, NaN and Inf arriving late."""
 
 import math
-import textwrap
 import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from childrun import check_under_kernel
 from fuzz.driver import _accumulate_fast
-from helpers import assert_same, run_with_kernel
+from helpers import assert_same
 from oracle import (
     BFLOAT16,
     FLOAT16,
@@ -316,6 +316,13 @@ def test_moving_lanes_of_float32_rows():
         assert_same(got, moving_oracle_sums(x.astype(np.float64), 64, FLOAT32, mean=mean))
 
 
+def _moving_lanes(x):
+    """The child's side of test_moving_lanes_under_every_forced_kernel."""
+    strided = np.repeat(x, 2)[::2]          # the lanes step by step
+    return [r for y in (x, strided)
+            for r in (xs.exact_moving_sum(y, 50), xs.exact_moving_mean(y, 50, min_count=7))]
+
+
 @pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512"])
 def test_moving_lanes_under_every_forced_kernel(kernel, tmp_path):
     """The same windows in a fresh process per XSUMUFUNC_KERNEL (the AVX2
@@ -323,32 +330,10 @@ def test_moving_lanes_under_every_forced_kernel(kernel, tmp_path):
     plain ones), against the oracle, contiguous and strided."""
     rng = np.random.default_rng(12)
     data = lane_rows(rng, 4500)
-    src, dst = tmp_path / "in.npz", tmp_path / "out.npz"
-    np.savez(src, **data)
-    code = textwrap.dedent(f"""
-        import warnings
-        import numpy as np
-        import xsumufunc as xs
-        warnings.simplefilter("ignore")
-        data = np.load({str(src)!r})
-        out = {{}}
-        with np.errstate(all="ignore"):
-            for name in data.files:
-                out[name + "-sum"] = xs.exact_moving_sum(data[name], 50)
-                out[name + "-mean"] = xs.exact_moving_mean(data[name], 50, min_count=7)
-                strided = np.repeat(data[name], 2)[::2]     # the lanes step by step
-                out[name + "-sum-strided"] = xs.exact_moving_sum(strided, 50)
-                out[name + "-mean-strided"] = xs.exact_moving_mean(strided, 50, min_count=7)
-        np.savez({str(dst)!r}, **out)
-    """)
-    run_with_kernel(kernel, code)
-    got = np.load(dst)
-    for name, x in data.items():
-        sums = moving_oracle_sums(x, 50, FLOAT64)
-        means = moving_oracle_sums(x, 50, FLOAT64, mean=True, min_count=7)
-        for layout in ("", "-strided"):
-            assert_same(got[name + "-sum" + layout], sums)
-            assert_same(got[name + "-mean" + layout], means)
+    expected = {name: 2 * [moving_oracle_sums(x, 50, FLOAT64),
+                           moving_oracle_sums(x, 50, FLOAT64, mean=True, min_count=7)]
+                for name, x in data.items()}
+    check_under_kernel(kernel, tmp_path, data, _moving_lanes, expected)
 
 
 # ---- row sums on the same approximation (rows of 129 to 1023 terms, and
