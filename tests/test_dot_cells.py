@@ -8,9 +8,10 @@ at fixed grid positions into 2-5 cells under a top above the block's largest
 These inputs reach every branch: windows that move, blocks that need more
 cells, blocks too wide for any window, Inf/NaN, zeros and all-zero blocks,
 subnormal operands, products near overflow and underflow, exact
-cancellation, long rows, operands where the portable kernel's split
-overflows.  Every kernel (portable, AVX2+FMA, AVX-512, NEON on aarch64) runs
-in a child process that forces it through XSUMUFUNC_KERNEL.
+cancellation, long rows, operands that the portable kernel's split
+refuses (the top of the largest binade, subnormal operands).  Every kernel
+(portable, AVX2+FMA, AVX-512, NEON on aarch64) runs in a child process that
+forces it through XSUMUFUNC_KERNEL.
 """
 
 import numpy as np
@@ -43,10 +44,15 @@ def _cases():
     cases["moving"] = (normal() * shift, normal())
     cases["opposite_scales"] = (normal() * 2.0**500, normal() * 2.0**-500)
     # Operands around 2^994 .. 2^1023 times tiny ones: products in a window,
-    # but the portable kernel's split (Dekker's product) overflows from about
-    # 2^996 on, so it refuses those blocks (the FMA kernels take them).
+    # which every kernel takes (the portable one's split has no overflow
+    # below the top of the largest binade).
     huge = normal() * np.ldexp(1.0, rng.integers(994, 1023, N))
     cases["split_edge"] = (huge, normal() * np.ldexp(1.0, rng.integers(-1000, -990, N)))
+    # The top of the largest binade: the portable kernel's split rounds it up
+    # to Inf and refuses those blocks (the FMA kernels take them).
+    top = normal() * 2.0**1000
+    top[::97] = np.where(rng.random(len(top[::97])) < 0.5, -1.0, 1.0) * np.finfo(float).max
+    cases["split_rounds_to_inf"] = (top, normal() * 2.0**-1000)
     with_inf = normal()
     with_inf[1000] = np.inf
     cases["inf"] = (with_inf, normal())

@@ -330,13 +330,18 @@ static int dot_window(xs_cells_window *w, const xs_dot_cells_range *r, int dtop,
     return 1;
 }
 
-/* Whether an operand of the block is large enough for the generic
- * variant's split (Dekker's product: xs_dot_cells_generic.c) to overflow,
- * which makes it refuse the block. */
+/* Whether the generic variant refuses the block for its split (Dekker's
+ * product: xs_dot_cells_generic.c): an operand that the split rounds up to
+ * Inf (the top of the largest binade), or a subnormal one. */
+static int unsplit_operand(double x)
+{
+    return fabs(x) >= 0x1.ffffffep1023 || (x != 0.0 && fabs(x) < 0x1p-1022);
+}
+
 static int unsplit(const double *a, const double *b, int n)
 {
     for (int i = 0; i < n; i++) {
-        if (fabs(a[i]) >= 0x1p995 || fabs(b[i]) >= 0x1p995) {
+        if (unsplit_operand(a[i]) || unsplit_operand(b[i])) {
             return 1;
         }
     }

@@ -4,36 +4,54 @@
  * Dekker's product instead of a fused multiply-add, which a CPU without FMA
  * would get as a slow library call.
  *
- * Dekker's product (Veltkamp's split, then TwoProduct as in Ogita, Rump
- * and Oishi, "Accurate sum and dot product", 2005): a = ah + al with ah and
- * al of at most 26 significant bits each (t = (2^27 + 1) a, ah = t - (t - a),
- * al = a - ah), the same for b; then
- *     e = al bl - (((p - ah bh) - al bh) - ah bl)
- * is a*b - p exactly.  Every step is exact when no operation overflows and
- * every partial product is a multiple of 2^-1074: the four partial products
- * have at most 52 significant bits and are multiples of the product's quantum,
- * which a window only takes at 2^-1074 or above (xs_dot_cells.h), so each
- * intermediate value is a multiple of it below 2^53 of it, a double even
- * when it is subnormal.  The split overflows for |a| from about 2^996 on
- * (t is then an Inf, and e a NaN): a block where e is a NaN is refused (its
- * range says "not finite"), and the driver adds it product by product,
- * exactly.  (The FMA variants take such blocks; the sums are the same.)
+ * The split, on bit patterns (no multiply, one subtraction): xh is x
+ * rounded to 26 significant bits, half away from zero, by adding
+ * XS_SPLIT_HALF to its bit pattern and clearing the low XS_SPLIT_BITS
+ * (a carry out of the fraction moves into the exponent: the next power of
+ * two, or Inf from the largest binade), and xl = x - xh (exact: a multiple
+ * of x's quantum, at most 2^26 of it, half of xh's last place).  Dekker's
+ * product
+ * (as in Ogita, Rump and Oishi, "Accurate sum and dot product", 2005):
+ *     e = al bl - (((p - ah bh) - al bh) - ah bl).
+ * Why every step is exact, for normal a and b (the kernel refuses a block
+ * with a subnormal operand, below).  Count in units of Q = 2^(ea+eb-104),
+ * the product's quantum (ea, eb: the exponents of a and b), which a window
+ * only takes at 2^-1074 or above (xs_dot_cells.h), so that every multiple
+ * of Q with at most 53 significant bits is a double: a = A 2^(ea-52) and
+ * b = B 2^(eb-52) with integers 2^52 <= |A|, |B| < 2^53, and the same for
+ * the parts: Ah, Bh multiples of 2^27 of at most 2^53, |Al|, |Bl| <= 2^26.  Then Ah Bh (a multiple of 2^54 up to 2^106),
+ * Ah Bl and Al Bh (multiples of 2^27 up to 2^79) and Al Bl (up to 2^52)
+ * are exact products.  |AB| >= 2^104, so P = fl(AB) is a multiple of 2^52
+ * and |E| = |AB - P| <= 2^52 (half an ulp, at most 2^53 below 2^106).
+ *     P - Ah Bh = Ah Bl + Al Bh + Al Bl - E:  a multiple of 2^52, at most
+ *         2^80 + 2^53 < 2^105;
+ *     minus Al Bh = Ah Bl + Al Bl - E:        a multiple of 2^27, at most
+ *         2^79 + 2^53 < 2^80;
+ *     minus Ah Bl = Al Bl - E:                an integer of at most 2^53;
+ *     Al Bl minus that = E.
+ * Each is within 2^53 of its multiple, a double: no step rounds.  Nothing
+ * overflows while p is below 2^T (at most 2^971) and a, b are finite,
+ * except the rounding of an operand of the largest binade up to Inf: then
+ * e is a NaN, which the block's last cell shows (XS_DK_CELLS_NAN), and the
+ * block is refused (its range says "not finite"); the driver adds it
+ * product by product, exactly.  So is a block with a subnormal operand
+ * (the split of its bit pattern is not relative to its leading bit; the
+ * FMA variants take such blocks, when they fit: the sums are the same).
  *
  * GCC and Clang: 2-double vectors (GCC's vector extensions: SSE2 on
  * x86-64, Advanced SIMD on aarch64, scalar code elsewhere), 4 chains; other
  * compilers: doubles, 8 chains.  Either way 8 lanes per cell, product i in
- * lane i mod 8, as in the AVX2 and NEON instances.  The range is measured in
- * floating point (SSE2 has no 64-bit compares): |p|, |a| and |b| as doubles
- * (zeros included in the minima, a block with a zero looked at again), a
- * NaN e seen separately.
+ * lane i mod 8, as in the AVX2 and NEON instances.  The range is measured
+ * in floating point (SSE2 has no 64-bit compares) by vector maxima and
+ * minima: the largest |p|, the smallest |a| and |b| (zeros included; a
+ * block with a zero looked at again for the smallest non-zero value), NaN
+ * products skipped and seen through the last cell's lanes once a block.
  */
 #include "kernels/dot/xs_dot_cells_variants.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
-
-/* Veltkamp's constant for doubles: 2^27 + 1. */
-#define XS_SPLITTER 134217729.0
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(XS_NO_VECTOR_EXT)
 typedef double xs_gv __attribute__((vector_size(16)));
@@ -44,9 +62,6 @@ typedef int64_t xs_gvi __attribute__((vector_size(16)));
 #define XS_GV_DOUBLE(i) ((xs_gv)(i))
 #define XS_GV_SPLAT(d) ((xs_gv){0} + (d))
 #define XS_GV_SPLAT_BITS(u) ((xs_gvi){0} + (int64_t)(u))
-/* Comparisons give masks: all ones where true. */
-#define XS_GV_GT(a, b) ((a) > (b))
-#define XS_GV_NE(a, b) ((a) != (b))
 #define XS_GV_LANE(v, k) ((v)[k])
 #else
 typedef double xs_gv;
@@ -57,14 +72,49 @@ typedef int64_t xs_gvi;
 #define XS_GV_DOUBLE(i) xs_bits_double((uint64_t)(i))
 #define XS_GV_SPLAT(d) (d)
 #define XS_GV_SPLAT_BITS(u) ((int64_t)(u))
-#define XS_GV_GT(a, b) (-(int64_t)((a) > (b)))
-#define XS_GV_NE(a, b) (-(int64_t)((a) != (b)))
 #define XS_GV_LANE(v, k) ((void)(k), (v))
 #endif
 
-/* m ? a : b lane by lane, m a mask. */
-#define XS_GV_SELECT(m, a, b) \
-    XS_GV_DOUBLE((XS_GV_BITS(a) & (m)) | (XS_GV_BITS(b) & ~(m)))
+/* The lane-by-lane maximum and minimum, a NaN in x skipped (the second
+ * operand when unordered): SSE2's maxpd and minpd follow that rule, and
+ * x86-64 always has SSE2 (GCC does not vectorize the plain C below);
+ * elsewhere lane by lane. */
+#if defined(__SSE2__) && XS_GV_W == 2
+#include <emmintrin.h>
+#define gv_max(x, m) _mm_max_pd((x), (m))
+#define gv_min(x, m) _mm_min_pd((x), (m))
+#elif XS_GV_W == 2
+static inline xs_gv gv_max(xs_gv x, xs_gv m)
+{
+    xs_gv r;
+    for (int k = 0; k < XS_GV_W; k++) {
+        r[k] = x[k] > m[k] ? x[k] : m[k];
+    }
+    return r;
+}
+
+static inline xs_gv gv_min(xs_gv x, xs_gv m)
+{
+    xs_gv r;
+    for (int k = 0; k < XS_GV_W; k++) {
+        r[k] = x[k] < m[k] ? x[k] : m[k];
+    }
+    return r;
+}
+#else
+#define gv_max(x, m) ((x) > (m) ? (x) : (m))
+#define gv_min(x, m) ((x) < (m) ? (x) : (m))
+#endif
+
+/* 1 when a lane of v is a NaN or an Inf. */
+static inline int gv_not_finite(xs_gv v)
+{
+    int bad = 0;
+    for (int k = 0; k < XS_GV_W; k++) {
+        bad |= !(XS_GV_LANE(v, k) - XS_GV_LANE(v, k) == 0.0);
+    }
+    return bad;
+}
 
 static inline xs_gv load_gv(const void *p)
 {
@@ -78,12 +128,22 @@ static inline void store_gv(void *p, xs_gv v)
     memcpy(p, &v, sizeof v);
 }
 
+/* The split of an operand by its bit pattern (see the top of the file):
+ * the low 27 of the 52 fraction bits go, rounded half away from zero. */
+#define XS_SPLIT_BITS 27
+#define XS_SPLIT_HALF ((int64_t)1 << (XS_SPLIT_BITS - 1))
+#define XS_SPLIT_KEEP (~(((int64_t)1 << XS_SPLIT_BITS) - 1))
+
+static inline xs_gv split_high(xs_gv x)
+{
+    return XS_GV_DOUBLE((XS_GV_BITS(x) + XS_SPLIT_HALF) & XS_SPLIT_KEEP);
+}
+
 /* x*y - p exactly, p = fl(x*y) (see the top of the file for when); a NaN
- * when the split overflows (t = +-Inf, then Inf - Inf), or when p is a NaN. */
+ * when a split rounds up to Inf, or when p is a NaN. */
 static inline xs_gv dekker_error(xs_gv x, xs_gv y, xs_gv p)
 {
-    xs_gv tx = x * XS_SPLITTER, ty = y * XS_SPLITTER;
-    xs_gv xh = tx - (tx - x), yh = ty - (ty - y);
+    xs_gv xh = split_high(x), yh = split_high(y);
     xs_gv xl = x - xh, yl = y - yh;
     return xl * yl - (((p - xh * yh) - xl * yh) - xh * yl);
 }
@@ -116,48 +176,36 @@ static inline uint64_t min_bits_m1(double m)
 #define XS_DK_ADD(x, y) ((x) + (y))
 #define XS_DK_SUB(x, y) ((x) - (y))
 #define XS_DK_MUL(x, y) ((x) * (y))
-/* e, and the lanes where it is a NaN noted in `unsplit` (RANGE_INIT): a
- * NaN product, or an operand too large for the split (an Inf operand
- * makes p an Inf or a NaN, which the range refuses anyway). */
-#define XS_DK_FMSUB(x, y, z) unsplit_note(dekker_error((x), (y), (z)), &unsplit)
+#define XS_DK_FMSUB(x, y, z) dekker_error((x), (y), (z))
 #define XS_DK_SET1(d) XS_GV_SPLAT(d)
-/* The minima of |a| and |b| zeros included (cheap); a block whose minimum
- * is zero, rare but for the padded last one, is looked at again for the
- * smallest non-zero value. */
 #define XS_DK_RANGE_INIT \
     const xs_gvi abs_mask = XS_GV_SPLAT_BITS(XS_CELLS_ABS_BITS); \
     const xs_gv inf = XS_GV_SPLAT((double)INFINITY); \
-    xs_gv max_p = XS_GV_SPLAT(0.0), min_a = inf, min_b = inf; \
-    xs_gvi unsplit = XS_GV_SPLAT_BITS(0);
-#define XS_GV_MIN(m, x) { \
-        xs_gv m_abs = XS_GV_DOUBLE(XS_GV_BITS(x) & abs_mask); \
-        m = XS_GV_SELECT(XS_GV_GT(m, m_abs), m_abs, m); }
+    xs_gv max_p = XS_GV_SPLAT(0.0), min_a = inf, min_b = inf;
+#define XS_GV_ABS(x) XS_GV_DOUBLE(XS_GV_BITS(x) & abs_mask)
 #define XS_DK_RANGE_STEP(va, vb, p) { \
-        xs_gv p_abs = XS_GV_DOUBLE(XS_GV_BITS(p) & abs_mask); \
-        max_p = XS_GV_SELECT(XS_GV_GT(p_abs, max_p), p_abs, max_p); \
-        XS_GV_MIN(min_a, va) \
-        XS_GV_MIN(min_b, vb) }
+        max_p = gv_max(XS_GV_ABS(p), max_p); \
+        min_a = gv_min(XS_GV_ABS(va), min_a); \
+        min_b = gv_min(XS_GV_ABS(vb), min_b); }
+/* A NaN or Inf in the last cell: a NaN product, or an e that is not finite
+ * (a split rounded up to Inf). */
+#define XS_DK_CELLS_NAN(v) gv_not_finite(v)
+/* Refused outright ("not finite"): those, and a subnormal operand (the
+ * split's proof needs normal ones). */
 #define XS_DK_RANGE_END(range) { \
         double mp = XS_GV_LANE(max_p, 0), ma = XS_GV_LANE(min_a, 0); \
         double mb = XS_GV_LANE(min_b, 0); \
-        int64_t bad = XS_GV_LANE(unsplit, 0); \
         for (int k = 1; k < XS_GV_W; k++) { \
             mp = XS_GV_LANE(max_p, k) > mp ? XS_GV_LANE(max_p, k) : mp; \
             ma = XS_GV_LANE(min_a, k) < ma ? XS_GV_LANE(min_a, k) : ma; \
             mb = XS_GV_LANE(min_b, k) < mb ? XS_GV_LANE(min_b, k) : mb; \
-            bad |= XS_GV_LANE(unsplit, k); \
         } \
         ma = ma == 0.0 ? nonzero_min(a, terms) : ma; \
         mb = mb == 0.0 ? nonzero_min(b, terms) : mb; \
-        (range)->max_p = bad ? UINT64_MAX : xs_double_bits(mp); \
+        int refused = cells_nan || ma < DBL_MIN || mb < DBL_MIN; \
+        (range)->max_p = refused ? UINT64_MAX : xs_double_bits(mp); \
         (range)->min_a_m1 = min_bits_m1(ma); \
         (range)->min_b_m1 = min_bits_m1(mb); }
-
-static inline xs_gv unsplit_note(xs_gv e, xs_gvi *unsplit)
-{
-    *unsplit |= XS_GV_NE(e, e);
-    return e;
-}
 
 #define XS_DK_CELLS 2
 #define XS_DK_NAME dot2_generic
@@ -172,6 +220,7 @@ static inline xs_gv unsplit_note(xs_gv e, xs_gvi *unsplit)
 #define XS_DK_NAME dot5_generic
 #include "kernels/dot/xs_dot_cells_kernel.h"
 #include "kernels/cells/xs_cells_isa_end.h"
+#undef XS_GV_ABS
 
 const xs_dot_cells_set xs_dot_cells_generic = {
     {NULL, NULL, dot2_generic, dot3_generic, dot4_generic, dot5_generic}};
