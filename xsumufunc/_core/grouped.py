@@ -346,29 +346,42 @@ def _group_states(values, kind, codes, ngroups, skip_nan):
     return counts, iter([(0, ngroups, states)])
 
 
-#: Small calls (at most this many values times groups) are summed as one
-#: padded row per group, without ordering the values first.
+#: Small calls (at most this many values times groups) are summed (averaged)
+#: as one padded row per group, without ordering the values first.
 _SMALL_CALL_CELLS = 1 << 12
 
 
-def _small_sums(values, codes, ngroups):
-    """Exact float64 sums of each group of a few float64 values: one row per
-    group, each value in its column and -0.0 elsewhere (a term that changes
-    no sum, not even a zero's sign), summed by exact_sum's row loop; an
-    empty group is +0, as exact_sum of nothing.  None when codes are not
-    all in range (the general path decides, with its errors).  Each NumPy
-    call costs about a microsecond here: one bincount both checks the codes
-    and counts the groups."""
+def _small_groups(values, codes, ngroups, mean):
+    """Exact float64 sums (means) of each group of a few float64 values: one
+    row per group, each value in its column and -0.0 elsewhere (a term that
+    changes no sum, not even a zero's sign).  Sums: exact_sum's row loop;
+    an empty group is +0, as exact_sum of nothing.  Means: the rows' exact
+    states, each divided by its group's count and rounded once; an empty
+    group is NaN with NumPy's warning, as on the general path.  None when
+    codes are not all in range (the general path decides, with its
+    errors).  Each NumPy call costs about a microsecond here: one bincount
+    both checks the codes and counts the groups."""
     try:
         counts = np.bincount(codes, minlength=ngroups)
     except (TypeError, ValueError):         # negative codes, or uint64 ones
         return None
     if counts.size != ngroups:              # codes beyond ngroups
         return None
+    empty = not counts.all()
     rows = np.full((ngroups, values.size), -0.0)
     rows[codes, np.arange(values.size)] = values
+    if mean:
+        # An empty group's state is divided by 1 (an empty state: +0), then
+        # made NaN, as exact_mean of nothing, with NumPy's one warning.
+        states = exact_sum_state_ufunc(rows, signature=(_F64, _INT64))
+        out = round_states(states, np.maximum(counts, 1).astype(_INT64, copy=False), _F64,
+                           False)
+        if empty:
+            out[counts == 0] = np.nan
+            warn_empty_mean(stacklevel=5)
+        return out
     out = exact_sum_ufunc(rows)
-    if not counts.all():
+    if empty:
         out[counts == 0] = 0.0
     return out
 
@@ -378,8 +391,8 @@ def grouped(func_name, values, codes, ngroups, dtype, skip_nan, mean):
     if (type(values) is np.ndarray and type(codes) is np.ndarray and type(ngroups) is int
             and values.dtype == _F64 and values.ndim == 1 and codes.shape == values.shape
             and codes.dtype.kind in "iu" and 0 < ngroups * values.size <= _SMALL_CALL_CELLS
-            and dtype is None and not skip_nan and not mean):
-        done = _small_sums(values, codes, ngroups)
+            and dtype is None and not skip_nan):
+        done = _small_groups(values, codes, ngroups, mean)
         if done is not None:
             return done
     values, kind, codes, ngroups = _checked(func_name, values, codes, ngroups)
