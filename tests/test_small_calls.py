@@ -60,17 +60,58 @@ def test_norm_of_a_vector(data, dtype):
         assert_same(got, xp.linalg.vector_norm(x, keepdims=True)[0])
 
 
-@given(data=st.data(), ngroups=st.integers(1, 5))
-def test_grouped_sum_of_a_few_values(data, ngroups):
+def _few_codes(data, size, ngroups):
+    """Codes of any integer dtype for `size` values, with -1 (left out)
+    where the dtype is signed, and strided now and then."""
+    dtype = data.draw(st.sampled_from([np.int64, np.int32, np.uint8, np.uint64]))
+    low = -1 if np.dtype(dtype).kind == "i" else 0
+    codes = np.array(data.draw(st.lists(st.integers(low, ngroups - 1), min_size=size,
+                                        max_size=size)), dtype=dtype)
+    if data.draw(st.booleans()):
+        codes = np.repeat(codes, 2)[::2]          # a strided view of the same codes
+    return codes
+
+
+@given(data=st.data(), ngroups=st.integers(1, 5), mean=st.booleans())
+def test_grouped_sum_and_mean_of_a_few_values(data, ngroups, mean):
+    """The short path of exact_grouped_sum and exact_grouped_mean (one
+    compiled call, an accumulator per group) against the general path and
+    the oracle, for codes of any integer dtype (a -1 leaves its value out);
+    an empty group's mean is NaN with one warning on both paths."""
+    from oracle_products import exact_mean_oracle
+
     x = data.draw(arrays_1d(FLOAT64))
-    codes = np.array(data.draw(st.lists(st.integers(0, ngroups - 1), min_size=x.size,
-                                        max_size=x.size)), dtype=np.int64)
-    with np.errstate(all="ignore"):
-        got = xs.exact_grouped_sum(x, codes, ngroups)
+    if data.draw(st.booleans()):
+        x = np.repeat(x, 2)[::2]                  # strided values
+    codes = _few_codes(data, x.size, ngroups)
+    func, oracle = ((xs.exact_grouped_mean, exact_mean_oracle) if mean
+                    else (xs.exact_grouped_sum, exact_sum_oracle))
+    kept = codes.astype(np.int64)
+    empty = mean and np.bincount(kept[kept >= 0], minlength=ngroups).min() == 0
+    with np.errstate(all="ignore"), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = func(x, codes, ngroups)
+        short = len(caught)
         # The general path: ngroups as a NumPy integer.
-        assert_same(got, xs.exact_grouped_sum(x, codes, np.int64(ngroups)))
+        assert_same(got, func(x, codes, np.int64(ngroups)))
+    assert short == int(empty) and len(caught) == 2 * int(empty)
+    assert all(w.category is RuntimeWarning and w.filename == __file__ for w in caught)
     for g in range(ngroups):
-        assert_same(got[g], exact_sum_oracle(terms_of(x[codes == g]), FLOAT64))
+        assert_same(got[g], oracle(terms_of(x[kept == g]), FLOAT64))
+
+
+@pytest.mark.parametrize("mean", [False, True])
+@pytest.mark.parametrize("dtype", [np.int64, np.uint8, np.uint64])
+def test_grouped_codes_beyond_ngroups_keep_their_error(mean, dtype):
+    func = xs.exact_grouped_mean if mean else xs.exact_grouped_sum
+    name = func.__name__
+    codes = np.array([0, 2, 1], dtype)
+    with pytest.raises(ValueError, match=f"{name}: codes must be below ngroups \\(2\\); found 2"):
+        func(np.ones(3), codes, 2)
+    if dtype is np.uint64:
+        huge = np.array([0, 2**64 - 1, 1], dtype)     # negative as int64: out of range too
+        with pytest.raises(ValueError, match=f"{name}: codes must be below ngroups"):
+            func(np.ones(3), huge, 2)
 
 
 # The plain gufunc calls of exact_add.reduce and exact_add.accumulate: every
@@ -92,29 +133,6 @@ def test_add_reduce_and_accumulate_of_small_arrays(data, dtype, rows):
             prefix = xs.exact_add.accumulate(a, axis)
             assert_same(prefix, oracle_accumulate(a, axis))
             assert_same(prefix, xs.exact_add.accumulate(a, axis, out=np.empty_like(prefix)))
-
-
-@given(data=st.data(), ngroups=st.integers(1, 5))
-def test_grouped_mean_of_a_few_values(data, ngroups):
-    """The short path of exact_grouped_mean (a padded row per group, each
-    state divided by its count) against the general path and the oracle;
-    an empty group is NaN with one warning on both."""
-    from oracle_products import exact_mean_oracle
-
-    x = data.draw(arrays_1d(FLOAT64))
-    codes = np.array(data.draw(st.lists(st.integers(0, ngroups - 1), min_size=x.size,
-                                        max_size=x.size)), dtype=np.int64)
-    empty = np.bincount(codes, minlength=ngroups).min() == 0
-    with np.errstate(all="ignore"), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        got = xs.exact_grouped_mean(x, codes, ngroups)
-        short = len(caught)
-        # The general path: ngroups as a NumPy integer.
-        assert_same(got, xs.exact_grouped_mean(x, codes, np.int64(ngroups)))
-    assert short == int(empty) and len(caught) == 2 * int(empty)
-    assert all(w.category is RuntimeWarning and w.filename == __file__ for w in caught)
-    for g in range(ngroups):
-        assert_same(got[g], exact_mean_oracle(terms_of(x[codes == g]), FLOAT64))
 
 
 @given(data=st.data(), ndim=st.integers(1, 2))

@@ -32,7 +32,12 @@ DataFrame groupby (``_backends/dask_groupby.py``) merges the same moments.
 
 import numpy as np
 
-from .._ufuncs import exact_state_merge_ufunc, exact_sum_state_ufunc, exact_sum_ufunc
+from .._ufuncs import (
+    _grouped_few,
+    exact_state_merge_ufunc,
+    exact_sum_state_ufunc,
+    exact_sum_ufunc,
+)
 from . import dtypes, moments
 from . import stateformat as fmt
 from .rows import masked_states_rows
@@ -347,42 +352,24 @@ def _group_states(values, kind, codes, ngroups, skip_nan):
 
 
 #: Small calls (at most this many values times groups) are summed (averaged)
-#: as one padded row per group, without ordering the values first.
+#: by one compiled call, without ordering the values first.
 _SMALL_CALL_CELLS = 1 << 12
 
 
 def _small_groups(values, codes, ngroups, mean):
-    """Exact float64 sums (means) of each group of a few float64 values: one
-    row per group, each value in its column and -0.0 elsewhere (a term that
-    changes no sum, not even a zero's sign).  Sums: exact_sum's row loop;
-    an empty group is +0, as exact_sum of nothing.  Means: the rows' exact
-    states, each divided by its group's count and rounded once; an empty
-    group is NaN with NumPy's warning, as on the general path.  None when
-    codes are not all in range (the general path decides, with its
-    errors).  Each NumPy call costs about a microsecond here: one bincount
-    both checks the codes and counts the groups."""
-    try:
-        counts = np.bincount(codes, minlength=ngroups)
-    except (TypeError, ValueError):         # negative codes, or uint64 ones
+    """Exact float64 sums (means) of each group of a few float64 values,
+    from one compiled call (an accumulator per group: _ufuncs._grouped_few);
+    an empty group sums to +0, as exact_sum of nothing, and its mean is NaN
+    with NumPy's warning, as on the general path.  None when codes are not
+    all in range (the general path decides, with its errors); codes of any
+    integer dtype are taken as int64 (uint64 codes beyond it become
+    negative: out of range)."""
+    done = _grouped_few(values, codes.astype(_INT64, copy=False), ngroups, mean)
+    if done is None:
         return None
-    if counts.size != ngroups:              # codes beyond ngroups
-        return None
-    empty = not counts.all()
-    rows = np.full((ngroups, values.size), -0.0)
-    rows[codes, np.arange(values.size)] = values
-    if mean:
-        # An empty group's state is divided by 1 (an empty state: +0), then
-        # made NaN, as exact_mean of nothing, with NumPy's one warning.
-        states = exact_sum_state_ufunc(rows, signature=(_F64, _INT64))
-        out = round_states(states, np.maximum(counts, 1).astype(_INT64, copy=False), _F64,
-                           False)
-        if empty:
-            out[counts == 0] = np.nan
-            warn_empty_mean(stacklevel=5)
-        return out
-    out = exact_sum_ufunc(rows)
-    if empty:
-        out[counts == 0] = 0.0
+    out, empty = done
+    if mean and empty:
+        warn_empty_mean(stacklevel=5)
     return out
 
 

@@ -34,6 +34,7 @@ integers that a float64 cannot hold, take an exact path in Python
 integers (a few microseconds per term).
 """
 
+import functools
 import math
 import warnings
 from collections import namedtuple
@@ -78,9 +79,12 @@ def _align(*terms):
 
 
 def _diff(a, b):
-    """a - b of (m, e) numbers."""
-    (x, y), e = _align(a, b)
-    return x - y, e
+    """a - b of (m, e) numbers (the two-term _align, inline: a step of
+    every entry of a covariance matrix)."""
+    (x, ex), (y, ey) = a, b
+    if ex <= ey:
+        return x - (y << (ey - ex)), ex
+    return (x << (ex - ey)) - y, ey
 
 
 def _trimmed(term):
@@ -175,6 +179,17 @@ def _specials(sum_states):
     return (sum_states[..., fmt.FLAGS] & fmt.SPECIALS) != 0
 
 
+#: Unweighted sums of at most this many products take every pair of
+#: variables in one call of the dot loop (their rows gathered: a copy).
+_GATHERED_TERMS = 1 << 12
+
+
+@functools.lru_cache(maxsize=16)
+def _pairs_of(p):
+    """The pairs i <= j of p variables, row-major: (first rows, second rows)."""
+    return np.triu_indices(p)
+
+
 def _fast_sums(x, w):
     """Sums of float64-exact variables x (p, n) with float64-exact weights
     w (n,) or None; None when a weighted product is outside Dekker's range."""
@@ -182,7 +197,12 @@ def _fast_sums(x, w):
     s1 = sw = sdot = swdot = None
     for block, extra in _blocks(x, [] if w is None else [w]):
         s1 = _merge(s1, exact_sum_state_ufunc(block, signature=(_F64, fmt.NATIVE)), False)
-        if w is None:
+        if w is None and p * (p + 1) // 2 * block.shape[1] <= _GATHERED_TERMS:
+            # Few terms: every pair i <= j in one call (row-major, as below).
+            first, second = _pairs_of(p)
+            new = [exact_dot_state_ufunc(block[first], block[second],
+                                         signature=(_F64, _F64, fmt.NATIVE))]
+        elif w is None:
             new = [exact_dot_state_ufunc(block[i], block[i:], signature=(_F64, _F64, fmt.NATIVE))
                    for i in range(p)]
         else:
