@@ -18,6 +18,8 @@ chunk at a time instead, each chunk's group states merged into one running
 state per group.  So the scratch is about the output plus 64 MiB for 1e7
 values (tests/test_memory.py), and every step is a bounded NumPy call or a
 compiled loop that checks for Ctrl-C: Python sees a signal between steps.
+Small calls (a few values times groups, float64 values) take one compiled
+call instead (_small_groups): an exact accumulator per group, no ordering.
 
 Variances (grouped_variance) are decided group by group by the compiled
 loop (src/kernels/moving/xs_moving_var.c: two-double sums with a proven bound, one pass

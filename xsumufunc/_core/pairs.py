@@ -20,8 +20,11 @@ the data, taken in blocks of observations copied contiguous
 (``rows.SCRATCH_BYTES``) when the variables are not contiguous rows; the
 states of blocks merge by adding, so the values do not depend on the
 blocking.  They become Python integers with a common power of two
-(``norm.state_integers``, ``norm.dot_state_integers``) and each result is
-rounded once (``rational.round_rational``).  Many short rows of weighted
+(``norm.state_integers``, ``norm.dot_state_integers``), their trailing
+zero bits moved into the exponent (_trimmed: a few hundred bits instead of
+thousands), and each result is rounded once (``rational.round_rational``).
+The weighted mean of two float64 arrays over every element is one dot
+state and one sum state (_plain_average).  Many short rows of weighted
 means are decided together instead (``_short_rows``): a candidate is proven
 by the signs of two exact dots (the row against the midpoints around it),
 ties go to even, and only the rows left take the Python step.
