@@ -658,13 +658,15 @@ def _plain_average(a, w):
     to zero exactly (the general path gives the IEEE quotient or raises)."""
     top = exact_dot_state_ufunc(a, w, signature=(_F64, _F64, fmt.NATIVE))
     bottom = exact_sum_state_ufunc(w, signature=(_F64, fmt.NATIVE))
-    if _specials(bottom) or _specials(top.reshape(3, fmt.LENGTH)[0]):
+    # The flags of both (the dot state's main part comes first), read once.
+    if _specials(bottom | top[:fmt.LENGTH]):
         return None
     den = norm.state_integer(bottom)
     if den == 0:
         return None
-    return _F64.type(_round_quotient(_trimmed(norm.dot_state_integer(top)),
-                                     _trimmed((den, fmt.UNIT_EXPONENT)), dtypes.FORMATS[_F64]))
+    # One quotient: rounding the long integers costs less than trimming them.
+    return _F64.type(_round_quotient(norm.dot_state_integer(top), (den, fmt.UNIT_EXPONENT),
+                                     dtypes.FORMATS[_F64]))
 
 
 def average(a, axis, weights, returned, keepdims):
