@@ -443,9 +443,12 @@ def _small_product(a, b):
     if k == 1:
         # Quietly: a NaN, Inf or overflow goes to the general path, whose
         # loop warns as exact_dot does (the multiply would say otherwise).
+        # One reduction finds them (a finite sum has finite terms; a sum
+        # that overflows sends finite products there too, still exact).
         with np.errstate(all="ignore"):
             product = np.multiply(a, b)
-        return product if np.isfinite(product).all() else None
+            total = np.add.reduce(product, axis=None)
+        return product if math.isfinite(total) else None
     if not 0 < n * k * m <= SMALL_CALL_WORK:
         return None
     return exact_dot_ufunc(a[:, None, :], b.T[None, :, :])
