@@ -637,3 +637,78 @@ def _warn_invalid_num_threads_env():
 
 
 _warn_invalid_num_threads_env()
+
+
+# ---- grouped sums and means of a few values: one accumulator per group ----
+cdef extern from "exact/xs_small.h":
+    ctypedef struct xs_small:
+        pass
+    ctypedef struct xs_format:
+        pass
+    const xs_format xs_format_float64
+    void xs_small_init(xs_small *acc) nogil
+    void xs_small_add_bits(xs_small *acc, unsigned long long bits) nogil
+    double xs_small_round_divided(xs_small *acc, unsigned long long divisor,
+                                  const xs_format *fmt) nogil
+
+from libc.math cimport NAN
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy
+
+
+def _grouped_few(cnp.ndarray values, cnp.ndarray codes, Py_ssize_t ngroups, bint mean):
+    """Exact float64 sums (mean: means) of each group of float64 values
+    (codes: the int64 group of each value; both 1-D of one length, any
+    strides, alignment), each group's exact sum in its own accumulator,
+    rounded once (divided by the group's count for a mean).
+    Returns (result, the number of empty groups), or None when a code is
+    outside [0, ngroups) (the caller's general path then decides, with its
+    errors).  Empty groups: +0.0 for a sum, NaN for a mean (the caller
+    warns).  For small calls: ngroups accumulators of about 560 bytes each."""
+    if not (values.ndim == 1 and codes.ndim == 1 and values.shape[0] == codes.shape[0]
+            and cnp.PyArray_TYPE(values) == cnp.NPY_FLOAT64
+            and cnp.PyArray_TYPE(codes) == cnp.NPY_INT64
+            and cnp.PyArray_ISNOTSWAPPED(values) and cnp.PyArray_ISNOTSWAPPED(codes)
+            and ngroups >= 0):
+        raise TypeError("_grouped_few: 1-D native float64 values and int64 codes of one "
+                        "length, ngroups >= 0")
+    cdef Py_ssize_t n = values.shape[0], i, g, empty = 0
+    cdef const char *vp = <const char *>cnp.PyArray_DATA(values)
+    cdef const char *cp = <const char *>cnp.PyArray_DATA(codes)
+    cdef Py_ssize_t vs = values.strides[0], cs = codes.strides[0]
+    cdef unsigned long long bits
+    cdef long long code
+    cdef bint bad = False
+    out = np.empty(ngroups, np.float64)
+    cdef double *res = <double *>cnp.PyArray_DATA(out)
+    cdef xs_small *accs = <xs_small *>malloc(max(ngroups, 1) * sizeof(xs_small))
+    cdef unsigned long long *cnt = <unsigned long long *>calloc(max(ngroups, 1),
+                                                                 sizeof(unsigned long long))
+    if accs == NULL or cnt == NULL:
+        free(accs)
+        free(cnt)
+        raise MemoryError()
+    with nogil:
+        for g in range(ngroups):
+            xs_small_init(&accs[g])
+        for i in range(n):
+            memcpy(&code, cp + i * cs, sizeof(code))
+            if code < 0 or code >= ngroups:
+                bad = True
+                break
+            memcpy(&bits, vp + i * vs, sizeof(bits))
+            xs_small_add_bits(&accs[code], bits)
+            cnt[code] += 1
+        if not bad:
+            for g in range(ngroups):
+                if cnt[g] == 0:
+                    res[g] = NAN if mean else 0.0     # +0: exact_sum of nothing
+                    empty += 1
+                else:
+                    res[g] = xs_small_round_divided(&accs[g], cnt[g] if mean else 1,
+                                                    &xs_format_float64)
+    free(accs)
+    free(cnt)
+    if bad:
+        return None
+    return out, empty

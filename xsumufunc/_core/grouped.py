@@ -18,6 +18,8 @@ chunk at a time instead, each chunk's group states merged into one running
 state per group.  So the scratch is about the output plus 64 MiB for 1e7
 values (tests/test_memory.py), and every step is a bounded NumPy call or a
 compiled loop that checks for Ctrl-C: Python sees a signal between steps.
+Small calls (a few values times groups, float64 values) take one compiled
+call instead (_small_groups): an exact accumulator per group, no ordering.
 
 Variances (grouped_variance) are decided group by group by the compiled
 loop (src/kernels/moving/xs_moving_var.c: two-double sums with a proven bound, one pass
@@ -32,7 +34,12 @@ DataFrame groupby (``_backends/dask_groupby.py``) merges the same moments.
 
 import numpy as np
 
-from .._ufuncs import exact_state_merge_ufunc, exact_sum_state_ufunc, exact_sum_ufunc
+from .._ufuncs import (
+    _grouped_few,
+    exact_state_merge_ufunc,
+    exact_sum_state_ufunc,
+    exact_sum_ufunc,
+)
 from . import dtypes, moments
 from . import stateformat as fmt
 from .rows import masked_states_rows
@@ -346,30 +353,25 @@ def _group_states(values, kind, codes, ngroups, skip_nan):
     return counts, iter([(0, ngroups, states)])
 
 
-#: Small calls (at most this many values times groups) are summed as one
-#: padded row per group, without ordering the values first.
+#: Small calls (at most this many values times groups) are summed (averaged)
+#: by one compiled call, without ordering the values first.
 _SMALL_CALL_CELLS = 1 << 12
 
 
-def _small_sums(values, codes, ngroups):
-    """Exact float64 sums of each group of a few float64 values: one row per
-    group, each value in its column and -0.0 elsewhere (a term that changes
-    no sum, not even a zero's sign), summed by exact_sum's row loop; an
-    empty group is +0, as exact_sum of nothing.  None when codes are not
-    all in range (the general path decides, with its errors).  Each NumPy
-    call costs about a microsecond here: one bincount both checks the codes
-    and counts the groups."""
-    try:
-        counts = np.bincount(codes, minlength=ngroups)
-    except (TypeError, ValueError):         # negative codes, or uint64 ones
+def _small_groups(values, codes, ngroups, mean):
+    """Exact float64 sums (means) of each group of a few float64 values,
+    from one compiled call (an accumulator per group: _ufuncs._grouped_few);
+    an empty group sums to +0, as exact_sum of nothing, and its mean is NaN
+    with NumPy's warning, as on the general path.  None when codes are not
+    all in range (the general path decides, with its errors); codes of any
+    integer dtype are taken as int64 (uint64 codes beyond it become
+    negative: out of range)."""
+    done = _grouped_few(values, codes.astype(_INT64, copy=False), ngroups, mean)
+    if done is None:
         return None
-    if counts.size != ngroups:              # codes beyond ngroups
-        return None
-    rows = np.full((ngroups, values.size), -0.0)
-    rows[codes, np.arange(values.size)] = values
-    out = exact_sum_ufunc(rows)
-    if not counts.all():
-        out[counts == 0] = 0.0
+    out, empty = done
+    if mean and empty:
+        warn_empty_mean(stacklevel=5)
     return out
 
 
@@ -378,8 +380,8 @@ def grouped(func_name, values, codes, ngroups, dtype, skip_nan, mean):
     if (type(values) is np.ndarray and type(codes) is np.ndarray and type(ngroups) is int
             and values.dtype == _F64 and values.ndim == 1 and codes.shape == values.shape
             and codes.dtype.kind in "iu" and 0 < ngroups * values.size <= _SMALL_CALL_CELLS
-            and dtype is None and not skip_nan and not mean):
-        done = _small_sums(values, codes, ngroups)
+            and dtype is None and not skip_nan):
+        done = _small_groups(values, codes, ngroups, mean)
         if done is not None:
             return done
     values, kind, codes, ngroups = _checked(func_name, values, codes, ngroups)

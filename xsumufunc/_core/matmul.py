@@ -77,7 +77,7 @@ import numpy as np
 from .._ufuncs import exact_dot_state_round_ufunc, exact_dot_state_ufunc, exact_dot_ufunc
 from . import dtypes
 from . import stateformat as fmt
-from .dot import default_result
+from .dot import _PLAIN_CALL_DTYPES, default_result
 from .dot import dot as exact_dot
 from .states import merge_dot_states
 
@@ -417,8 +417,48 @@ def result_dtype(da, db):
     return default_result(da, db)
 
 
+#: Plain 2-D products of at most this many multiply-adds take one call of
+#: the exact dot loop (_small_product): below it, the per-call set-up of the
+#: general path (checks, a Python step per row) is most of the cost.
+SMALL_CALL_WORK = 1 << 12
+
+
+def _small_product(a, b):
+    """a @ b of two float64 (float32) matrices of one native dtype, every
+    entry correctly rounded, or None where this short path does not apply
+    (the general path then decides, with its errors and warnings).  An
+    inner dimension of 1 makes every entry one product, which IEEE
+    multiplication rounds once to nearest, its sign that of the exact
+    product, subnormals included (the call runs in the pinned mode: no
+    flush to zero): the broadcast np.multiply is the exact result at any
+    size when every entry is finite.  Small products
+    are one call of the exact dot loop over the broadcast rows and
+    columns."""
+    if not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype
+            and a.dtype in _PLAIN_CALL_DTYPES and a.ndim == 2 and b.ndim == 2
+            and a.shape[1] == b.shape[0]):
+        return None
+    n, k = a.shape
+    m = b.shape[1]
+    if k == 1:
+        # Quietly: a NaN, Inf or overflow goes to the general path, whose
+        # loop warns as exact_dot does (the multiply would say otherwise).
+        # One reduction finds them (a finite sum has finite terms; a sum
+        # that overflows sends finite products there too, still exact).
+        with np.errstate(all="ignore"):
+            product = np.multiply(a, b)
+            total = np.add.reduce(product, axis=None)
+        return product if math.isfinite(total) else None
+    if not 0 < n * k * m <= SMALL_CALL_WORK:
+        return None
+    return exact_dot_ufunc(a[:, None, :], b.T[None, :, :])
+
+
 def matmul(a, b):
     """The NumPy body of exact_matmul."""
+    done = _small_product(a, b)
+    if done is not None:
+        return done
     name = "exact_matmul"
     dtypes.reject_masked(a, name)
     dtypes.reject_masked(b, name)

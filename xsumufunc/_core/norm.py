@@ -97,8 +97,13 @@ def state_integer(state):
 def dot_state_integers(dot_states):
     """The exact values of exact dot states (..., DOT_LENGTH), in row-major
     order: ([m, ...], e), each value m * 2**e."""
-    main_fine_huge = state_integers(np.asarray(dot_states).reshape(-1, 3, fmt.LENGTH))
+    parts = np.asarray(dot_states).reshape(-1, 3, fmt.LENGTH)
     scale = fmt.DOT_SCALE
+    if not parts[:, 1:, :fmt.DIGITS].any():
+        # Every product in the main range (the usual case): the other two
+        # parts are zero, and a state costs a Python step to convert.
+        return [main << scale for main in state_integers(parts[:, 0])], fmt.UNIT_EXPONENT - scale
+    main_fine_huge = state_integers(parts)
     values = [(main << scale) + fine + (huge << (2 * scale)) for main, fine, huge
               in zip(main_fine_huge[0::3], main_fine_huge[1::3], main_fine_huge[2::3])]
     return values, fmt.UNIT_EXPONENT - scale

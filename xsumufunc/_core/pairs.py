@@ -20,8 +20,11 @@ the data, taken in blocks of observations copied contiguous
 (``rows.SCRATCH_BYTES``) when the variables are not contiguous rows; the
 states of blocks merge by adding, so the values do not depend on the
 blocking.  They become Python integers with a common power of two
-(``norm.state_integers``, ``norm.dot_state_integers``) and each result is
-rounded once (``rational.round_rational``).  Many short rows of weighted
+(``norm.state_integers``, ``norm.dot_state_integers``), their trailing
+zero bits moved into the exponent (_trimmed: a few hundred bits instead of
+thousands), and each result is rounded once (``rational.round_rational``).
+The weighted mean of two float64 arrays over every element is one dot
+state and one sum state (_plain_average).  Many short rows of weighted
 means are decided together instead (``_short_rows``): a candidate is proven
 by the signs of two exact dots (the row against the midpoints around it),
 ties go to even, and only the rows left take the Python step.
@@ -34,6 +37,7 @@ integers that a float64 cannot hold, take an exact path in Python
 integers (a few microseconds per term).
 """
 
+import functools
 import math
 import warnings
 from collections import namedtuple
@@ -78,9 +82,25 @@ def _align(*terms):
 
 
 def _diff(a, b):
-    """a - b of (m, e) numbers."""
-    (x, y), e = _align(a, b)
-    return x - y, e
+    """a - b of (m, e) numbers (the two-term _align, inline: a step of
+    every entry of a covariance matrix)."""
+    (x, ex), (y, ey) = a, b
+    if ex <= ey:
+        return x - (y << (ey - ex)), ex
+    return (x << (ex - ey)) - y, ey
+
+
+def _trimmed(term):
+    """(m, e) with m's trailing zero bits moved into e: the sums come as
+    counts of 2**-1075 (of 2**-2150 for products), thousands of bits for
+    everyday values, whose arithmetic (and a correlation's root) then
+    costs tens of microseconds; trimmed, they are as long as the values'
+    spread of exponents."""
+    m, e = term
+    if not m:
+        return term
+    z = (m & -m).bit_length() - 1
+    return m >> z, e + z
 
 
 def _mul(a, b):
@@ -104,7 +124,8 @@ class Sums:
     variables holding a NaN or Inf (special) and whether the weights do."""
 
     def __init__(self, sw, swx, swxy, special, weights_special):
-        self.sw, self.swx, self.swxy = sw, swx, swxy
+        self.sw, self.swx = _trimmed(sw), [_trimmed(t) for t in swx]
+        self.swxy = [[_trimmed(t) for t in row] for row in swxy]
         self.special, self.weights_special = special, weights_special
 
     def numerator(self, i, j):
@@ -161,6 +182,17 @@ def _specials(sum_states):
     return (sum_states[..., fmt.FLAGS] & fmt.SPECIALS) != 0
 
 
+#: Unweighted sums of at most this many products take every pair of
+#: variables in one call of the dot loop (their rows gathered: a copy).
+_GATHERED_TERMS = 1 << 12
+
+
+@functools.lru_cache(maxsize=16)
+def _pairs_of(p):
+    """The pairs i <= j of p variables, row-major: (first rows, second rows)."""
+    return np.triu_indices(p)
+
+
 def _fast_sums(x, w):
     """Sums of float64-exact variables x (p, n) with float64-exact weights
     w (n,) or None; None when a weighted product is outside Dekker's range."""
@@ -168,7 +200,12 @@ def _fast_sums(x, w):
     s1 = sw = sdot = swdot = None
     for block, extra in _blocks(x, [] if w is None else [w]):
         s1 = _merge(s1, exact_sum_state_ufunc(block, signature=(_F64, fmt.NATIVE)), False)
-        if w is None:
+        if w is None and p * (p + 1) // 2 * block.shape[1] <= _GATHERED_TERMS:
+            # Few terms: every pair i <= j in one call (row-major, as below).
+            first, second = _pairs_of(p)
+            new = [exact_dot_state_ufunc(block[first], block[second],
+                                         signature=(_F64, _F64, fmt.NATIVE))]
+        elif w is None:
             new = [exact_dot_state_ufunc(block[i], block[i:], signature=(_F64, _F64, fmt.NATIVE))
                    for i in range(p)]
         else:
@@ -612,8 +649,35 @@ def _dot_states_rows(x, y):
     return exact_dot_state_ufunc(left, right, signature=(compute, compute, fmt.NATIVE))
 
 
+def _plain_average(a, w):
+    """The weighted mean of float64 values a by float64 weights w (1-D, of
+    one length): the exact sum(w*a) and sum(w) from one dot state and one
+    sum state, their quotient rounded once (what the general path does for
+    one row, without its steps).  None where it would not round a
+    quotient: a NaN or Inf among the terms or weights, or weights summing
+    to zero exactly (the general path gives the IEEE quotient or raises)."""
+    top = exact_dot_state_ufunc(a, w, signature=(_F64, _F64, fmt.NATIVE))
+    bottom = exact_sum_state_ufunc(w, signature=(_F64, fmt.NATIVE))
+    # The flags of both (the dot state's main part comes first), read once.
+    if _specials(bottom | top[:fmt.LENGTH]):
+        return None
+    den = norm.state_integer(bottom)
+    if den == 0:
+        return None
+    # One quotient: rounding the long integers costs less than trimming them.
+    return _F64.type(_round_quotient(norm.dot_state_integer(top), (den, fmt.UNIT_EXPONENT),
+                                     dtypes.FORMATS[_F64]))
+
+
 def average(a, axis, weights, returned, keepdims):
     """The NumPy body of exact_average."""
+    if (type(a) is np.ndarray and type(weights) is np.ndarray and a.dtype == _F64
+            and weights.dtype == _F64 and a.shape == weights.shape and a.size
+            and axis is None and not returned and not keepdims):
+        # The common call: two float64 arrays of one shape, every element.
+        done = _plain_average(a.reshape(-1), weights.reshape(-1))
+        if done is not None:
+            return done
     name = "exact_average"
     a = _check_real(a, name, "a")
     axes = None if axis is None else normalize_axes(axis, a.ndim, name)
