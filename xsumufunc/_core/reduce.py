@@ -140,9 +140,9 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
             and not skip_nan:
         # The common call, with the least Python in front of the loop.
         ufunc = exact_mean_ufunc if mean else exact_sum_ufunc
-        if axis is None and a.ndim == 1:
-            return ufunc(a, **kw)
-        if type(axis) is int and a.ndim:     # exact_add.reduce's axis=0 of a vector too
+        if a.ndim == 1 and (axis is None or (type(axis) is int and -1 <= axis <= 0)):
+            return ufunc(a, **kw)         # a vector's one axis: no axis= for NumPy to parse
+        if type(axis) is int and a.ndim:     # any other integer axis
             try:
                 return ufunc(a, axis=axis, **kw)
             except np.exceptions.AxisError:
