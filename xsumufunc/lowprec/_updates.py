@@ -45,20 +45,24 @@ _LOOP_STORAGE = (BFLOAT16, FLOAT16, FLOAT32)
 _BITS_DTYPES = (UINT16, UINT32)
 
 
-def _plain_update(w, u):
-    """Is this the common call of kahan_add/stochastic_add, whose checks the
-    types already prove: NumPy arrays, w of a storage dtype with C loops, u
-    of w's dtype, float32 or float64 (each native: a swapped dtype is not
-    equal to these), so that the loop takes them as they are?"""
+def _plain_update(w, u, c=None):
+    """Is this the common call of kahan_add (with `c`)/stochastic_add, whose
+    checks the types already prove: NumPy arrays of one shape, w of a
+    storage dtype with C loops, c of w's dtype, u of w's dtype, float32 or
+    float64 (each native: a swapped dtype is not equal to these), so that
+    the loop takes them as they are?"""
     return (type(w) is np.ndarray and type(u) is np.ndarray and w.dtype in _LOOP_STORAGE
-            and (u.dtype == w.dtype or u.dtype == FLOAT32 or u.dtype == FLOAT64))
+            and (u.dtype == w.dtype or u.dtype == FLOAT32 or u.dtype == FLOAT64)
+            and u.shape == w.shape
+            and (c is None or (type(c) is np.ndarray and c.dtype == w.dtype
+                               and c.shape == w.shape)))
 
 
-def _plain_bits(bits, rng, shape):
+def _plain_bits(bits, rng, like):
     """Are `bits` given (no rng) as a native uint16/uint32 array of exactly
-    the result `shape` (what _random_bits would check and return)?"""
+    the shape of the array `like` (what _random_bits would check and return)?"""
     return (rng is None and type(bits) is np.ndarray and bits.dtype in _BITS_DTYPES
-            and bits.shape == shape)
+            and bits.shape == like.shape)
 
 
 def _name(dtype):
@@ -222,8 +226,7 @@ def kahan_add(w: np.ndarray | np.generic, c: np.ndarray | np.generic, u: ArrayLi
     >>> float(w[0]), round(float(w[0]) - float(c[0]), 6)   # w - c tracks 1.1
     (1.0, 1.1)
     """
-    if (out is None and compute_dtype is None and _plain_update(w, u) and type(c) is np.ndarray
-            and c.dtype == w.dtype and w.shape == c.shape == u.shape):
+    if out is None and compute_dtype is None and _plain_update(w, u, c):
         return kahan_add_ufunc(w, c, u)     # the loop, as the general path below calls it
     func = "kahan_add"
     w = _storage_array(w, func, "w")
@@ -317,7 +320,7 @@ def stochastic_round(x: ArrayLike, dtype: DTypeLike, bits: ArrayLike | None = No
     True
     """
     if (out is None and dtype is np.float32 and type(x) is np.ndarray and x.dtype == FLOAT64
-            and _plain_bits(bits, rng, x.shape)):
+            and _plain_bits(bits, rng, x)):
         # float64 into float32, the common call: the loop as the path below calls it.
         return _stochastic_round_to_float32(x, bits)
     func = "stochastic_round"
@@ -392,8 +395,7 @@ def stochastic_add(w: np.ndarray | np.generic, u: ArrayLike, bits: ArrayLike | N
     >>> bool(1.0095 < w.astype(np.float64).mean() < 1.0105)   # 10 * 1e-3 arrived on average
     True
     """
-    if out is None and _plain_update(w, u) and w.shape == u.shape \
-            and _plain_bits(bits, rng, w.shape):
+    if out is None and _plain_update(w, u) and _plain_bits(bits, rng, w):
         return stochastic_add_ufunc(w, u, bits)     # the loop, as the path below calls it
     func = "stochastic_add"
     w = _storage_array(w, func, "w")
