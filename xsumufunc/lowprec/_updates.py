@@ -40,9 +40,11 @@ _SUM_DTYPES = (BFLOAT16, FLOAT16, FLOAT32, FLOAT64)
 _ROUND_UFUNCS = {BFLOAT16: _stochastic_round_to_bfloat16,
                  FLOAT16: _stochastic_round_to_float16,
                  FLOAT32: _stochastic_round_to_float32}
-#: Storage dtypes with C loops (the byte-coded formats have NumPy bodies).
-_LOOP_STORAGE = (BFLOAT16, FLOAT16, FLOAT32)
-_BITS_DTYPES = (UINT16, UINT32)
+#: Storage dtypes with C loops (the byte-coded formats have NumPy bodies),
+#: updates they take as they are, random bits: sets, the cheapest test.
+_LOOP_STORAGE = frozenset([BFLOAT16, FLOAT16, FLOAT32])
+_WIDE_UPDATES = frozenset([FLOAT32, FLOAT64])
+_BITS_DTYPES = frozenset([UINT16, UINT32])
 
 
 def _plain_update(w, u, c=None):
@@ -52,7 +54,7 @@ def _plain_update(w, u, c=None):
     float64 (each native: a swapped dtype is not equal to these), so that
     the loop takes them as they are?"""
     return (type(w) is np.ndarray and type(u) is np.ndarray and w.dtype in _LOOP_STORAGE
-            and (u.dtype == w.dtype or u.dtype == FLOAT32 or u.dtype == FLOAT64)
+            and (u.dtype in _WIDE_UPDATES or u.dtype == w.dtype)
             and u.shape == w.shape
             and (c is None or (type(c) is np.ndarray and c.dtype == w.dtype
                                and c.shape == w.shape)))
