@@ -206,10 +206,16 @@ def test_the_compiled_helpers_refuse_other_arrays():
     read_only.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         _canonicalize_states(read_only)
-    with pytest.raises(TypeError, match="float64 or float32"):
-        _segment_sums(np.ones(3, np.float16), np.array([0], np.intp))
-    with pytest.raises(TypeError, match="intp"):
-        _segment_sums(np.ones(3), np.array([0], np.int32))
+    # Anything but native float64/float32 values and intp indices: None.
+    for values, indices in [(np.ones(3, np.float16), np.array([0], np.intp)),
+                            (np.ones(3), np.array([0], np.int32)),
+                            (np.ones(3, ">f8"), np.array([0], np.intp)),
+                            (np.ones(3), np.array([0], np.intp).astype(">i8")),
+                            (np.ones((3, 1)), np.array([0], np.intp)),
+                            ([1.0, 2.0], np.array([0], np.intp)),
+                            (np.ones(3), [0])]:
+        assert _segment_sums(values, indices) is None
+    assert_same(_segment_sums(np.ones(3), np.array([0, 2, 2])[::2]), np.array([2.0, 1.0]))
 
 
 # ---- reduceat's common call: one C call for every segment -------------------

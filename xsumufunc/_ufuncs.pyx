@@ -580,31 +580,33 @@ cdef extern from "loops/xs_loops.h":
                                  char *out) nogil
 
 
-def _segment_sums(cnp.ndarray values, cnp.ndarray indices):
-    """Exact sums of the segments of `values` (1-D float64 or float32, any
-    stride) that np.add.reduceat(values, indices) sums, each rounded once
-    into values' dtype; `indices` is a native intp 1-D array.  None when the
-    general path must answer: an index out of bounds (its error) or a
-    result that is Inf or NaN (its warning).  For short segments: every
-    term goes through the small accumulator."""
-    cdef int is_float32
-    if values.ndim != 1 or indices.ndim != 1 or indices.dtype != np.dtype(np.intp):
-        raise TypeError("_segment_sums: 1-D values and native intp indices")
-    if values.dtype == F64:
-        is_float32 = 0
-    elif values.dtype == F32:
-        is_float32 = 1
-    else:
-        raise TypeError("_segment_sums: values must be native float64 or float32")
-    cdef cnp.ndarray idx = np.ascontiguousarray(indices)
-    cdef cnp.ndarray res = np.empty(idx.shape[0], values.dtype)
-    cdef const char *data = cnp.PyArray_BYTES(values)
-    cdef cnp.npy_intp n = values.shape[0], stride = values.strides[0], k = idx.shape[0]
+def _segment_sums(values, indices):
+    """Exact sums of the segments of `values` (a 1-D native float64 or
+    float32 ndarray, any stride) that np.add.reduceat(values, indices) sums,
+    each rounded once into values' dtype, `indices` a 1-D native intp
+    ndarray.  None when the general path must answer: other arguments, an
+    index out of bounds (its error) or a result that is Inf or NaN (its
+    warning).  For short segments: every term goes through the small
+    accumulator."""
+    if type(values) is not np.ndarray or type(indices) is not np.ndarray:
+        return None
+    cdef cnp.ndarray vals = values, idx = indices
+    cdef int kind = cnp.PyArray_TYPE(vals)
+    if (vals.ndim != 1 or idx.ndim != 1 or (kind != cnp.NPY_DOUBLE and kind != cnp.NPY_FLOAT)
+            or cnp.PyArray_TYPE(idx) != cnp.NPY_INTP or not cnp.PyArray_ISNOTSWAPPED(vals)
+            or not cnp.PyArray_ISNOTSWAPPED(idx)):
+        return None
+    if not cnp.PyArray_IS_C_CONTIGUOUS(idx):
+        idx = np.ascontiguousarray(idx)
+    cdef cnp.npy_intp k = idx.shape[0]
+    cdef cnp.ndarray res = cnp.PyArray_EMPTY(1, &k, kind, 0)
+    cdef const char *data = cnp.PyArray_BYTES(vals)
+    cdef cnp.npy_intp n = vals.shape[0], stride = vals.strides[0]
     cdef const cnp.npy_intp *at = <const cnp.npy_intp *>cnp.PyArray_DATA(idx)
     cdef char *into = cnp.PyArray_BYTES(res)
     cdef cnp.npy_intp found
     with nogil:
-        found = xs_segment_sums(data, n, stride, is_float32, at, k, into)
+        found = xs_segment_sums(data, n, stride, kind == cnp.NPY_FLOAT, at, k, into)
     return res if found < 0 else None
 
 

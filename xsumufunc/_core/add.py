@@ -105,21 +105,13 @@ def _gathered_sums(moved, rows, indices, lengths, result, name):
     return grouped(name, values, codes, rows.size * k, result, False, False).reshape(-1, k)
 
 
-#: Inputs and indices of reduceat's common call, summed in one C call.
-_PLAIN_VALUES = (np.dtype(np.float64), np.dtype(np.float32))
-_PLAIN_INDICES = np.dtype(np.intp)
-
-
-def _plain_segments(a, indices, axis, dtype, out):
-    """Is this reduceat's common call, which one C call answers (or hands
-    back: an index out of bounds, a non-finite result)?  A native float64 or
-    float32 vector of fewer than LONG_SEGMENT terms (every segment short:
-    the C call adds term by term), native intp indices, axis 0, the default
-    result: what the checks below would accept, proved by the types."""
-    return (type(a) is np.ndarray and type(indices) is np.ndarray and a.ndim == 1
-            and a.size < LONG_SEGMENT and a.dtype in _PLAIN_VALUES
-            and indices.ndim == 1 and indices.dtype == _PLAIN_INDICES
-            and dtype is None and out is None and type(axis) is int and -1 <= axis <= 0)
+def _short_vector_call(a, axis, dtype, out):
+    """Is this reduceat's common call, on a vector of fewer than LONG_SEGMENT
+    terms (every segment short: the C call adds term by term), axis 0, the
+    default result?  Then _segment_sums answers, or hands the call back
+    (other dtypes, an index out of bounds, a non-finite result)."""
+    return (dtype is None and out is None and type(a) is np.ndarray and a.size < LONG_SEGMENT
+            and type(axis) is int and -1 <= axis <= 0)
 
 
 def reduceat(a, indices, axis=0, dtype=None, out=None):
@@ -129,7 +121,7 @@ def reduceat(a, indices, axis=0, dtype=None, out=None):
     one call each for all rows; runs of short ones are gathered for blocks
     of rows (rows.SCRATCH_BYTES) and summed as groups."""
     name = "exact_add.reduceat"
-    if _plain_segments(a, indices, axis, dtype, out):
+    if _short_vector_call(a, axis, dtype, out):
         sums = _segment_sums(a, indices)
         if sums is not None:
             return sums

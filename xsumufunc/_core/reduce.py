@@ -131,7 +131,8 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
                  mean=False):
     """The exact sum (mean=True: divided by the number of terms) of the
     selected terms of `a`, rounded once (NumPy arrays, lists and scalars)."""
-    a = np.asarray(a)
+    if type(a) is not np.ndarray:
+        a = np.asarray(a)
     if skip_nan and a.dtype.kind == "f" and 0 < a.size <= _SMALL_NAN_CHECK \
             and not np.isnan(a).any():
         skip_nan = False        # no NaN to skip: the plain loops, the same bits sooner
