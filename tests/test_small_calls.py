@@ -108,7 +108,7 @@ def test_add_reduce_and_accumulate_of_small_arrays(data, dtype, rows):
 
 # ---- the states' common calls (xsumufunc._core.states) ----------------------
 
-STATE_PLAIN = PLAIN + [np.dtype(np.int32)]
+STATE_PLAIN = PLAIN + [np.dtype(np.int32), np.dtype(np.uint64), np.dtype(np.int8)]
 
 
 @given(data=st.data(), dtype=st.sampled_from(STATE_PLAIN), shape=st.sampled_from(

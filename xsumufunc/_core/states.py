@@ -124,7 +124,7 @@ def check_states(state, func_name, argname="state", complex_parts=False):
     arr = arr.astype(fmt.NATIVE, copy=False)
     # One compiled pass over every state (the same rules as _first_problem,
     # which names what is wrong once this finds something).
-    rows = arr if arr.ndim == 2 and not complex_parts else arr.reshape(-1, fmt.LENGTH)
+    rows = arr if arr.ndim == 2 else arr.reshape(-1, fmt.LENGTH)
     if arr.size and _first_invalid_state(rows, fmt.TOP_LIMIT) >= 0:
         raise ValueError(f"{func_name}: {argname} is not a valid exact state: "
                          f"{_first_problem(arr)}")
