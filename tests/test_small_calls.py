@@ -165,6 +165,9 @@ def test_one_count_is_checked_as_an_array_of_counts_is():
     for given_as in (0, np.array([0])):
         with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
             assert np.all(np.isnan(xs.state_mean(state, given_as)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")          # no states: no mean, no warning
+            assert xs.state_mean(np.empty((0, L), np.int64), given_as).shape == (0,)
 
 
 @given(data=st.data())
@@ -202,6 +205,14 @@ def test_the_compiled_helpers_refuse_other_arrays():
         _first_invalid_state(state[None].astype(">i8"), 2**24)   # swapped
     with pytest.raises(TypeError, match="native int64"):
         _canonicalize_states(state[None, :-1].copy())
+    with pytest.raises(TypeError, match="native int64"):
+        _first_invalid_state(state[None].astype(np.int32), 2**24)
+    # Both 8-byte C integer types are int64 (a state array may come as either).
+    for ctype in (np.longlong, np.int64):
+        rows = state[None].astype(ctype)
+        assert _first_invalid_state(rows, 2**24) == -1
+        assert xs.round_state(rows) == 3.0 and xs.merge_states(rows).tobytes() == \
+            xs.exact_sum_state(np.ones(3)).tobytes()
     read_only = state[None].copy()
     read_only.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):

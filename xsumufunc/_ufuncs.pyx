@@ -539,10 +539,10 @@ cdef extern from "loops/xs_loops.h":
 
 
 cdef _check_state_rows(cnp.ndarray rows, str what):
-    """TypeError unless rows is a native int64 (m, STATE_LENGTH) array: the
-    C side reads exactly that."""
-    if (rows.ndim != 2 or rows.shape[1] != XS_STATE_LEN
-            or cnp.PyArray_TYPE(rows) != cnp.NPY_INT64 or not cnp.PyArray_ISNOTSWAPPED(rows)):
+    """TypeError unless rows is a native int64 (m, STATE_LENGTH) array (long
+    or long long: either type of 8 bytes): the C side reads exactly that."""
+    if (rows.ndim != 2 or rows.shape[1] != XS_STATE_LEN or not cnp.PyArray_ISSIGNED(rows)
+            or cnp.PyArray_ITEMSIZE(rows) != 8 or not cnp.PyArray_ISNOTSWAPPED(rows)):
         raise TypeError(f"{what}: rows must be a native int64 (m, {XS_STATE_LEN}) array")
 
 

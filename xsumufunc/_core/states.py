@@ -315,7 +315,7 @@ def state_mean(state, count, dtype=np.float64):
         value = int(counts)
         if not 0 <= value <= 2**63 - 1:
             raise ValueError(f"{name}: count must be non-negative int64 values")
-        if value == 0:
+        if value == 0 and arr.size:          # as below: only when there is a mean
             warn_empty_mean(stacklevel=3)
         return round_states(arr, np.array(value, fmt.NATIVE), result, is_complex)
     if np.any(counts < 0) or (counts.dtype.kind == "u" and np.any(counts > 2**63 - 1)):
