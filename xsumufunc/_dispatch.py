@@ -151,17 +151,17 @@ def dispatching(name: str, arrays: Iterable[str], backends: Iterable[str] | None
             # Plain loops, no list built: this runs on every call, and a
             # small call is a microsecond or two.
             nargs = len(args)
+            plain = True
             for p in positions:
                 if p < nargs and type(args[p]) not in _PLAIN_TYPES:
+                    plain = False
                     break
-            else:
-                p = None
-                if kwargs:
-                    for a in names:
-                        if a in kwargs and type(kwargs[a]) not in _PLAIN_TYPES:
-                            p = a
-                            break
-            if p is not None:
+            if plain and kwargs:
+                for a in names:
+                    if a in kwargs and type(kwargs[a]) not in _PLAIN_TYPES:
+                        plain = False
+                        break
+            if not plain:
                 handled = other_library(args, kwargs)
                 if handled is not None:
                     return handled[0]
