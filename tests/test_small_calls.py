@@ -3,6 +3,7 @@ and exact_std of a short float64 vector, the nan-variants of small NaN-free
 arrays) give the bits of the general paths and of the exact oracle."""
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -10,12 +11,24 @@ import pytest
 from helpers import assert_same
 from hypothesis import given
 from hypothesis import strategies as st
-from oracle import FLOAT32, FLOAT64, exact_sum_oracle, oracle_accumulate, oracle_reduce, terms_of
+from oracle import (
+    BFLOAT16,
+    FLOAT16,
+    FLOAT32,
+    FLOAT64,
+    exact_sum_oracle,
+    oracle_accumulate,
+    oracle_reduce,
+    oracle_reduceat,
+    terms_of,
+)
 from oracle_moments import check as check_var
 from oracle_products import oracle_dot
 from strategies import arrays_1d
 
 import xsumufunc as xs
+
+L = xs.STATE_LENGTH
 
 
 @given(data=st.data(), dtype=st.sampled_from([FLOAT64, FLOAT32]))
@@ -203,3 +216,204 @@ def test_matmul_errors_of_the_short_path():
         xs.exact_matmul(a, np.ones((2, 2)))
     with pytest.raises(ValueError, match="exact_matmul: a must have at least one dimension"):
         xs.exact_matmul(np.float64(1.0), a)
+# ---- the states' common calls (xsumufunc._core.states) ----------------------
+
+STATE_PLAIN = PLAIN + [np.dtype(np.int32), np.dtype(np.uint64), np.dtype(np.int8)]
+
+
+@given(data=st.data(), dtype=st.sampled_from(STATE_PLAIN), shape=st.sampled_from(
+    ["1-d", "2-d", "transposed", "strided"]))
+def test_state_and_count_of_a_plain_array(data, dtype, shape):
+    x = data.draw(arrays_1d(dtype))
+    a = {"1-d": x, "2-d": np.stack([x, x[::-1]]), "transposed": np.stack([x, x[::-1]]).T,
+         "strided": np.repeat(x, 2)[::2]}[shape]
+    state, count = xs.exact_sum_state(a), xs.exact_count(a)
+    # The general path: the same call with where= given as an array.
+    everywhere = np.ones(a.shape, bool)
+    assert state.dtype.str == "<i8" and state.tobytes() == xs.exact_sum_state(
+        a, where=everywhere).tobytes()
+    assert_same(count, xs.exact_count(a, where=everywhere))
+    assert count == a.size
+    expected = exact_sum_oracle(terms_of(a.reshape(-1)), oracle_reduce(a).dtype)
+    with np.errstate(all="ignore"):
+        assert_same(xs.round_state(state, expected.dtype), expected)
+
+
+@given(data=st.data(), parts=st.integers(1, 4))
+def test_merge_round_and_mean_of_plain_states(data, parts):
+    pieces = [data.draw(arrays_1d(FLOAT64)) for _ in range(parts)]
+    states = np.stack([xs.exact_sum_state(p) for p in pieces])
+    terms = [t for p in pieces for t in terms_of(p)]
+    merged = xs.merge_states(states)
+    # The general paths: axis as a tuple, the states as a list, dtype by name.
+    assert merged.tobytes() == xs.merge_states(states, (0,)).tobytes()
+    assert merged.tobytes() == xs.merge_states(list(states), -1).tobytes()
+    with np.errstate(all="ignore"):
+        got = xs.round_state(merged)
+        assert_same(got, exact_sum_oracle(terms, FLOAT64))
+        assert_same(got, xs.round_state(merged, "float64"))
+        assert_same(xs.round_state(merged, np.float32), exact_sum_oracle(terms, FLOAT32))
+        count = len(terms)
+        if count:
+            mean = xs.state_mean(merged, count)
+            assert_same(mean, xs.state_mean(merged, np.array([count]))[0])     # general
+            assert_same(mean, xs.state_mean(merged, np.uint8(count) if count < 256
+                                            else count))
+            from oracle_products import exact_mean_oracle
+            assert_same(mean, exact_mean_oracle(terms, FLOAT64))
+
+
+def test_one_count_is_checked_as_an_array_of_counts_is():
+    state = xs.exact_sum_state(np.array([1.0, 2.0]))
+    for count in (-1, np.int64(-1), np.uint64(2**63)):
+        for given_as in (count, np.array([count])):
+            with pytest.raises(ValueError, match="count must be non-negative int64"):
+                xs.state_mean(state, given_as)
+    for given_as in (2.0, np.array([2.0])):
+        with pytest.raises(TypeError, match="count must be integers"):
+            xs.state_mean(state, given_as)
+    for given_as in (0, np.array([0])):
+        with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+            assert np.all(np.isnan(xs.state_mean(state, given_as)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")          # no states: no mean, no warning
+            assert xs.state_mean(np.empty((0, L), np.int64), given_as).shape == (0,)
+
+
+@given(data=st.data())
+def test_the_compiled_validity_check_is_the_detailed_one(data):
+    """check_states' compiled test finds the first state in which the
+    detailed checks (the ones that name the problem) find something."""
+    from xsumufunc._core import stateformat as fmt
+    from xsumufunc._core import states as core
+    from xsumufunc._ufuncs import _first_invalid_state
+
+    states = np.stack([xs.exact_sum_state(data.draw(arrays_1d(FLOAT64))) for _ in range(3)])
+    states = states.astype(np.int64)
+    for _ in range(data.draw(st.integers(0, 3))):
+        row, word = data.draw(st.integers(0, 2)), data.draw(st.integers(0, L - 1))
+        states[row, word] = data.draw(st.sampled_from(
+            [0, 1, 2, 3, 7, 64, -1, 2**32 - 1, 2**32, 2**24 - 1, 2**24, -2**24 + 1, -2**24,
+             -2**63, 2**63 - 1]))
+    bad = [r for r in range(3) if core._first_problem(states[r:r + 1]) is not None]
+    assert _first_invalid_state(states, fmt.TOP_LIMIT) == (bad[0] if bad else -1)
+    # Any strides: the rows of a transposed copy read the same.
+    assert _first_invalid_state(np.asfortranarray(states), fmt.TOP_LIMIT) == \
+        (bad[0] if bad else -1)
+    if bad:
+        with pytest.raises(ValueError, match=re.escape(core._first_problem(states))):
+            xs.merge_states(states)
+
+
+def test_the_compiled_helpers_refuse_other_arrays():
+    from xsumufunc._ufuncs import _canonicalize_states, _first_invalid_state, _segment_sums
+
+    state = xs.exact_sum_state(np.ones(3)).astype(np.int64)
+    with pytest.raises(TypeError, match="native int64"):
+        _first_invalid_state(state, 2**24)                       # 1-D
+    with pytest.raises(TypeError, match="native int64"):
+        _first_invalid_state(state[None].astype(">i8"), 2**24)   # swapped
+    with pytest.raises(TypeError, match="native int64"):
+        _canonicalize_states(state[None, :-1].copy())
+    with pytest.raises(TypeError, match="native int64"):
+        _first_invalid_state(state[None].astype(np.int32), 2**24)
+    # Both 8-byte C integer types are int64 (a state array may come as either).
+    for ctype in (np.longlong, np.int64):
+        rows = state[None].astype(ctype)
+        assert _first_invalid_state(rows, 2**24) == -1
+        assert xs.round_state(rows) == 3.0 and xs.merge_states(rows).tobytes() == \
+            xs.exact_sum_state(np.ones(3)).tobytes()
+    read_only = state[None].copy()
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        _canonicalize_states(read_only)
+    # Anything but native float64/float32 values and intp indices: None.
+    for values, indices in [(np.ones(3, np.float16), np.array([0], np.intp)),
+                            (np.ones(3), np.array([0], np.int32)),
+                            (np.ones(3, ">f8"), np.array([0], np.intp)),
+                            (np.ones(3), np.array([0], np.intp).astype(">i8")),
+                            (np.ones((3, 1)), np.array([0], np.intp)),
+                            ([1.0, 2.0], np.array([0], np.intp)),
+                            (np.ones(3), [0])]:
+        assert _segment_sums(values, indices) is None
+    assert_same(_segment_sums(np.ones(3), np.array([0, 2, 2])[::2]), np.array([2.0, 1.0]))
+
+
+# ---- reduceat's common call: one C call for every segment -------------------
+
+@given(data=st.data(), dtype=st.sampled_from([FLOAT64, FLOAT32]), stride=st.sampled_from([1, -2]))
+def test_reduceat_of_a_short_vector(data, dtype, stride):
+    x = data.draw(arrays_1d(dtype, min_size=1))
+    x = np.repeat(x, 2)[::stride] if stride != 1 else x
+    indices = np.array(data.draw(st.lists(st.integers(0, x.size - 1), max_size=8)), np.intp)
+    with warnings.catch_warnings(record=True) as fast_warnings, np.errstate(all="warn"):
+        warnings.simplefilter("always")
+        got = xs.exact_add.reduceat(x, indices)
+    # The general path: indices as a list (and again into out=).
+    with warnings.catch_warnings(record=True) as general_warnings, np.errstate(all="warn"):
+        warnings.simplefilter("always")
+        general = xs.exact_add.reduceat(x, indices.tolist())
+    assert_same(got, general)
+    assert sorted(str(w.message) for w in fast_warnings) == \
+        sorted(str(w.message) for w in general_warnings)
+    with np.errstate(all="ignore"):
+        assert_same(got, xs.exact_add.reduceat(x, indices, out=np.empty_like(got)))
+    assert_same(got, oracle_reduceat(x, indices))
+
+
+def test_reduceat_bad_indices_raise_as_on_the_general_path():
+    x = np.arange(5.0)
+    for indices in ([0, 5], [-1], [2, 7, 1]):
+        messages = []
+        for given_as in (np.array(indices, np.intp), indices):
+            with pytest.raises(IndexError) as info:
+                xs.exact_add.reduceat(x, given_as)
+            messages.append(str(info.value))
+        assert messages[0] == messages[1]
+
+
+# ---- the low-precision updates' common calls ---------------------------------
+
+UPDATE_PAIRS = [(BFLOAT16, FLOAT32), (BFLOAT16, FLOAT64), (BFLOAT16, BFLOAT16), (FLOAT16, FLOAT64),
+                (FLOAT32, FLOAT64), (FLOAT32, FLOAT32)]
+
+
+@given(data=st.data(), pair=st.sampled_from(UPDATE_PAIRS),
+       bits_dtype=st.sampled_from([np.uint16, np.uint32]))
+def test_updates_take_the_loop_as_the_general_path_does(data, pair, bits_dtype):
+    storage, update = pair
+    n = data.draw(st.integers(0, 6))
+    w = data.draw(arrays_1d(storage, min_size=n))[:n]
+    c = data.draw(arrays_1d(storage, min_size=n))[:n]
+    u = data.draw(arrays_1d(update, min_size=n))[:n]
+    bits = np.array(data.draw(st.lists(st.integers(0, np.iinfo(bits_dtype).max), min_size=n,
+                                       max_size=n)), bits_dtype)
+    with np.errstate(all="ignore"):
+        w_new, c_new = xs.kahan_add(w, c, u)
+        out = (np.empty_like(w), np.empty_like(c))
+        xs.kahan_add(w, c, u, out=out)                   # the general path
+        assert_same(w_new, out[0])
+        assert_same(c_new, out[1])
+        got = xs.stochastic_add(w, u, bits)
+        assert_same(got, xs.stochastic_add(w, u, bits, out=np.empty_like(w)))
+        x = u.astype(FLOAT64)
+        rounded = xs.stochastic_round(x, np.float32, bits)
+        assert_same(rounded, xs.stochastic_round(x, "float32", bits))      # by name: general
+
+
+def test_update_errors_are_those_of_the_general_path():
+    w = np.ones(3, BFLOAT16)
+    c = np.zeros(3, BFLOAT16)
+    bits = np.zeros(3, np.uint32)
+    with pytest.raises(ValueError, match="bits of shape"):
+        xs.stochastic_add(w, np.ones(3), np.zeros(2, np.uint32))
+    with pytest.raises(ValueError, match="bits of shape"):
+        xs.stochastic_round(np.ones(3), np.float32, np.zeros(4, np.uint32))
+    with pytest.raises(TypeError, match="c has dtype"):
+        xs.kahan_add(w, c.astype(np.float32), np.ones(3))
+    with pytest.raises(TypeError, match="u has dtype"):
+        xs.kahan_add(w, c, np.ones(3, np.int64))
+    with pytest.raises(TypeError, match="x has dtype"):
+        xs.stochastic_round(np.ones(3, np.int64), np.float32, bits)
+    with pytest.raises(ValueError, match="shape mismatch"):     # np.broadcast_shapes
+        xs.kahan_add(w, c, np.ones(2))

@@ -132,20 +132,39 @@ def dispatching(name: str, arrays: Iterable[str], backends: Iterable[str] | None
         positions = tuple(params.index(a) for a in arrays)
         allowed = None if backends is None else frozenset(backends)
 
-        @functools.wraps(core)
-        def public(*args, **kwargs):
+        names = function.arrays
+
+        def other_library(args, kwargs):
+            """Send the call to the backend of the first argument one claims
+            (None: no backend does), after the one rule for masks."""
             values = [args[p] for p in positions if p < len(args)]
             if kwargs:
-                values += [kwargs[a] for a in arrays if a in kwargs]
-            for x in values:
-                if type(x) not in _PLAIN_TYPES:
-                    _refuse_masked(function, positions, args, kwargs)
-                    backend = BACKENDS.backend_for(values, allowed)
-                    if backend is not None:
-                        # A backend pins the mode where it computes (the
-                        # foreign one inside its torch.compile boundary).
-                        return backend.call(function, args, kwargs)
+                values += [kwargs[a] for a in names if a in kwargs]
+            _refuse_masked(function, positions, args, kwargs)
+            backend = BACKENDS.backend_for(values, allowed)
+            # A backend pins the mode where it computes (the foreign one
+            # inside its torch.compile boundary).
+            return None if backend is None else (backend.call(function, args, kwargs),)
+
+        @functools.wraps(core)
+        def public(*args, **kwargs):
+            # Plain loops, no list built: this runs on every call, and a
+            # small call is a microsecond or two.
+            nargs = len(args)
+            plain = True
+            for p in positions:
+                if p < nargs and type(args[p]) not in _PLAIN_TYPES:
+                    plain = False
                     break
+            if plain and kwargs:
+                for a in names:
+                    if a in kwargs and type(kwargs[a]) not in _PLAIN_TYPES:
+                        plain = False
+                        break
+            if not plain:
+                handled = other_library(args, kwargs)
+                if handled is not None:
+                    return handled[0]
             # The whole call, Python and NumPy steps included, in the mode
             # the results are defined in (see _ufuncs._fp_pin).
             saved = _fp_pin()

@@ -525,6 +525,91 @@ _norm_rows_ufunc = _ufunc(
     "(n)->(),()")
 
 
+# ---- states handed to us: checked and made canonical in one pass each -----
+#
+# The Python layer (xsumufunc._core.states) checks every state it is handed
+# and gives the canonical form of every state it returns; on small calls the
+# whole-array NumPy reductions that did this cost ten times the loops.
+cdef extern from "loops/xs_loops.h":
+    cnp.npy_intp xs_states_first_invalid(const char *base, cnp.npy_intp n,
+                                         cnp.npy_intp row_step, cnp.npy_intp word_step,
+                                         long long top_limit) nogil
+    long long xs_states_canonicalize(char *base, cnp.npy_intp n, cnp.npy_intp row_step,
+                                     cnp.npy_intp word_step) nogil
+
+
+cdef _check_state_rows(cnp.ndarray rows, str what):
+    """TypeError unless rows is a native int64 (m, STATE_LENGTH) array (long
+    or long long: either type of 8 bytes): the C side reads exactly that."""
+    if (rows.ndim != 2 or rows.shape[1] != XS_STATE_LEN or not cnp.PyArray_ISSIGNED(rows)
+            or cnp.PyArray_ITEMSIZE(rows) != 8 or not cnp.PyArray_ISNOTSWAPPED(rows)):
+        raise TypeError(f"{what}: rows must be a native int64 (m, {XS_STATE_LEN}) array")
+
+
+def _first_invalid_state(cnp.ndarray rows, long long top_limit):
+    """Index of the first row of `rows` (native int64, (m, STATE_LENGTH)) that
+    is not a well-formed state with |top digit| < top_limit, or -1."""
+    _check_state_rows(rows, "_first_invalid_state")
+    cdef const char *base = cnp.PyArray_BYTES(rows)
+    cdef cnp.npy_intp n = rows.shape[0], row_step = rows.strides[0], word_step = rows.strides[1]
+    cdef cnp.npy_intp found
+    with nogil:
+        found = xs_states_first_invalid(base, n, row_step, word_step, top_limit)
+    return found
+
+
+def _canonicalize_states(cnp.ndarray rows):
+    """Put the states of writeable `rows` (native int64, (m, STATE_LENGTH)) in
+    canonical form in place (a state with an Inf or NaN keeps only its
+    flags); returns the largest |top digit| it saw (before clearing any)."""
+    _check_state_rows(rows, "_canonicalize_states")
+    if not cnp.PyArray_ISWRITEABLE(rows):
+        raise ValueError("_canonicalize_states: rows is read-only")
+    cdef char *base = cnp.PyArray_BYTES(rows)
+    cdef cnp.npy_intp n = rows.shape[0], row_step = rows.strides[0], word_step = rows.strides[1]
+    cdef long long largest
+    with nogil:
+        largest = xs_states_canonicalize(base, n, row_step, word_step)
+    return largest
+
+
+# ---- exact_add.reduceat's small calls: every segment in one C call -------
+cdef extern from "loops/xs_loops.h":
+    cnp.npy_intp xs_segment_sums(const char *values, cnp.npy_intp n, cnp.npy_intp stride,
+                                 int is_float32, const cnp.npy_intp *indices, cnp.npy_intp k,
+                                 char *out) nogil
+
+
+def _segment_sums(values, indices):
+    """Exact sums of the segments of `values` (a 1-D native float64 or
+    float32 ndarray, any stride) that np.add.reduceat(values, indices) sums,
+    each rounded once into values' dtype, `indices` a 1-D native intp
+    ndarray.  None when the general path must answer: other arguments, an
+    index out of bounds (its error) or a result that is Inf or NaN (its
+    warning).  For short segments: every term goes through the small
+    accumulator."""
+    if type(values) is not np.ndarray or type(indices) is not np.ndarray:
+        return None
+    cdef cnp.ndarray vals = values, idx = indices
+    cdef int kind = cnp.PyArray_TYPE(vals)
+    if (vals.ndim != 1 or idx.ndim != 1 or (kind != cnp.NPY_DOUBLE and kind != cnp.NPY_FLOAT)
+            or cnp.PyArray_TYPE(idx) != cnp.NPY_INTP or not cnp.PyArray_ISNOTSWAPPED(vals)
+            or not cnp.PyArray_ISNOTSWAPPED(idx)):
+        return None
+    if not cnp.PyArray_IS_C_CONTIGUOUS(idx):
+        idx = np.ascontiguousarray(idx)
+    cdef cnp.npy_intp k = idx.shape[0]
+    cdef cnp.ndarray res = cnp.PyArray_EMPTY(1, &k, kind, 0)
+    cdef const char *data = cnp.PyArray_BYTES(vals)
+    cdef cnp.npy_intp n = vals.shape[0], stride = vals.strides[0]
+    cdef const cnp.npy_intp *at = <const cnp.npy_intp *>cnp.PyArray_DATA(idx)
+    cdef char *into = cnp.PyArray_BYTES(res)
+    cdef cnp.npy_intp found
+    with nogil:
+        found = xs_segment_sums(data, n, stride, kind == cnp.NPY_FLOAT, at, k, into)
+    return res if found < 0 else None
+
+
 # ---- the floating-point mode of a whole public call ----------------------
 #
 # The loops pin the mode for themselves (src/runtime/xs_fpenv.h), but a public call

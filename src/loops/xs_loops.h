@@ -58,6 +58,18 @@ XS_DECLARE_LOOP(xs_state_mean)
 #undef XS_EACH_APPLY
 XS_DECLARE_LOOP(xs_dot_state_round)
 
+/* Checks and canonical form of n states given as rows (row r at base +
+ * r * row_step, word j of it j * word_step further on), for the Python
+ * layer's small calls (xs_loops_state.c says what each one does). */
+npy_intp xs_states_first_invalid(const char *base, npy_intp n, npy_intp row_step,
+                                 npy_intp word_step, int64_t top_limit);
+int64_t xs_states_canonicalize(char *base, npy_intp n, npy_intp row_step,
+                               npy_intp word_step);
+/* Exact, once-rounded sums of short segments of float64/float32 values
+ * (exact_add.reduceat's small calls; xs_loops_sum.c). */
+npy_intp xs_segment_sums(const char *values, npy_intp n, npy_intp stride, int is_float32,
+                         const npy_intp *indices, npy_intp k, char *out);
+
 /* Tables for the registration code: loops by input dtype name, targets by
  * result dtype name (NumPy's dtype names; "bfloat16" is ml_dtypes'). */
 typedef void (*xs_loop_fn)(char **, const npy_intp *, const npy_intp *, void *);

@@ -104,3 +104,73 @@ void xs_dot_state_round(char **args, const npy_intp *dimensions, const npy_intp 
         XS_STORE(target, args[1] + i * steps[1], xs_dot_round(&acc, target->format));
     }
 }
+
+/* Word j of the state at `row` (word_step apart; memcpy: any alignment). */
+static int64_t state_word(const char *row, npy_intp word_step, int j)
+{
+    int64_t w;
+    memcpy(&w, row + j * word_step, sizeof w);
+    return w;
+}
+
+/* Is this a state our loops can have made?  The digits below the top in
+ * [0, 2^32), |top| below top_limit (the Python layer's limit for states it
+ * is handed), only known flags, and the flags a value implies: a non-zero
+ * digit or an Inf/NaN means a term other than -0.0 was seen, any flag
+ * means a term was.  The Python layer names the problem when this fails. */
+static int state_is_valid(const char *row, npy_intp word_step, int64_t top_limit)
+{
+    int64_t any_digit = 0;
+    for (int j = 0; j < XS_NCHUNKS - 1; j++) {
+        int64_t d = state_word(row, word_step, j);
+        if (d < 0 || d > XS_CHUNK_MASK) {
+            return 0;
+        }
+        any_digit |= d;
+    }
+    int64_t top = state_word(row, word_step, XS_NCHUNKS - 1);
+    int64_t flags = state_word(row, word_step, XS_NCHUNKS);
+    if (top <= -top_limit || top >= top_limit || flags < 0 || flags > (int64_t)XS_FLAG_BITS) {
+        return 0;
+    }
+    int64_t specials = XS_POS_INF | XS_NEG_INF | XS_NAN;
+    int64_t needs = (any_digit | top) != 0 || (flags & specials) != 0
+                        ? (int64_t)(XS_HAS_TERM | XS_NOT_NEG_ZERO)
+                        : (flags != 0 ? (int64_t)XS_HAS_TERM : 0);
+    return (needs & ~flags) == 0;
+}
+
+npy_intp xs_states_first_invalid(const char *base, npy_intp n, npy_intp row_step,
+                                 npy_intp word_step, int64_t top_limit)
+{
+    for (npy_intp r = 0; r < n; r++) {
+        if (!state_is_valid(base + r * row_step, word_step, top_limit)) {
+            return r;
+        }
+    }
+    return -1;
+}
+
+/* Canonical form in place: a state with an Inf or NaN keeps only its flags
+ * (its finite digits no longer matter).  Returns the largest |top digit|
+ * seen (before any is cleared), so that a merge can tell a result beyond
+ * the state range. */
+int64_t xs_states_canonicalize(char *base, npy_intp n, npy_intp row_step, npy_intp word_step)
+{
+    const int64_t specials = XS_POS_INF | XS_NEG_INF | XS_NAN;
+    const int64_t zero = 0;
+    int64_t largest = 0;
+    for (npy_intp r = 0; r < n; r++) {
+        char *row = base + r * row_step;
+        int64_t top = state_word(row, word_step, XS_NCHUNKS - 1);
+        /* States our loops write have |top| < XS_STATE_TOP_LIMIT: no overflow. */
+        int64_t magnitude = top < 0 ? -top : top;
+        largest = magnitude > largest ? magnitude : largest;
+        if (state_word(row, word_step, XS_NCHUNKS) & specials) {
+            for (int j = 0; j < XS_NCHUNKS; j++) {
+                memcpy(row + j * word_step, &zero, sizeof zero);
+            }
+        }
+    }
+    return largest;
+}

@@ -4,6 +4,7 @@
 #include "loops/xs_loops_common.h"
 
 #include <fenv.h>
+#include <float.h>
 #include <stdlib.h>
 
 #include "cpu/xs_cpu.h"
@@ -58,3 +59,64 @@ static ptrdiff_t xs_terms(npy_intp outer, npy_intp n)
 /* One instance per dtype of the table (xs_each_dtype.h). */
 #define XS_EACH "loops/xs_loops_template.h"
 #include "loops/xs_each_dtype.h"
+
+/* exact_add.reduceat's small calls: the exact sums of k segments of n
+ * float64 (is_float32: float32) values, element j at values + j * stride,
+ * each rounded once into the input's format and stored at out (k values of
+ * that format, contiguous).  Segment i is [indices[i], indices[i+1]) when
+ * indices[i] < indices[i+1], else the one element indices[i]; the last runs
+ * to n (NumPy's rule).  Returns the position of the first index outside
+ * [0, n) (nothing written; the caller raises), else -1 when every result is
+ * finite, else k: a result is Inf or NaN, whose warning the caller's general
+ * path gives (xs_round_fixed raised its flag, as documented there).  Every
+ * term goes through the small accumulator, so callers keep this to short
+ * segments. */
+/* The exact sum of `length` >= 1 terms rounded once into the target's
+ * format (float64 or float32, the terms' own).  One term is its own sum; two
+ * float64 terms are one IEEE addition, correctly rounded in the pinned
+ * round-to-nearest mode (x + -x is +0.0, -0.0 + -0.0 is -0.0, as the exact
+ * rules say); longer segments go through the small accumulator, whose
+ * set-up and rounding would dominate the short ones.  A non-finite result
+ * is only reported (see xs_segment_sums), so the shortcuts' IEEE specials
+ * need not match. */
+static double short_segment_sum(const char *p, npy_intp stride, npy_intp length,
+                                int is_float32, const xs_target *target)
+{
+    if (length == 1) {
+        return is_float32 ? xs_value_float32(p) : xs_value_float64(p);
+    }
+#if FLT_EVAL_METHOD == 0           /* doubles added as doubles: one rounding */
+    if (length == 2 && !is_float32) {
+        return xs_value_float64(p) + xs_value_float64(p + stride);
+    }
+#endif
+    xs_small acc;
+    xs_small_init(&acc);
+    for (npy_intp j = 0; j < length; j++, p += stride) {
+        xs_small_add_bits(&acc, is_float32 ? xs_load_float32(p) : xs_load_float64(p));
+    }
+    return xs_small_round(&acc, target->format);
+}
+
+npy_intp xs_segment_sums(const char *values, npy_intp n, npy_intp stride, int is_float32,
+                         const npy_intp *indices, npy_intp k, char *out)
+{
+    for (npy_intp i = 0; i < k; i++) {
+        if (indices[i] < 0 || indices[i] >= n) {
+            return i;
+        }
+    }
+    const xs_target *target = is_float32 ? &xs_target_float32 : &xs_target_float64;
+    size_t width = is_float32 ? sizeof(float) : sizeof(double);
+    int finite = 1;
+    for (npy_intp i = 0; i < k; i++) {
+        npy_intp start = indices[i];
+        npy_intp following = i + 1 < k ? indices[i + 1] : n;
+        npy_intp stop = start < following ? following : start + 1;
+        const char *p = values + start * stride;
+        double rounded = short_segment_sum(p, stride, stop - start, is_float32, target);
+        finite &= isfinite(rounded) != 0;
+        XS_STORE(target, out + i * (npy_intp)width, rounded);
+    }
+    return finite ? -1 : k;
+}

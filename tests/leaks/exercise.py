@@ -62,6 +62,15 @@ def calls():
         "states": lambda: xs.exact_state_mean_ufunc(xs.exact_state_merge_ufunc(state), 7),
         "state round": lambda: xs.exact_state_round_ufunc(state, signature=(np.int64, BF16)),
         "threads": lambda: (xs.set_num_threads(2), xs.get_num_threads(), xs.set_num_threads(None)),
+        # The small calls' compiled paths (state checks and canonical form,
+        # segment sums, the low-precision loops' common calls).
+        "public states": lambda: xs.state_mean(xs.merge_states(np.stack(
+            [xs.exact_sum_state(d["x"]), xs.exact_sum_state(d["f32"])])), 600),
+        "reduceat short": lambda: xs.exact_add.reduceat(d["x"], np.array([0, 5, 3, 100])),
+        "reduceat short inf": lambda: xs.exact_add.reduceat(d["x"] * 1e300, np.array([0, 9])),
+        "updates": lambda: (xs.kahan_add(d["f32"], d["f32"], d["x"]),
+                            xs.stochastic_add(d["f32"], d["x"], np.zeros(300, np.uint32)),
+                            xs.stochastic_round(d["x"], np.float32, np.zeros(300, np.uint32))),
     }
     errors = {
         "bad dtype": (TypeError, lambda: xs.exact_sum(np.array(["a"]))),
@@ -77,6 +86,9 @@ def calls():
         "dot lengths": (ValueError, lambda: xs.exact_dot(d["x"], d["x"][1:])),
         "dot int64": (TypeError, lambda: xs.exact_dot_ufunc(d["i"] * 2**22 + 1, d["i"])),
         "reduceat index": (IndexError, lambda: xs.exact_add.reduceat(d["x"], [400])),
+        "reduceat short index": (IndexError,
+                                 lambda: xs.exact_add.reduceat(d["x"], np.array([0, 400]))),
+        "bad state": (ValueError, lambda: xs.round_state(np.full(69, -1))),
         "accumulate 0-d": (ValueError, lambda: xs.exact_add.accumulate(1.0)),
         "ufunc type": (TypeError, lambda: xs.exact_sum_ufunc(np.array(["a"]))),
         "threads": (ValueError, lambda: xs.set_num_threads(-1)),

@@ -22,7 +22,13 @@ from .._dispatch import dispatching
 
 
 @dispatching("exact_add.reduce", ("a", "where", "initial"))
-def _reduce(a, axis=0, dtype=None, out=None, keepdims=False, initial=NO_VALUE, where=True):
+def _reduce(a: ArrayLike, axis: int | tuple[int, ...] | None = 0,
+            dtype: DTypeLike | None = None, out: np.ndarray | None = None,
+            keepdims: bool = False, initial: Any = NO_VALUE, where: ArrayLike = True) -> Any:
+    """Exact sum along `axis` (default 0, as ``np.add.reduce``).
+
+    Same arguments and results as :func:`xsumufunc.exact_sum`.
+    """
     return exact_reduce("exact_add.reduce", a, axis, dtype, out, keepdims, initial, where,
                         skip_nan=False)
 
@@ -66,14 +72,9 @@ class ExactAdd:
         """``np.add.outer``: every result is one correctly rounded addition."""
         return np.add.outer(a, b, **kwargs)
 
-    def reduce(self, a: ArrayLike, axis: int | tuple[int, ...] | None = 0,
-               dtype: DTypeLike | None = None, out: np.ndarray | None = None,
-               keepdims: bool = False, initial: Any = NO_VALUE, where: ArrayLike = True) -> Any:
-        """Exact sum along `axis` (default 0, as ``np.add.reduce``).
-
-        Same arguments and results as :func:`xsumufunc.exact_sum`.
-        """
-        return _reduce(a, axis, dtype, out, keepdims, initial, where)
+    # The public function itself, not a method calling it: its twin is the
+    # bare ufunc method np.add.reduce, and a frame is a tenth of a small call.
+    reduce = staticmethod(_reduce)
 
     def accumulate(self, a: ArrayLike, axis: int = 0, dtype: DTypeLike | None = None,
                    out: np.ndarray | None = None) -> Any:

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from .._ufuncs import exact_cumsum_ufunc
+from .._ufuncs import _segment_sums, exact_cumsum_ufunc
 from . import dtypes
 from . import rows as rows_module
 from .grouped import grouped
@@ -105,6 +105,15 @@ def _gathered_sums(moved, rows, indices, lengths, result, name):
     return grouped(name, values, codes, rows.size * k, result, False, False).reshape(-1, k)
 
 
+def _short_vector_call(a, axis, dtype, out):
+    """Is this reduceat's common call, on a vector of fewer than LONG_SEGMENT
+    terms (every segment short: the C call adds term by term), axis 0, the
+    default result?  Then _segment_sums answers, or hands the call back
+    (other dtypes, an index out of bounds, a non-finite result)."""
+    return (dtype is None and out is None and type(a) is np.ndarray and a.size < LONG_SEGMENT
+            and type(axis) is int and -1 <= axis <= 0)
+
+
 def reduceat(a, indices, axis=0, dtype=None, out=None):
     """Exact sums of the segments that ``np.add.reduceat`` would sum,
     without a Python loop over short segments and without a whole copy of
@@ -112,6 +121,10 @@ def reduceat(a, indices, axis=0, dtype=None, out=None):
     one call each for all rows; runs of short ones are gathered for blocks
     of rows (rows.SCRATCH_BYTES) and summed as groups."""
     name = "exact_add.reduceat"
+    if _short_vector_call(a, axis, dtype, out):
+        sums = _segment_sums(a, indices)
+        if sums is not None:
+            return sums
     a, kind = as_input(a, name)
     axis, indices, lengths = reduceat_segments(a.shape, indices, axis, name)
     k = indices.size

@@ -131,7 +131,8 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
                  mean=False):
     """The exact sum (mean=True: divided by the number of terms) of the
     selected terms of `a`, rounded once (NumPy arrays, lists and scalars)."""
-    a = np.asarray(a)
+    if type(a) is not np.ndarray:
+        a = np.asarray(a)
     if skip_nan and a.dtype.kind == "f" and 0 < a.size <= _SMALL_NAN_CHECK \
             and not np.isnan(a).any():
         skip_nan = False        # no NaN to skip: the plain loops, the same bits sooner
@@ -140,9 +141,9 @@ def exact_reduce(func_name, a, axis, dtype, out, keepdims, initial, where, skip_
             and not skip_nan:
         # The common call, with the least Python in front of the loop.
         ufunc = exact_mean_ufunc if mean else exact_sum_ufunc
-        if axis is None and a.ndim == 1:
-            return ufunc(a, **kw)
-        if type(axis) is int and a.ndim:     # exact_add.reduce's axis=0 of a vector too
+        if a.ndim == 1 and (axis is None or (type(axis) is int and -1 <= axis <= 0)):
+            return ufunc(a, **kw)         # a vector's one axis: no axis= for NumPy to parse
+        if type(axis) is int and a.ndim:     # any other integer axis
             try:
                 return ufunc(a, axis=axis, **kw)
             except np.exceptions.AxisError:

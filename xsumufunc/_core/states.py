@@ -5,9 +5,13 @@ of :mod:`.stateformat`.  The public functions of :mod:`xsumufunc.state`, the
 Dask backend and the grouped sums all go through this module.
 """
 
+import math
+
 import numpy as np
 
 from .._ufuncs import (
+    _canonicalize_states,
+    _first_invalid_state,
     exact_state_mean_ufunc,
     exact_state_merge_ufunc,
     exact_state_round_ufunc,
@@ -69,16 +73,25 @@ def states_and_counts(a, axes, mask=None, skip_nan=False):
     return canonical(states), np.asarray(counts, dtype=fmt.DTYPE).reshape(outer_shape)
 
 
-def canonical(states):
+def canonical(states, copy=True):
     """Little-endian states in canonical form: a state with an Inf or NaN
     keeps only its flags (its finite digits can no longer matter), so equal
     results of equal terms have equal bytes.  Digits are already normalised
-    by the C side."""
-    states = np.array(states, dtype=fmt.DTYPE, copy=True)
-    special = (states[..., fmt.FLAGS] & fmt.SPECIALS) != 0
-    if np.any(special):
-        states[special, :fmt.FLAGS] = 0
-    return states
+    by the C side.  copy=False: `states` is a fresh native array of ours
+    (a loop's output), made canonical in place."""
+    native = _canonical_in_place(np.array(states, dtype=fmt.NATIVE, copy=copy))[0]
+    return native.astype(fmt.DTYPE, copy=False)
+
+
+def _canonical_in_place(states):
+    """(states, their largest |top digit|): native `states`,
+    made canonical where they are (one compiled pass); a copy first when
+    they are not C-contiguous (NumPy may lay a ufunc's output out as its
+    input), so that the rows below are a view."""
+    if not states.flags.c_contiguous:
+        states = np.ascontiguousarray(states)
+    rows = states.reshape(-1, fmt.LENGTH)
+    return states, (_canonicalize_states(rows) if rows.size else 0)
 
 
 def initial_state(value, kind):
@@ -97,7 +110,7 @@ def initial_state(value, kind):
 def check_states(state, func_name, argname="state", complex_parts=False):
     """`state` as a native int64 ndarray after checking it is a well-formed
     state array (ValueError otherwise, naming the argument)."""
-    arr = np.asarray(state)
+    arr = state if type(state) is np.ndarray else np.asarray(state)
     if arr.dtype.kind != "i" or arr.dtype.itemsize != 8:
         raise ValueError(
             f"{func_name}: {argname} must be an int64 array of exact states "
@@ -109,26 +122,13 @@ def check_states(state, func_name, argname="state", complex_parts=False):
             f"{func_name}: {argname} has shape {arr.shape}; {what} end with axes "
             f"{trailing}")
     arr = arr.astype(fmt.NATIVE, copy=False)
-    if arr.size and not _plainly_valid(arr):
+    # One compiled pass over every state (the same rules as _first_problem,
+    # which names what is wrong once this finds something).
+    rows = arr if arr.ndim == 2 else arr.reshape(-1, fmt.LENGTH)
+    if arr.size and _first_invalid_state(rows, fmt.TOP_LIMIT) >= 0:
         raise ValueError(f"{func_name}: {argname} is not a valid exact state: "
                          f"{_first_problem(arr)}")
     return arr
-
-
-def _plainly_valid(arr):
-    """Whether every state of `arr` passes _first_problem's checks, in a few
-    whole-array reductions (np.any on each check cost a small call about 15 us)."""
-    flags = arr[..., fmt.FLAGS]
-    if arr[..., :fmt.TOP].min() < 0 or arr[..., :fmt.TOP].max() >= fmt.DIGIT_LIMIT:
-        return False
-    top = arr[..., fmt.TOP]
-    if top.min() <= -fmt.TOP_LIMIT or top.max() >= fmt.TOP_LIMIT or flags.min() < 0 \
-            or flags.max() > fmt.FLAG_BITS:
-        return False
-    # A state with a value, Inf or NaN has had a term that is not -0.0.
-    needs = np.where((arr[..., :fmt.FLAGS] != 0).any(axis=-1) | ((flags & fmt.SPECIALS) != 0),
-                     fmt.HAS_TERM | fmt.NOT_NEG_ZERO, np.where(flags != 0, fmt.HAS_TERM, 0))
-    return not (needs & ~flags).any()
 
 
 def _first_problem(arr):
@@ -161,27 +161,31 @@ def merge_over(arr, axes, trailing, func_name, keepdims=False):
     states.  No running sum can get there while the sum of |top digit| + 1
     (a top digit, plus at most one carry from below, per state) stays under
     it; merges that could are refused in every order, with the ValueError of
-    a merged value out of range."""
-    tops = np.abs(arr[..., fmt.TOP]) + 1
-    if np.any(np.sum(tops, axis=axes) >= fmt.C_TOP_LIMIT):
-        raise ValueError(f"{func_name}: the merged exact value may be out of the state's "
-                         "range (beyond 2**1093)")
+    a merged value out of range.  Checked states have |top digit| below
+    TOP_LIMIT, so merges of fewer than C_TOP_LIMIT / TOP_LIMIT states (2**16)
+    never get there and skip the sum."""
     k = len(axes)
     outer_ndim = arr.ndim - trailing
-    moved = np.moveaxis(arr, axes, tuple(range(outer_ndim - k, outer_ndim)))
+    merged_rows = arr.shape[axes[0]] if k == 1 else math.prod(arr.shape[ax] for ax in axes)
+    if merged_rows * fmt.TOP_LIMIT >= fmt.C_TOP_LIMIT:
+        tops = np.abs(arr[..., fmt.TOP]) + 1
+        if np.any(np.sum(tops, axis=axes) >= fmt.C_TOP_LIMIT):
+            raise ValueError(f"{func_name}: the merged exact value may be out of the state's "
+                             "range (beyond 2**1093)")
+    if axes == (outer_ndim - 1,) or axes == tuple(range(outer_ndim - k, outer_ndim)):
+        moved = arr                    # already the last outer axes (merge_states' usual call)
+    else:
+        moved = np.moveaxis(arr, axes, tuple(range(outer_ndim - k, outer_ndim)))
     kept = moved.shape[:outer_ndim - k]
-    merged_rows = 1
-    for n in moved.shape[outer_ndim - k:outer_ndim]:
-        merged_rows *= n
-    grouped = moved.reshape(kept + (merged_rows,) + arr.shape[outer_ndim:])
+    grouped = moved if k == 1 else moved.reshape(kept + (merged_rows,) + arr.shape[outer_ndim:])
     # The merge gufunc reads (m, LENGTH): put a complex part axis before m.
     if trailing == 2:
         grouped = np.moveaxis(grouped, -2, -3)
-    merged = exact_state_merge_ufunc(grouped)
-    if np.any(np.abs(merged[..., fmt.TOP]) >= fmt.TOP_LIMIT):
+    merged, largest_top = _canonical_in_place(exact_state_merge_ufunc(grouped))
+    if largest_top >= fmt.TOP_LIMIT:
         raise ValueError(f"{func_name}: the merged exact value is out of the state's "
                          "range (beyond 2**1093)")
-    merged = canonical(merged)
+    merged = merged.astype(fmt.DTYPE, copy=False)
     if keepdims:
         merged = merged.reshape(kept_shape(arr.shape[:outer_ndim], axes)
                                 + arr.shape[outer_ndim:])
@@ -193,23 +197,34 @@ def round_states(arr, counts, result, is_complex):
     into `result`."""
     part = dtypes.component(result)
     comps = (arr[..., 0, :], arr[..., 1, :]) if is_complex else (arr,)
+    # Into float64 from native int64, the first loop of each gufunc is the
+    # one: no signature to resolve (a third of a small call's cost).
+    default = part == _FLOAT64 and (counts is None or counts.dtype == fmt.NATIVE)
     rounded = []
     for comp in comps:
         if counts is None:
-            rounded.append(exact_state_round_ufunc(comp, signature=(fmt.NATIVE, part)))
+            kw = {} if default else {"signature": (fmt.NATIVE, part)}
+            rounded.append(exact_state_round_ufunc(comp, **kw))
         else:
-            rounded.append(exact_state_mean_ufunc(
-                comp, counts, signature=(fmt.NATIVE, fmt.NATIVE, part)))
+            kw = {} if default else {"signature": (fmt.NATIVE, fmt.NATIVE, part)}
+            rounded.append(exact_state_mean_ufunc(comp, counts, **kw))
     if is_complex:
         res = np.empty(np.shape(rounded[0]), result)
         res.real, res.imag = rounded
     else:
-        res = np.asarray(rounded[0])
-    return res[()] if res.ndim == 0 else res
+        res = rounded[0]            # a NumPy scalar for one state, else an array
+    return res[()] if type(res) is np.ndarray and res.ndim == 0 else res
+
+
+_FLOAT64 = np.dtype(np.float64)
+#: state_result_dtype of the default dtype=np.float64, worked out once.
+_DEFAULT_RESULT = (_FLOAT64, False)
 
 
 def state_result_dtype(dtype, func_name):
     """The dtype a state is rounded into, and whether it is complex."""
+    if dtype is np.float64:
+        return _DEFAULT_RESULT
     try:
         dt = dtypes.native(np.dtype(dtype))
     except TypeError as exc:
@@ -220,7 +235,27 @@ def state_result_dtype(dtype, func_name):
 
 # ---- the NumPy bodies of xsumufunc.state's public functions ----------------
 
+#: Input dtypes whose state loop NumPy picks with no signature (built in,
+#: native byte order), so that their common call needs no argument parsing.
+_PLAIN_DTYPES = frozenset(np.dtype(c) for c in "?bBhHiIlLqQefd")
+
+
+def _plain_terms(a, axis, keepdims, where, skip_nan):
+    """The terms of the common call of exact_sum_state and exact_count as one
+    row (an ndarray of a built-in real dtype, every element, axis=None, no
+    keepdims or NaN-skipping, a view), else None: the general path.  The
+    dtype test proves what ReductionSpec would check; nothing else applies."""
+    if (type(a) is np.ndarray and axis is None and where is True and not keepdims
+            and not skip_nan and a.dtype in _PLAIN_DTYPES
+            and (a.ndim == 1 or a.flags.c_contiguous)):
+        return a if a.ndim == 1 else a.reshape(-1)
+    return None
+
+
 def exact_sum_state(a, axis=None, *, keepdims=False, where=True, skip_nan=False):
+    terms = _plain_terms(a, axis, keepdims, where, skip_nan)
+    if terms is not None:
+        return canonical(exact_sum_state_ufunc(terms), copy=False)
     a, _ = as_input(a, "exact_sum_state")
     spec = ReductionSpec.parse("exact_sum_state", a, axis, keepdims=keepdims, where=where,
                                skip_nan=skip_nan, rounds=False)
@@ -229,6 +264,9 @@ def exact_sum_state(a, axis=None, *, keepdims=False, where=True, skip_nan=False)
 
 
 def exact_count(a, axis=None, *, keepdims=False, where=True, skip_nan=False):
+    terms = _plain_terms(a, axis, keepdims, where, skip_nan)
+    if terms is not None:
+        return np.array(terms.size, fmt.DTYPE)
     a, _ = as_input(a, "exact_count")
     spec = ReductionSpec.parse("exact_count", a, axis, keepdims=keepdims, where=where,
                                skip_nan=skip_nan, rounds=False)
@@ -250,7 +288,10 @@ def merge_states(states, axis=0, *, complex_parts=False):
     outer_ndim = arr.ndim - trailing
     if outer_ndim == 0:
         raise ValueError(f"{name}: states has no axis to merge over (shape {arr.shape})")
-    axes = normalize_axes(axis, outer_ndim, name)
+    if type(axis) is int and -outer_ndim <= axis < outer_ndim:
+        axes = (axis % outer_ndim,)         # the common call: what normalize_axes gives
+    else:
+        axes = normalize_axes(axis, outer_ndim, name)
     return merge_over(arr, axes, trailing, name)
 
 
@@ -268,6 +309,15 @@ def state_mean(state, count, dtype=np.float64):
     counts = np.asarray(count)
     if counts.dtype.kind not in "biu":
         raise TypeError(f"{name}: count must be integers, not dtype {counts.dtype}")
+    if counts.ndim == 0:
+        # One count (the common call): checked as a Python integer, and
+        # broadcast by the gufunc itself.
+        value = int(counts)
+        if not 0 <= value <= 2**63 - 1:
+            raise ValueError(f"{name}: count must be non-negative int64 values")
+        if value == 0 and arr.size:          # as below: only when there is a mean
+            warn_empty_mean(stacklevel=3)
+        return round_states(arr, np.array(value, fmt.NATIVE), result, is_complex)
     if np.any(counts < 0) or (counts.dtype.kind == "u" and np.any(counts > 2**63 - 1)):
         raise ValueError(f"{name}: count must be non-negative int64 values")
     counts = counts.astype(fmt.NATIVE)
