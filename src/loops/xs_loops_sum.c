@@ -60,17 +60,6 @@ static ptrdiff_t xs_terms(npy_intp outer, npy_intp n)
 #define XS_EACH "loops/xs_loops_template.h"
 #include "loops/xs_each_dtype.h"
 
-/* exact_add.reduceat's small calls: the exact sums of k segments of n
- * float64 (is_float32: float32) values, element j at values + j * stride,
- * each rounded once into the input's format and stored at out (k values of
- * that format, contiguous).  Segment i is [indices[i], indices[i+1]) when
- * indices[i] < indices[i+1], else the one element indices[i]; the last runs
- * to n (NumPy's rule).  Returns the position of the first index outside
- * [0, n) (nothing written; the caller raises), else -1 when every result is
- * finite, else k: a result is Inf or NaN, whose warning the caller's general
- * path gives (xs_round_fixed raised its flag, as documented there).  Every
- * term goes through the small accumulator, so callers keep this to short
- * segments. */
 /* The exact sum of `length` >= 1 terms rounded once into the target's
  * format (float64 or float32, the terms' own).  One term is its own sum; two
  * float64 terms are one IEEE addition, correctly rounded in the pinned
@@ -98,6 +87,17 @@ static double short_segment_sum(const char *p, npy_intp stride, npy_intp length,
     return xs_small_round(&acc, target->format);
 }
 
+/* exact_add.reduceat's small calls: the exact sums of k segments of n
+ * float64 (is_float32: float32) values, element j at values + j * stride,
+ * each rounded once into the input's format and stored at out (k values of
+ * that format, contiguous).  Segment i is [indices[i], indices[i+1]) when
+ * indices[i] < indices[i+1], else the one element indices[i]; the last runs
+ * to n (NumPy's rule).  Returns the position of the first index outside
+ * [0, n) (nothing written; the caller raises), else -1 when every result is
+ * finite, else k: a result is Inf or NaN, whose warning the caller's general
+ * path gives (xs_round_fixed raised its flag, as documented there).  Every
+ * term goes through the small accumulator, so callers keep this to short
+ * segments. */
 npy_intp xs_segment_sums(const char *values, npy_intp n, npy_intp stride, int is_float32,
                          const npy_intp *indices, npy_intp k, char *out)
 {
