@@ -262,6 +262,37 @@ def test_columns_with_values_below_their_window():
         assert_same(sums[j], exact_sum_oracle(x[:, j], FLOAT64), f"column {j}")
 
 
+@pytest.mark.parametrize("shape", [(17, 16), (100, 40), (300, 24)])
+def test_columns_whose_first_rows_mislead_their_windows(shape):
+    # A strip's first windows come from its first 16 rows
+    # (XS_COLUMN_SAMPLE_ROWS in src/kernels/cells/xs_columns.c): columns whose
+    # later rows of the same block lie above that window, far below it, or
+    # are special must settle and still be exact.
+    rng = np.random.default_rng(shape[0] + shape[1])
+    m, k = shape
+    x = rng.standard_normal(shape)
+    x[16:, 0] *= 2.0**60                          # far above: a new window
+    x[16:, 1] *= 2.0**-60                         # far below: more cells
+    x[-1, 2] = 2.0**1000                          # one huge term at the end
+    x[:16, 3] = 0.0                               # zeros first, then terms
+    x[:16, 4] = -0.0
+    x[16:, 4] = -0.0                              # nothing but -0: -0
+    x[-1, 5] = np.inf
+    x[-1, 6] = np.nan
+    x[16:, 7] = 5e-324                            # subnormals after normals
+    x[:16, 8] = 5e-324                            # subnormals first
+    x[16:, 9] *= np.ldexp(1.0, rng.integers(-1000, 1000, m - 16))   # no window holds
+    x[:16, 10:16] *= 2.0**-500                    # a whole strip misled
+    with np.errstate(all="ignore"):
+        sums = xs.exact_sum(x, axis=0)
+        f32 = xs.exact_sum(x.astype(np.float32), axis=0)
+    for j in range(k):
+        assert_same(sums[j], exact_sum_oracle(x[:, j], FLOAT64), f"column {j}")
+        with np.errstate(all="ignore"):
+            y = x[:, j].astype(np.float32)
+        assert_same(f32[j], exact_sum_oracle(y, np.dtype(np.float32)), f"float32 column {j}")
+
+
 @pytest.mark.parametrize("shape", [(16, 8), (300, 70), (129, 1030), (1000, 9)])
 def test_columns_of_a_c_ordered_array(shape):
     # axis=0 of a C-ordered array: rows strided, columns contiguous, so the
