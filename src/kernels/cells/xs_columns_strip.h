@@ -70,9 +70,16 @@ XS_CS_TARGET XS_INLINE XS_CS_VD XS_CS_FN(cs_load)(const char *q, int itemsize)
         memcpy(&v, q, sizeof v);
         return v;
     }
+#ifdef XS_CS_WIDEN32
+    /* The includer's widening load: GCC makes most conversions of a vector
+     * of XS_CS_W floats scalar ones (cvtss2sd per lane, most of a float32
+     * block's time), which one cvtps2pd does. */
+    return (XS_CS_VD)XS_CS_WIDEN32(q);
+#else
     XS_CS_VF f;
     memcpy(&f, q, sizeof f);
     return __builtin_convertvector(f, XS_CS_VD);
+#endif
 }
 
 /* A vector of lanes' range: bit patterns of |x| (see the top of this file);
@@ -519,6 +526,7 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_FP_MIN
 #undef XS_CS_FP_UNORD
 #undef XS_CS_CUT_ADD
+#undef XS_CS_WIDEN32
 #undef XS_CS_FP_MAXF
 #undef XS_CS_FP_MINF
 #undef XS_CS_FP_UNORDF
