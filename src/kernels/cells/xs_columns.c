@@ -30,6 +30,8 @@
 #include "exact/xs_types.h"
 
 #include <fenv.h>
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -617,6 +619,32 @@ void xs_columns_add(xs_columns *st, const char *p, ptrdiff_t rows, ptrdiff_t row
     fesetexceptflag(&flags_before, FE_ALL_EXCEPT);
 }
 
+/* The exact sum a + b of two doubles, rounded once into fmt, by IEEE's own
+ * rounding (round to nearest: every loop runs in it): 1 and *out for
+ * float64, and for float32 when a + b is a double (TwoSum's error is 0),
+ * whose conversion then rounds once; 0 when the result would overflow or
+ * be subnormal (the accumulator's rounding decides those, flags and all),
+ * or for another format.  A column of two non-zero cells (the usual: a
+ * float64 window of two cells, a float32 one of one, and cell 0) is rounded
+ * so, several times faster than by xs_cells_round_sums: (100, 10000)
+ * columns spent a sixth of their time rounding. */
+static int round_two(double a, double b, const xs_format *fmt, double *out)
+{
+    double r = a + b;
+    if (fmt == &xs_format_float64) {
+        *out = r;
+        return r == 0.0 || (fabs(r) >= DBL_MIN && fabs(r) <= DBL_MAX);
+    }
+    double b_virtual = r - a;
+    double error = (a - (r - b_virtual)) + (b - b_virtual);
+    if (fmt != &xs_format_float32 || error != 0.0 ||
+        !(r == 0.0 || (fabs(r) >= FLT_MIN && fabs(r) <= FLT_MAX))) {
+        return 0;
+    }
+    *out = (double)(float)r;
+    return 1;
+}
+
 double xs_columns_round(xs_columns *st, ptrdiff_t j, uint64_t divisor, const xs_format *fmt)
 {
     int s = (int)(j / XS_STRIP), k = (int)(j % XS_STRIP);
@@ -626,9 +654,17 @@ double xs_columns_round(xs_columns *st, ptrdiff_t j, uint64_t divisor, const xs_
          * cells above it are zeros, which only cost the rounding time:
          * (100, 10000) columns spend a sixth of theirs here). */
         double sums[XS_CELLS_MAX + 1];
-        int count = st->strip_cells[s] + 1;
+        int count = st->strip_cells[s] + 1, nonzero = 0;
+        double two[2] = {0.0, 0.0};
         for (int c = 0; c < count; c++) {
             sums[c] = st->cells[s][c][k];
+            if (sums[c] != 0.0) {
+                two[nonzero & 1] = sums[c];
+                nonzero++;
+            }
+        }
+        if (divisor == 1u && nonzero <= 2 && round_two(two[0], two[1], fmt, &result)) {
+            return result;
         }
         if (xs_cells_round_sums(sums, count, divisor, fmt, &result)) {
             return result;
