@@ -293,6 +293,35 @@ def test_columns_whose_first_rows_mislead_their_windows(shape):
         assert_same(f32[j], exact_sum_oracle(y, np.dtype(np.float32)), f"float32 column {j}")
 
 
+@pytest.mark.parametrize("dtype", [FLOAT64, np.dtype(np.float32)])
+def test_columns_rounded_from_two_cells(dtype):
+    # A column whose sum lies in two cells is rounded by one IEEE add (and
+    # float32 ones only when that add is exact): ties, sums that need more
+    # than 53 bits, sums near the subnormal range and exact zeros.
+    eps = float(np.finfo(dtype).eps)
+    tiny = float(np.finfo(dtype).tiny)
+    columns = [
+        [1.0, eps / 2],                          # a tie: to even (down)
+        [1.0 + eps, eps / 2],                    # a tie: to even (up)
+        [1.0, eps / 2, eps / 2 ** 20],           # just above the tie
+        [1.0, -eps / 4, -eps / 2 ** 20],         # just below 1
+        [2.0**40, 2.0**-40],                     # more bits than a double
+        [tiny * 3, -tiny * 2.5],                 # subnormal result
+        [tiny * 2, -tiny],                       # exactly the smallest normal
+        [1.5, -1.5],                             # exact zero of non-zero terms
+        [-1.0, -eps / 2],                        # negative tie
+    ]
+    rows = 20
+    x = np.zeros((rows, len(columns) + 8), dtype)
+    for j, values in enumerate(columns):
+        x[: len(values), j] = np.array(values, dtype=np.float64).astype(dtype)
+        x[len(values):, j] = 0.0
+    x[:, len(columns):] = np.arange(rows * 8, dtype=dtype).reshape(rows, 8)
+    sums = xs.exact_sum(x, axis=0)
+    for j in range(x.shape[1]):
+        assert_same(sums[j], exact_sum_oracle(x[:, j], dtype), f"column {j}")
+
+
 @pytest.mark.parametrize("shape", [(16, 8), (300, 70), (129, 1030), (1000, 9)])
 def test_columns_of_a_c_ordered_array(shape):
     # axis=0 of a C-ordered array: rows strided, columns contiguous, so the
