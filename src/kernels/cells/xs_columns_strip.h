@@ -450,15 +450,54 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_block)(const char *q, ptrdiff_t rows,
     }
 }
 
+#ifdef XS_CS_F32_RANGE
+/* cs_range of float32 rows: the float32 range of two parts' lanes at once
+ * (see XS_CS_F32_RANGE), rows in pairs. */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range32)(const char *q, ptrdiff_t rows,
+                                                   ptrdiff_t row_stride, xs_strip_block *b)
+{
+    enum { PAIRS = XS_CS_PARTS / 2 };
+    XS_CS_RANGE32 range[PAIRS];
+    for (int pair = 0; pair < PAIRS; pair++) {
+        range[pair] = XS_CS_FN(cs_range32_init)();
+    }
+    ptrdiff_t r = 0;
+    for (; r + 1 < rows; r += 2, q += 2 * row_stride) {
+        XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(4)));
+        XS_PREFETCH((const void *)((uintptr_t)q + (uintptr_t)row_stride + XS_PREFETCH_BYTES(4)));
+        for (int pair = 0; pair < PAIRS; pair++) {
+            const char *at = q + pair * XS_CS_W32 * 4;
+            XS_CS_FN(cs_range32_step2)(XS_CS_FN(cs_load32)(at),
+                                       XS_CS_FN(cs_load32)(at + row_stride), &range[pair], 1);
+        }
+    }
+    if (r < rows) {                                     /* an odd row out */
+        for (int pair = 0; pair < PAIRS; pair++) {
+            XS_CS_VG g = XS_CS_FN(cs_load32)(q + pair * XS_CS_W32 * 4);
+            XS_CS_FN(cs_range32_step2)(g, g, &range[pair], 1);
+        }
+    }
+    for (int pair = 0; pair < PAIRS; pair++) {
+        XS_CS_FN(cs_range32_end)(range[pair], pair * XS_CS_W32, b);
+    }
+}
+#endif
+
 /* The range of a strip's block alone, no cuts (a strip with no window
  * yet): every vector of the row at once, rows in pairs as in cs_part. */
 XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range)(const char *q, ptrdiff_t rows,
                                                  ptrdiff_t row_stride, int itemsize,
                                                  xs_strip_block *b)
 {
-    XS_CS_TRACK range[XS_CS_PARTS];
+#ifdef XS_CS_F32_RANGE
+    if (itemsize == 4) {
+        XS_CS_FN(cs_range32)(q, rows, row_stride, b);
+        return;
+    }
+#endif
+    XS_CS_RANGE range[XS_CS_PARTS];
     for (int part = 0; part < XS_CS_PARTS; part++) {
-        range[part] = XS_CS_FN(cs_track_init)();
+        range[part] = XS_CS_FN(cs_range_init)();
     }
     ptrdiff_t r = 0;
     for (; r + 1 < rows; r += 2, q += 2 * row_stride) {
@@ -467,21 +506,19 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range)(const char *q, ptrdiff_t rows,
                                    XS_PREFETCH_BYTES(itemsize)));
         for (int part = 0; part < XS_CS_PARTS; part++) {
             const char *at = q + part * XS_CS_W * itemsize;
-            XS_CS_FN(cs_track)(&range[part], at, row_stride, 2, XS_CS_FN(cs_load)(at, itemsize),
-                               XS_CS_FN(cs_load)(at + row_stride, itemsize), itemsize,
-                               part * XS_CS_W, 1);
+            XS_CS_FN(cs_range_step2)(XS_CS_FN(cs_load)(at, itemsize),
+                                     XS_CS_FN(cs_load)(at + row_stride, itemsize),
+                                     &range[part], 1);
         }
     }
     if (r < rows) {                                     /* an odd row out */
         for (int part = 0; part < XS_CS_PARTS; part++) {
-            const char *at = q + part * XS_CS_W * itemsize;
-            XS_CS_VD v = XS_CS_FN(cs_load)(at, itemsize);
-            XS_CS_FN(cs_track)(&range[part], at, row_stride, 1, v, v, itemsize, part * XS_CS_W,
-                               1);
+            XS_CS_VD v = XS_CS_FN(cs_load)(q + part * XS_CS_W * itemsize, itemsize);
+            XS_CS_FN(cs_range_step)(v, &range[part], 1);
         }
     }
     for (int part = 0; part < XS_CS_PARTS; part++) {
-        XS_CS_FN(cs_track_end)(range[part], (XS_CS_VD){0}, itemsize, part * XS_CS_W, b);
+        XS_CS_FN(cs_range_end)(range[part], (XS_CS_VD){0}, part * XS_CS_W, b);
     }
 }
 
