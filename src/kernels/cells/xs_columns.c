@@ -16,12 +16,14 @@
  *
  * A strip none of whose columns has a window yet (the first block) takes
  * its first windows from the range of the block's first few rows
- * (XS_COLUMN_SAMPLE_ROWS), then is cut as any other.  The group keeps its windows and cell sums from
- * one call to the next (cell 0 stays exact for 2^46 carry steps, far more
- * rows than any array: xs_cells.h), and a column's small accumulator is
- * made only when something goes into it.  A column that never needed it is
- * rounded from a two-double sum of its few cells when that decides
- * (xs_cells_round_sums), which skips the accumulator entirely.
+ * (XS_COLUMN_SAMPLE_ROWS), then is cut as any other.  The group keeps its
+ * windows and cell sums from one call to the next (cell 0 stays exact for
+ * 2^46 carry steps, far more rows than any array: xs_cells.h), and a
+ * column's small accumulator is made only when something goes into it.  A
+ * column that never needed it is rounded from its cells: by one IEEE add
+ * when two of them are non-zero (round_two), else from a two-double sum of
+ * its few cells when that decides (xs_cells_round_sums); either skips the
+ * accumulator entirely.
  */
 #include "kernels/cells/xs_columns.h"
 #include "kernels/cells/xs_cells.h"
@@ -380,8 +382,8 @@ static int raised_top(int precision, int top, int cells, uint64_t mn, int extra)
 /* Column k of strip s (column j) takes a new window for a range (mx, mn)
  * of its terms, its cells into its small accumulator first: 1 and the
  * window's top and cells; 0 when no window fits that range.  The top is
- * raised by up to `extra` binades (raised_top), and by all of them, with a
- * cell more, if `grow` and the cells it has leave no room for that. */
+ * raised by up to `extra` binades (raised_top); if `grow`, by all of them
+ * whatever room that leaves below, with a cell more if it needs one. */
 static int new_window(xs_columns *st, int s, int k, uint64_t mx, uint64_t mn, int extra,
                       int grow, int *top, int *cells)
 {
