@@ -239,6 +239,66 @@ def test_columns_with_values_below_their_window():
         assert_same(sums[j], exact_sum_oracle(x[:, j], FLOAT64), f"column {j}")
 
 
+@pytest.mark.parametrize("shape", [(17, 16), (100, 40), (300, 24)])
+def test_columns_whose_first_rows_mislead_their_windows(shape):
+    # A strip's first windows come from its first 16 rows
+    # (XS_COLUMN_SAMPLE_ROWS in src/kernels/cells/xs_columns.c): columns whose
+    # later rows of the same block lie above that window, far below it, or
+    # are special must settle and still be exact.
+    rng = np.random.default_rng(shape[0] + shape[1])
+    m, k = shape
+    x = rng.standard_normal(shape)
+    x[16:, 0] *= 2.0**60                          # far above: a new window
+    x[16:, 1] *= 2.0**-60                         # far below: more cells
+    x[-1, 2] = 2.0**1000                          # one huge term at the end
+    x[:16, 3] = 0.0                               # zeros first, then terms
+    x[:16, 4] = -0.0
+    x[16:, 4] = -0.0                              # nothing but -0: -0
+    x[-1, 5] = np.inf
+    x[-1, 6] = np.nan
+    x[16:, 7] = 5e-324                            # subnormals after normals
+    x[:16, 8] = 5e-324                            # subnormals first
+    x[16:, 9] *= np.ldexp(1.0, rng.integers(-1000, 1000, m - 16))   # no window holds
+    x[:16, 10:16] *= 2.0**-500                    # a whole strip misled
+    with np.errstate(all="ignore"):
+        sums = xs.exact_sum(x, axis=0)
+        f32 = xs.exact_sum(x.astype(np.float32), axis=0)
+    for j in range(k):
+        assert_same(sums[j], exact_sum_oracle(x[:, j], FLOAT64), f"column {j}")
+        with np.errstate(all="ignore"):
+            y = x[:, j].astype(np.float32)
+        assert_same(f32[j], exact_sum_oracle(y, np.dtype(np.float32)), f"float32 column {j}")
+
+
+@pytest.mark.parametrize("dtype", [FLOAT64, np.dtype(np.float32)])
+def test_columns_rounded_from_two_cells(dtype):
+    # A column whose sum lies in two cells is rounded by one IEEE add (and
+    # float32 ones only when that add is exact): ties, sums that need more
+    # than 53 bits, sums near the subnormal range and exact zeros.
+    eps = float(np.finfo(dtype).eps)
+    tiny = float(np.finfo(dtype).tiny)
+    columns = [
+        [1.0, eps / 2],                          # a tie: to even (down)
+        [1.0 + eps, eps / 2],                    # a tie: to even (up)
+        [1.0, eps / 2, eps / 2 ** 20],           # just above the tie
+        [1.0, -eps / 4, -eps / 2 ** 20],         # just below 1
+        [2.0**40, 2.0**-40],                     # more bits than a double
+        [tiny * 3, -tiny * 2.5],                 # subnormal result
+        [tiny * 2, -tiny],                       # exactly the smallest normal
+        [1.5, -1.5],                             # exact zero of non-zero terms
+        [-1.0, -eps / 2],                        # negative tie
+    ]
+    rows = 20
+    x = np.zeros((rows, len(columns) + 8), dtype)
+    for j, values in enumerate(columns):
+        x[: len(values), j] = np.array(values, dtype=np.float64).astype(dtype)
+        x[len(values):, j] = 0.0
+    x[:, len(columns):] = np.arange(rows * 8, dtype=dtype).reshape(rows, 8)
+    sums = xs.exact_sum(x, axis=0)
+    for j in range(x.shape[1]):
+        assert_same(sums[j], exact_sum_oracle(x[:, j], dtype), f"column {j}")
+
+
 @pytest.mark.parametrize("shape", [(16, 8), (300, 70), (129, 1030), (1000, 9)])
 def test_columns_of_a_c_ordered_array(shape):
     # axis=0 of a C-ordered array: rows strided, columns contiguous, so the

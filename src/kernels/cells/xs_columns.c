@@ -14,14 +14,16 @@
  * accumulator first), and its block is summed again alone, or, fitting no
  * window, value by value into its small accumulator.
  *
- * A strip none of whose columns has a window yet (the first block) is only
- * measured first (its range, no cuts: the lines are in L1 afterwards), so
- * its cells are summed once.  The group keeps its windows and cell sums from
- * one call to the next (cell 0 stays exact for 2^46 carry steps, far more
- * rows than any array: xs_cells.h), and a column's small accumulator is
- * made only when something goes into it.  A column that never needed it is
- * rounded from a two-double sum of its few cells when that decides
- * (xs_cells_round_sums), which skips the accumulator entirely.
+ * A strip none of whose columns has a window yet (the first block) takes
+ * its first windows from the range of the block's first few rows
+ * (XS_COLUMN_SAMPLE_ROWS), then is cut as any other.  The group keeps its
+ * windows and cell sums from one call to the next (cell 0 stays exact for
+ * 2^46 carry steps, far more rows than any array: xs_cells.h), and a
+ * column's small accumulator is made only when something goes into it.  A
+ * column that never needed it is rounded from its cells: by one IEEE add
+ * when two of them are non-zero (round_two), else from a two-double sum of
+ * its few cells when that decides (xs_cells_round_sums); either skips the
+ * accumulator entirely.
  */
 #include "kernels/cells/xs_columns.h"
 #include "kernels/cells/xs_cells.h"
@@ -30,6 +32,8 @@
 #include "exact/xs_types.h"
 
 #include <fenv.h>
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +101,10 @@ static xs_small *column_acc(xs_columns *st, int j)
 #define XS_CS_FP_MAX(a, b) _mm_max_pd((a), (b))
 #define XS_CS_FP_MIN(a, b) _mm_min_pd((a), (b))
 #define XS_CS_FP_UNORD(a, b) _mm_cmpunord_pd((a), (b))
+#define XS_CS_FP_MAXF(a, b) _mm_max_ps((a), (b))
+#define XS_CS_FP_MINF(a, b) _mm_min_ps((a), (b))
+#define XS_CS_FP_UNORDF(a, b) _mm_cmpunord_ps((a), (b))
+#define XS_CS_WIDEN32(q) _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(q))))
 #endif
 #include "kernels/cells/xs_columns_strip.h"
 #ifdef XS_CPU_X86
@@ -110,6 +118,12 @@ static xs_small *column_acc(xs_columns *st, int j)
 #define XS_CS_FP_MAX(a, b) _mm256_max_pd((a), (b))
 #define XS_CS_FP_MIN(a, b) _mm256_min_pd((a), (b))
 #define XS_CS_FP_UNORD(a, b) _mm256_cmp_pd((a), (b), _CMP_UNORD_Q)
+#define XS_CS_FP_MAXF(a, b) _mm256_max_ps((a), (b))
+#define XS_CS_FP_MINF(a, b) _mm256_min_ps((a), (b))
+#define XS_CS_FP_UNORDF(a, b) _mm256_cmp_ps((a), (b), _CMP_UNORD_Q)
+#define XS_CS_WIDEN32(q) _mm256_cvtps_pd(_mm_loadu_ps((const float *)(q)))
+#define XS_CS_CUT_ADD(a, b) _mm256_fmadd_pd((a), _mm256_set1_pd(1.0), (b))
+#define XS_CS_CUT_SUB(a, b) _mm256_fmsub_pd((a), _mm256_set1_pd(1.0), (b))
 #include "kernels/cells/xs_columns_strip.h"
 #define XS_CS_ISA avx512
 #define XS_CS_TARGET XS_TARGET_AVX512
@@ -352,7 +366,7 @@ static inline int fits_column(const xs_columns *st, int j, uint64_t mx, uint64_t
 /* The top for a new window of `cells` cells chosen at `top` for a block
  * whose smallest non-zero |x| has the pattern mn + 1: raised as above, with
  * as many cells (any top keeps the sums exact: xs_cells.h). */
-static int raised_top(int precision, int top, int cells, uint64_t mn)
+static int raised_top(int precision, int top, int cells, uint64_t mn, int extra)
 {
     if (mn == UINT64_MAX) {
         return top;
@@ -360,9 +374,53 @@ static int raised_top(int precision, int top, int cells, uint64_t mn)
     int f = (int)((mn + 1) >> XS_F64_MANT_BITS);
     int quantum = f - XS_CELLS_EXP_BIAS - (precision - 1);     /* of the smallest term */
     int spare = quantum + cells * XS_CELLS_WIDTH - top - XS_COLUMN_ROOM_BELOW;
-    int raised = top + (spare < XS_COLUMN_EXTRA_HEADROOM ? spare : XS_COLUMN_EXTRA_HEADROOM);
+    int raised = top + (spare < extra ? spare : extra);
     raised = raised > XS_CELLS_TOP_MAX ? XS_CELLS_TOP_MAX : raised;
     return raised > top && xs_cells_needed(precision, raised, mn) == cells ? raised : top;
+}
+
+/* Column k of strip s (column j) takes a new window for a range (mx, mn)
+ * of its terms, its cells into its small accumulator first: 1 and the
+ * window's top and cells; 0 when no window fits that range.  The top is
+ * raised by up to `extra` binades (raised_top); if `grow`, by all of them
+ * whatever room that leaves below, with a cell more if it needs one. */
+static int new_window(xs_columns *st, int s, int k, uint64_t mx, uint64_t mn, int extra,
+                      int grow, int *top, int *cells)
+{
+    int j = s * XS_STRIP + k;
+    xs_cells_window w;
+    if (!xs_cells_choose(&w, st->precision, mx, mn)) {
+        return 0;
+    }
+    if (st->active[j]) {
+        flush_column(st, j);
+    }
+    *top = raised_top(st->precision, w.top, w.cells, mn, extra);
+    *cells = w.cells;
+    int full = w.top + extra > XS_CELLS_TOP_MAX ? XS_CELLS_TOP_MAX : w.top + extra;
+    int more = xs_cells_needed(st->precision, full, mn);
+    if (grow && *top < full && more <= XS_CELLS_MAX) {
+        *top = full;              /* any top keeps the sums exact (xs_cells.h) */
+        *cells = more;
+    }
+    st->active[j] = 1;            /* a non-zero term: see xs_columns_round */
+    return 1;
+}
+
+/* Column k of strip s takes the window of top `top` and `cells` cells (the
+ * strip's other columns more cells too, if it needs more: the same grids,
+ * no flush). */
+static void use_window(xs_columns *st, int s, int k, int top, int cells)
+{
+    if (cells > st->strip_cells[s]) {
+        st->strip_cells[s] = cells;
+        for (int kk = 0; kk < XS_STRIP; kk++) {
+            if (st->active[s * XS_STRIP + kk] && kk != k) {
+                set_column(st, s, kk, st->top[s * XS_STRIP + kk]);
+            }
+        }
+    }
+    set_column(st, s, k, top);
 }
 
 /* Column k of strip s when its block (of range mx, mn) did not fit its
@@ -375,37 +433,55 @@ static int settle_column(xs_columns *st, int s, int k, const char *column, ptrdi
     int j = s * XS_STRIP + k;
     int top = st->top[j], cells;
     if (!(st->active[j] && mx < st->max_limit[j] &&
-          (cells = xs_cells_needed(st->precision, top, mn)) <= XS_CELLS_MAX)) {
-        xs_cells_window w;
-        if (!xs_cells_choose(&w, st->precision, mx, mn)) {
-            add_column_slowly(st, j, column, rows, row_stride);
-            return 0;
-        }
-        if (st->active[j]) {
-            flush_column(st, j);
-        }
-        top = raised_top(st->precision, w.top, w.cells, mn);
-        cells = w.cells;
-        st->active[j] = 1;        /* a non-zero term: see xs_columns_round */
+          (cells = xs_cells_needed(st->precision, top, mn)) <= XS_CELLS_MAX) &&
+        !new_window(st, s, k, mx, mn, XS_COLUMN_EXTRA_HEADROOM, 0, &top, &cells)) {
+        add_column_slowly(st, j, column, rows, row_stride);
+        return 0;
     }
-    if (cells > st->strip_cells[s]) {
-        /* More cells for the whole strip: the same grids, no flush. */
-        st->strip_cells[s] = cells;
-        for (int kk = 0; kk < XS_STRIP; kk++) {
-            if (st->active[s * XS_STRIP + kk] && kk != k) {
-                set_column(st, s, kk, st->top[s * XS_STRIP + kk]);
-            }
-        }
-    }
-    set_column(st, s, k, top);
+    use_window(st, s, k, top, cells);
     return 1;
+}
+
+/* Rows of a strip's first block whose range sets its columns' first
+ * windows: a few, so that the block is read once from memory, by the cuts
+ * (a range pass over the whole block first cost (100, 10000) columns a
+ * sixth of their time).  A column whose block does not fit the window after
+ * all settles as any other (settle_column), at the cost of a second pass
+ * over the strip's block. */
+#define XS_COLUMN_SAMPLE_ROWS 16
+/* Binades a window from those rows is raised above their largest term
+ * (beyond XS_CELLS_HEADROOM): the largest of 16 rows lies below that of
+ * 128 by a few binades as a rule, of lognormal(0, 3) data by up to about
+ * 9 (two standard deviations more of log2|x|, 4.3 binades each), which a
+ * raise of XS_COLUMN_EXTRA_HEADROOM misses in one column of ten.  float64
+ * columns take a cell more for it when they must (the paper's data: the
+ * rows' spread needs the cell anyway); float32 ones do not (one cell holds
+ * most float32 columns, two would cost more than the rare second pass). */
+#define XS_COLUMN_SAMPLE_HEADROOM 10
+
+/* The first windows of strip s (none of its columns has one), from the
+ * range of the first rows of its block at p; a column whose rows fit no
+ * window (all zeros, say) keeps none. */
+static void sample_windows(xs_columns *st, int s, const xs_strip_kernels *kernels,
+                           const char *p, ptrdiff_t rows, ptrdiff_t row_stride)
+{
+    xs_strip_block b;
+    ptrdiff_t sample = rows < XS_COLUMN_SAMPLE_ROWS ? rows : XS_COLUMN_SAMPLE_ROWS;
+    (st->itemsize == 8 ? kernels->range64 : kernels->range32)(p, sample, row_stride, &b);
+    for (int k = 0; k < XS_STRIP; k++) {
+        int top, cells;
+        if (new_window(st, s, k, b.max_bits[k], b.min_bits_m1[k], XS_COLUMN_SAMPLE_HEADROOM,
+                       st->precision == 53, &top, &cells)) {
+            use_window(st, s, k, top, cells);
+        }
+    }
 }
 
 /* Strip s (columns 8s ... 8s + 7 of the group) of one block of rows,
  * starting at p: all eight lanes at once; the columns whose block did not
  * fit their window settle (settle_column), and the strip runs again for
  * them (a rare second pass: a window that moves).  A strip with no window
- * yet is only measured in the first pass. */
+ * yet first takes windows from its first rows (sample_windows). */
 static void add_strip(xs_columns *st, int s, const char *p, ptrdiff_t rows, ptrdiff_t row_stride)
 {
     const xs_strip_kernels *kernels = pick_strip_kernels();
@@ -416,29 +492,26 @@ static void add_strip(xs_columns *st, int s, const char *p, ptrdiff_t rows, ptrd
         todo[k] = 1;
         none_active &= !st->active[j0 + k];
     }
+    if (none_active) {
+        sample_windows(st, s, kernels, p, rows, row_stride);
+    }
     for (int pass = 0; pass < 2; pass++) {
         xs_strip_block b;
-        if (pass == 0 && none_active) {
-            /* Nothing can fit: the range alone decides the windows. */
-            (st->itemsize == 8 ? kernels->range64 : kernels->range32)(p, rows, row_stride, &b);
+        /* Cell by cell: one 320-byte memcpy is a string move here (rep
+         * movsq), slow to start for so few bytes. */
+        for (int c = 0; c <= XS_CELLS_MAX; c++) {
+            memcpy(b.cells[c], st->cells[s][c], sizeof b.cells[c]);
         }
-        else {
-            /* Cell by cell: one 320-byte memcpy is a string move here
-             * (rep movsq), slow to start for so few bytes. */
-            for (int c = 0; c <= XS_CELLS_MAX; c++) {
-                memcpy(b.cells[c], st->cells[s][c], sizeof b.cells[c]);
-            }
-            kernel(p, rows, row_stride, st->strip_cells[s],
-                   (const double (*)[XS_STRIP])st->sigma[s], &b);
-            /* Every lane is judged against the limits the kernel ran with,
-             * before a column that did not fit changes the strip's cells. */
-            for (int k = 0; k < XS_STRIP; k++) {
-                if (todo[k] && fits_column(st, j0 + k, b.max_bits[k], b.min_bits_m1[k])) {
-                    for (int c = 0; c <= XS_CELLS_MAX; c++) {
-                        st->cells[s][c][k] = b.cells[c][k];
-                    }
-                    todo[k] = 0;
+        kernel(p, rows, row_stride, st->strip_cells[s], (const double (*)[XS_STRIP])st->sigma[s],
+               &b);
+        /* Every lane is judged against the limits the kernel ran with,
+         * before a column that did not fit changes the strip's cells. */
+        for (int k = 0; k < XS_STRIP; k++) {
+            if (todo[k] && fits_column(st, j0 + k, b.max_bits[k], b.min_bits_m1[k])) {
+                for (int c = 0; c <= XS_CELLS_MAX; c++) {
+                    st->cells[s][c][k] = b.cells[c][k];
                 }
+                todo[k] = 0;
             }
         }
         int any = 0;
@@ -548,17 +621,54 @@ void xs_columns_add(xs_columns *st, const char *p, ptrdiff_t rows, ptrdiff_t row
     fesetexceptflag(&flags_before, FE_ALL_EXCEPT);
 }
 
+/* The exact sum a + b of two doubles, rounded once into fmt, by IEEE's own
+ * rounding (round to nearest: every loop runs in it): 1 and *out for
+ * float64, and for float32 when a + b is a double (TwoSum's error is 0),
+ * whose conversion then rounds once; 0 when the result would overflow or
+ * be subnormal (the accumulator's rounding decides those, flags and all),
+ * or for another format.  A column of two non-zero cells (the usual: a
+ * float64 window of two cells, a float32 one of one, and cell 0) is rounded
+ * so, several times faster than by xs_cells_round_sums: (100, 10000)
+ * columns spent a sixth of their time rounding. */
+static int round_two(double a, double b, const xs_format *fmt, double *out)
+{
+    double r = a + b;
+    if (fmt == &xs_format_float64) {
+        *out = r;
+        return r == 0.0 || (fabs(r) >= DBL_MIN && fabs(r) <= DBL_MAX);
+    }
+    double b_virtual = r - a;
+    double error = (a - (r - b_virtual)) + (b - b_virtual);
+    if (fmt != &xs_format_float32 || error != 0.0 ||
+        !(r == 0.0 || (fabs(r) >= FLT_MIN && fabs(r) <= FLT_MAX))) {
+        return 0;
+    }
+    *out = (double)(float)r;
+    return 1;
+}
+
 double xs_columns_round(xs_columns *st, ptrdiff_t j, uint64_t divisor, const xs_format *fmt)
 {
     int s = (int)(j / XS_STRIP), k = (int)(j % XS_STRIP);
     double result;
     if (!st->used[j] && st->active[j]) {
-        /* The whole sum is in the cells. */
+        /* The whole sum is in the cells: 0 .. the strip's cell count (the
+         * cells above it are zeros, which only cost the rounding time:
+         * (100, 10000) columns spend a sixth of theirs here). */
         double sums[XS_CELLS_MAX + 1];
-        for (int c = 0; c <= XS_CELLS_MAX; c++) {
+        int count = st->strip_cells[s] + 1, nonzero = 0;
+        double two[2] = {0.0, 0.0};
+        for (int c = 0; c < count; c++) {
             sums[c] = st->cells[s][c][k];
+            if (sums[c] != 0.0) {
+                two[nonzero & 1] = sums[c];
+                nonzero++;
+            }
         }
-        if (xs_cells_round_sums(sums, XS_CELLS_MAX + 1, divisor, fmt, &result)) {
+        if (divisor == 1u && nonzero <= 2 && round_two(two[0], two[1], fmt, &result)) {
+            return result;
+        }
+        if (xs_cells_round_sums(sums, count, divisor, fmt, &result)) {
             return result;
         }
     }
