@@ -14,7 +14,8 @@
  * text serves any width (AVX2's 4, NEON's and the portable 2: xs_moving.c).
  *
  * Steps *t, *t + 1, ... < len of the lanes, each lane's window full (k >=
- * window), with float64 or float32 results, one lane per double of a
+ * window), of float64 terms or (in32) float32 ones widened exactly as they
+ * are loaded, with float64 or float32 results, one lane per double of a
  * register: the operations of xs_running_move, xs_running_divide and
  * xs_running_round (for a float64 target, where the value rounded to the
  * target is the approximation itself; a float32 target converts it where
