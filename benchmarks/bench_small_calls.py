@@ -8,9 +8,11 @@ call per row, group or loop iteration sees.
 Same-process, interleaved medians (one batch of calls of each method per
 round, see bench.measure); ratio = ours / NumPy's twin, one thread.  The
 goal (issue 30): within 2x the twin on 10 values, exact_dot within 3 us.
-Twins: NumPy's function of the same name; bottleneck's move_* for the
-moving windows when installed (else NumPy's sliding-window view); the
-exact states against np.sum, whose work they share.  With --write, the
+Twins: NumPy's function of the same name; for the moving windows NumPy's
+spelling, the reduction over ``sliding_window_view(x, window)`` along its
+last axis (the goal's ratio), and bottleneck's move_* as a peer on rows of
+their own when it is installed (a C function called directly: the floor of
+a call's cost); the exact states against np.sum, whose work they share.  With --write, the
 table replaces the block between ``<!-- bench_small_calls begin -->`` and
 ``<!-- bench_small_calls end -->`` of the page.
 """
@@ -39,21 +41,26 @@ SIZES = (1, 10, 100)
 
 
 def _moving_twin(name, x, window):
-    """bottleneck's move_<name> when installed, else NumPy's windows (one
-    reduction over a sliding-window view, the usual NumPy spelling)."""
-    if bn is not None:
-        func = getattr(bn, f"move_{name}")
-        return lambda: func(x, window)
+    """NumPy's windows: one reduction over a sliding-window view (NumPy's
+    spelling of a moving window; the first window - 1 outputs are not
+    there, as bottleneck's leading NaNs are in ours)."""
     reduce = getattr(np, name)
     return lambda: reduce(np.lib.stride_tricks.sliding_window_view(x, window), axis=-1)
 
 
 def _moving_cases(x):
+    """Each moving window against NumPy's twin, then (bottleneck installed)
+    against bottleneck's move_<name>, on a row of its own."""
     window = min(3, x.size)
-    return [(f"exact_moving_{name} (window min(3, n))",
-             partial(getattr(xs, f"exact_moving_{name}"), x, window),
-             _moving_twin(name, x, window))
-            for name in ("sum", "mean", "var", "std")]
+    cases = []
+    for name in ("sum", "mean", "var", "std"):
+        ours = partial(getattr(xs, f"exact_moving_{name}"), x, window)
+        cases.append((f"exact_moving_{name} (window min(3, n))", ours,
+                      _moving_twin(name, x, window)))
+        if bn is not None:
+            cases.append((f"exact_moving_{name}, against bottleneck's move_{name}", ours,
+                          partial(getattr(bn, f"move_{name}"), x, window)))
+    return cases
 
 
 def _reductions(x):
@@ -155,9 +162,11 @@ def table(rows):
             continue                    # filtered out by --only
         text = " | ".join(_cell(*cells[n]) if n in cells else "-" for n in SIZES)
         lines.append(f"| `{name}` | {text} |")
-    twin = "bottleneck's" if bn is not None else "NumPy's sliding-window"
-    note = (f"One thread; same-process interleaved medians; microseconds per call; moving "
-            f"windows against {twin} move_*.")
+    peer = (" and, on rows of their own, bottleneck's move_*" if bn is not None
+            else " (bottleneck is not installed: no rows against its move_*)")
+    note = ("One thread; same-process interleaved medians; microseconds per call; moving "
+            "windows against NumPy's reduction over sliding_window_view(x, window), axis=-1"
+            f"{peer}.")
     return lines + ["", note]
 
 

@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from helpers import assert_same, quiet, same
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, exact_sum_oracle, round_fraction, terms_of
 from oracle_products import exact_mean_oracle
@@ -119,6 +119,80 @@ def test_long_rows_with_nans_match_the_oracle(mean, dtype, data):
     if not same(got, np.array(expected, dtype)):      # the whole row at once, else the first
         for i, e in enumerate(expected):
             assert_same(got[i], e, f"window ending at {i}")
+
+
+def _float32_layout(x, layout):
+    """The float32 row x laid out as `layout`, and the axis it runs along:
+    the lanes' contiguous blocks, their strided single steps, the other
+    byte order (converted first), a column of a 2-D array."""
+    if layout == "contiguous":
+        return x, -1
+    if layout == "strided":
+        wide = np.zeros(2 * x.size, np.float32)
+        wide[::2] = x
+        return wide[::2], -1
+    if layout == "byte-swapped":
+        return x.astype(x.dtype.newbyteorder()), -1
+    return np.stack([x, x[::-1]], axis=1), 0
+
+
+@pytest.mark.parametrize("mean", [False, True], ids=["sum", "mean"])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "byte-swapped", "column"])
+@settings(max_examples=20)          # rows of 5000 exact Fractions each
+@given(data=st.data())
+def test_float32_rows_read_in_place_match_the_oracle(mean, layout, data):
+    """float32 rows are read as they are by the compiled loop (widened in
+    C, no float64 copy): every layout, subnormal and near-overflow terms
+    (sums beyond float32's range round to Inf), NaNs, long and short
+    rows."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n = data.draw(st.sampled_from([5, 100, 4096, 5000]))
+    kind = data.draw(st.sampled_from(["normal", "tiny", "huge"]))
+    scale = {"normal": 1.0, "tiny": 2.0**-140, "huge": 2.0**127}[kind]
+    x = (rng.uniform(-1.0, 1.0, n) * scale).astype(np.float32)
+    x[rng.random(n) < data.draw(st.sampled_from([0.0, 0.01, 0.3]))] = np.nan
+    window = data.draw(st.sampled_from([1, 2, 3, 17, 100, 1000]).filter(lambda w: w <= n))
+    min_count = data.draw(st.sampled_from([None, 1, max(1, window // 2)]))
+    a, axis = _float32_layout(x, layout)
+    func = xs.exact_moving_mean if mean else xs.exact_moving_sum
+    got = quiet(func, a, window, axis=axis, min_count=min_count)
+    got = got[:, 0] if layout == "column" else got
+    expected = np.array(long_moving_oracle(x, window, window if min_count is None else min_count,
+                                           mean, FLOAT32), FLOAT32)
+    if not same(got, expected):
+        for i, e in enumerate(expected):
+            assert_same(got[i], e, f"window ending at {i}")
+
+
+MOVING_FUNCS = [xs.exact_moving_sum, xs.exact_moving_mean, xs.exact_moving_var,
+                xs.exact_moving_std]
+
+
+@pytest.mark.parametrize("func", MOVING_FUNCS, ids=lambda f: f.__name__)
+@given(data=st.data(), dtype=st.sampled_from([FLOAT64, FLOAT32]))
+def test_one_row_gives_the_bits_of_the_general_path(func, data, dtype):
+    """A 1-D row runs its compiled loop without NumPy's gufunc call (the
+    small calls' path): the same bits as the row of a 2-D array, which the
+    gufunc takes (the oracle tests above check the 1-D results)."""
+    x = data.draw(arrays_1d(dtype, min_size=1))
+    window = data.draw(st.integers(1, x.size))
+    min_count = data.draw(st.none() | st.integers(1, window))
+    got = quiet(func, x, window, min_count=min_count)
+    assert_same(got, quiet(func, x[np.newaxis], window, axis=1, min_count=min_count)[0])
+
+
+@pytest.mark.parametrize("dtype", [FLOAT64, FLOAT32], ids=str)
+@pytest.mark.parametrize("shape", [(3,), (1, 3)], ids=["one row", "rows"])
+def test_an_overflow_warns_and_raises_as_numpy_says(dtype, shape):
+    """A sum beyond the dtype's range is Inf, with NumPy's overflow warning
+    (np.errstate applies) on the one-row path as on the gufunc's."""
+    big = np.finfo(dtype).max
+    x = np.array([big, big, 1.0], dtype).reshape(shape)
+    with pytest.warns(RuntimeWarning, match="overflow encountered in exact_moving_ufunc"):
+        got = xs.exact_moving_sum(x, 2, axis=-1)
+    assert_same(got.reshape(-1), np.array([np.nan, np.inf, big], dtype))
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow"):
+        xs.exact_moving_sum(x, 2, axis=-1)
 
 
 @pytest.mark.parametrize("n", [9, 6000], ids=["one stretch", "lanes"])

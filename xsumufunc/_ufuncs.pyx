@@ -65,6 +65,7 @@ cdef extern from "kernels/codes/xs_codes.h":
 
 cdef extern from "kernels/moving/xs_moving.h":
     void xs_moving_float64(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
+    void xs_moving_float32(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
 
 cdef extern from "kernels/moving/xs_moving_var.h":
     void xs_moving_var(char **, const cnp.npy_intp *, const cnp.npy_intp *, void *)
@@ -486,13 +487,19 @@ exact_state_mean_ufunc = _ufunc(
     "Divide an exact state by an int64 count, rounding once into the result dtype.",
     f"{_STATE},()->()")
 
+# float32 values have one loop of their own (into float32), read as they are;
+# it comes last, so that a call without a signature resolves as before.
 exact_moving_ufunc = _ufunc(
-    "exact_moving_ufunc", _per_result(<size_t>xs_moving_float64, (F64, INT64, INT64, BOOL)),
+    "exact_moving_ufunc",
+    _per_result(<size_t>xs_moving_float64, (F64, INT64, INT64, BOOL))
+    + [_Loop(<size_t>xs_moving_float32, _target_address(F32), (F32, INT64, INT64, BOOL, F32),
+             0, False)],
     "Exact sum (or mean) of each trailing window of the last axis, rounded once.\n\n"
     "The raw gufunc behind xsumufunc.exact_moving_sum and exact_moving_mean:\n"
     "float64 values, int64 window, int64 min_count, bool mean; signature\n"
     "(n),(),(),()->(n).  NaNs are not terms; a window with fewer than\n"
-    "min_count terms gives NaN.",
+    "min_count terms gives NaN.  float32 values into float32 results take\n"
+    "a loop of their own: signature=(float32, int64, int64, bool, float32).",
     "(n),(),(),()->(n)")
 _moving_var_ufunc = _ufunc(
     "_moving_var_ufunc",
@@ -512,6 +519,91 @@ _grouped_var_ufunc = _ufunc(
     "False where xsumufunc._core.grouped must compute the group exactly.",
     "(n),(g),(),()->(g),(g)")
 
+
+
+# ---- one row without the ufunc machinery ---------------------------------
+#
+# A moving window over 10 values cost about 1.2 us in NumPy's gufunc call
+# (type resolution, the iterator) around a loop of 0.1 us (issue 30: small
+# calls).  These run the same registered loops (pinned mode, interrupt
+# context: _registered_loop) on one row given by its data pointer and stride.
+# A row whose loop raised a floating-point flag (an overflow, say) gives
+# None: the caller runs the gufunc instead, whose warnings (np.errstate, the
+# message) are NumPy's own.  The caller (_core.moving) hands a 1-D array of
+# the loop's input dtype.
+cdef extern from *:
+    """
+    #include <fenv.h>
+    #define XS_ROW_FLAGS (FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID)
+    static int xs_row_flags(void) { return fetestexcept(XS_ROW_FLAGS) != 0; }
+    static void xs_row_flags_clear(void) { feclearexcept(XS_ROW_FLAGS); }
+    """
+    int xs_row_flags()
+    void xs_row_flags_clear()
+
+from cpython.exc cimport PyErr_Occurred
+
+cdef void *_MOVING_ROW_F64 = _pinned(<size_t>xs_moving_float64, _target_address(F64))
+cdef void *_MOVING_ROW_F32 = _pinned(<size_t>xs_moving_float32, _target_address(F32))
+cdef void *_MOVING_VAR_ROW = _pinned(<size_t>xs_moving_var, _target_address(F64))
+
+
+cdef int _run_row(void *loop, char **args, cnp.npy_intp n, cnp.npy_intp *steps) except -1:
+    """The registered `loop` on one row of n terms: 1 when it raised no
+    floating-point flag, else 0; an interrupt's exception raised."""
+    cdef cnp.npy_intp dimensions[2]
+    dimensions[0] = 1
+    dimensions[1] = n
+    xs_row_flags_clear()
+    _registered_loop(args, dimensions, steps, loop)
+    if PyErr_Occurred():
+        return -1
+    return not xs_row_flags()
+
+
+def _moving_row(cnp.ndarray values, cnp.int64_t window, cnp.int64_t min_count, bint mean):
+    """exact_moving_ufunc on a 1-D float64 or float32 array (native byte
+    order), into its dtype (window and min_count already checked); None
+    when the loop raised a floating-point flag."""
+    cdef int typenum = cnp.PyArray_TYPE(values)
+    if cnp.PyArray_NDIM(values) != 1 or typenum not in (cnp.NPY_DOUBLE, cnp.NPY_FLOAT) or \
+            not cnp.PyArray_ISNOTSWAPPED(values):
+        raise TypeError("_moving_row: a 1-D native float64 or float32 array")
+    cdef cnp.npy_intp n = cnp.PyArray_DIM(values, 0)
+    cdef cnp.ndarray out = cnp.PyArray_EMPTY(1, &n, typenum, 0)
+    cdef cnp.npy_bool flag = mean
+    cdef char *args[5]
+    cdef cnp.npy_intp steps[7]
+    args[:] = [cnp.PyArray_BYTES(values), <char *>&window, <char *>&min_count, <char *>&flag,
+               cnp.PyArray_BYTES(out)]
+    steps[:] = [0, 0, 0, 0, 0, cnp.PyArray_STRIDE(values, 0), cnp.PyArray_ITEMSIZE(out)]
+    if _run_row(_MOVING_ROW_F64 if typenum == cnp.NPY_DOUBLE else _MOVING_ROW_F32, args, n,
+                steps):
+        return out
+    return None
+
+
+def _moving_var_row(cnp.ndarray values, cnp.int64_t window, cnp.int64_t min_count,
+                    cnp.int64_t ddof, bint std):
+    """_moving_var_ufunc on a 1-D native float64 array into float64: (the
+    values, the decided flags), or None when the loop raised a
+    floating-point flag (it puts back those it raises: never, so far)."""
+    if cnp.PyArray_NDIM(values) != 1 or cnp.PyArray_TYPE(values) != cnp.NPY_DOUBLE or \
+            not cnp.PyArray_ISNOTSWAPPED(values):
+        raise TypeError("_moving_var_row: a 1-D native float64 array")
+    cdef cnp.npy_intp n = cnp.PyArray_DIM(values, 0)
+    cdef cnp.ndarray out = cnp.PyArray_EMPTY(1, &n, cnp.NPY_DOUBLE, 0)
+    cdef cnp.ndarray decided = cnp.PyArray_EMPTY(1, &n, cnp.NPY_BOOL, 0)
+    cdef cnp.npy_bool flag = std
+    cdef char *args[7]
+    cdef cnp.npy_intp steps[10]
+    args[:] = [cnp.PyArray_BYTES(values), <char *>&window, <char *>&min_count, <char *>&ddof,
+               <char *>&flag, cnp.PyArray_BYTES(out), cnp.PyArray_BYTES(decided)]
+    steps[:] = [0, 0, 0, 0, 0, 0, 0, cnp.PyArray_STRIDE(values, 0), sizeof(double),
+                sizeof(cnp.npy_bool)]
+    if _run_row(_MOVING_VAR_ROW, args, n, steps):
+        return out, decided
+    return None
 
 # The one-pass norms of rows (src/kernels/dot/xs_norm.c): each row's norm and whether the
 # two-double sum of squares decided it; xsumufunc._core.norm takes the rest.

@@ -9,7 +9,8 @@
  * values beyond the lanes' safe range of 2^1000, subnormals, exact
  * cancellation, -0.0 and zeros, NaNs alone and in runs, float32 values),
  * windows from 1 to 2000, min_count 1, half the window or all of it, sums
- * and means, float64 results (and float32 ones for float32 values): every
+ * and means, float64 results (and float32 ones for float32 values, read
+ * both as float64 values and as float32 ones, xs_moving_float32): every
  * output must be the correctly rounded value of its window's exact sum (or
  * mean) of its non-NaN terms, NaN when fewer than min_count, computed here
  * window by window in a small accumulator.
@@ -86,23 +87,30 @@ int main(int argc, char **argv)
     static const int64_t windows[] = {1, 2, 3, 17, 100, 1000, 2000};
     enum { N_MAX = 6000 };
     static double x[N_MAX], out[N_MAX];
-    static float out32[N_MAX];
+    static float x32[N_MAX], out32[N_MAX];
     long checks = 0, failures = 0;
     for (int row = 0; row < rows; row++) {
         int kind = row % KINDS, n = 4096 + below(N_MAX - 4096);
         int narrow = kind == FLOAT32 || kind == FLOAT32_NANS;
         const xs_target *target = narrow ? &xs_target_float32 : &xs_target_float64;
         fill(x, n, kind);
+        for (int i = 0; i < n; i++) {
+            x32[i] = (float)x[i];               /* exact for the float32 kinds */
+        }
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
-            for (npy_bool mean = 0; mean <= 1; mean++) {
+            /* float32 values: read as float64 ones (as32 0), then as they are */
+            for (int step = 0; step < (narrow ? 4 : 2); step++) {
+                npy_bool mean = (npy_bool)(step & 1);
+                int as32 = step >= 2;
                 int64_t window = windows[w];
                 int64_t min_count = (int64_t[]){1, (window + 1) / 2, window}[below(3)];
-                char *args[5] = {(char *)x, (char *)&window, (char *)&min_count, (char *)&mean,
+                char *args[5] = {as32 ? (char *)x32 : (char *)x, (char *)&window, (char *)&min_count, (char *)&mean,
                                  narrow ? (char *)out32 : (char *)out};
                 npy_intp dimensions[2] = {1, n};
-                npy_intp steps[7] = {0, 0, 0, 0, 0, sizeof(double),
+                npy_intp steps[7] = {0, 0, 0, 0, 0, as32 ? sizeof(float) : sizeof(double),
                                      narrow ? sizeof(float) : sizeof(double)};
-                xs_moving_float64(args, dimensions, steps, (void *)target);
+                (as32 ? xs_moving_float32 : xs_moving_float64)(args, dimensions, steps,
+                                                               (void *)target);
                 for (int k = 0; k < n; k++) {
                     int lo = k - (int)window + 1 < 0 ? 0 : k - (int)window + 1;
                     double want = oracle(x, lo, k, min_count, mean, target->format);
@@ -111,10 +119,10 @@ int main(int argc, char **argv)
                     if (xs_double_bits(want) != xs_double_bits(got) &&
                             !(want != want && got != got)) {
                         if (++failures <= 20) {
-                            fprintf(stderr, "MISMATCH %s, window %lld, min_count %lld, %s, "
-                                    "output %d: %a, not %a\n", kind_names[kind],
-                                    (long long)window, (long long)min_count,
-                                    mean ? "mean" : "sum", k, got, want);
+                            fprintf(stderr, "MISMATCH %s%s, window %lld, min_count %lld, "
+                                    "%s, output %d: %a, not %a\n", kind_names[kind],
+                                    as32 ? " (read as float32)" : "", (long long)window,
+                                    (long long)min_count, mean ? "mean" : "sum", k, got, want);
                         }
                     }
                 }

@@ -108,6 +108,8 @@ def check_ddof(ddof, correction, func_name):
     real number (the array API's correction is a float; NumPy takes
     ddof=1.5 too).  A float is read exactly, so n - ddof is an exact
     rational and the variance is still rounded once."""
+    if type(ddof) is int and correction is NO_VALUE:
+        return ddof             # the common call, without the checks below (a small call's cost)
     if correction is not NO_VALUE:
         if ddof != 0:
             raise ValueError(f"{func_name}: ddof and correction can't be provided "

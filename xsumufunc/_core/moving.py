@@ -7,12 +7,18 @@ import math
 
 import numpy as np
 
-from .._ufuncs import _moving_var_ufunc, exact_moving_ufunc
+from .._ufuncs import _moving_row, _moving_var_row, _moving_var_ufunc, exact_moving_ufunc
 from . import dtypes, moments
 from . import rows as rows_module
 from .spec import NO_VALUE, as_input, as_integer, single_axis
 
-_F64, _I64 = np.dtype(np.float64), np.dtype(np.int64)
+_F64, _F32, _I64 = np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.int64)
+_BOOL = np.dtype(bool)
+
+#: The compiled loop's signature for the dtypes it reads as they are, each
+#: into itself: float32 terms are widened exactly in C, without the float64
+#: copies in stretches that other dtypes take (issue 30).
+_DIRECT = {_F64: (_F64, _I64, _I64, _BOOL, _F64), _F32: (_F32, _I64, _I64, _BOOL, _F32)}
 
 
 def check_window(window, min_count, length, func_name):
@@ -51,8 +57,14 @@ def moving(func_name, a, window, axis, min_count, mean):
     axis, window, min_count, result = check(func_name, a.dtype, a.shape, window, axis,
                                             min_count)
     rows = _to_last(a, axis)
-    if rows.dtype == _F64:
-        return _to_last(_moving_rows(rows, window, min_count, mean, result), axis)
+    signature = _DIRECT.get(rows.dtype)
+    if signature is not None:
+        # One row: its loop without NumPy's gufunc call, most of a small
+        # call's cost (None: a flag to report, which the gufunc does).
+        res = _moving_row(rows, window, min_count, mean) if rows.ndim == 1 else None
+        if res is None:
+            res = exact_moving_ufunc(rows, window, min_count, mean, signature=signature)
+        return _to_last(res, axis)
     # Other dtypes are read as float64 (exact parts): a stretch of the rows
     # at a time, each stretch with the window - 1 terms before it, so that
     # every window is whole and the copies stay near rows.SCRATCH_BYTES
@@ -86,7 +98,7 @@ def _moving_rows(rows, window, min_count, mean, result):
     parts = dtypes.float64_parts(rows)
     if len(parts) == 1:
         return exact_moving_ufunc(parts[0], window, min_count, mean,
-                                  signature=(_F64, _I64, _I64, np.dtype(bool), result))
+                                  signature=(_F64, _I64, _I64, _BOOL, result))
     return moving_of_halves(parts, window, min_count, mean)
 
 
@@ -103,7 +115,7 @@ def moving_of_halves(halves, window, min_count, mean):
     both = np.empty(high.shape[:-1] + (2 * high.shape[-1],), _F64)
     both[..., 0::2], both[..., 1::2] = high, low
     res = exact_moving_ufunc(both, 2 * window, 2 * min_count, mean,
-                             signature=(_F64, _I64, _I64, np.dtype(bool), _F64))
+                             signature=(_F64, _I64, _I64, _BOOL, _F64))
     res = np.ascontiguousarray(res[..., 1::2])
     if mean:
         res *= 2
@@ -126,21 +138,34 @@ def moving_variance(func_name, a, window, axis, min_count, ddof, std):
                                             min_count)
     ddof = moments.check_ddof(ddof, NO_VALUE, func_name)
     rows = _to_last(a, axis)
-    out = np.empty(rows.shape, result)
     values = dtypes.float64_parts(rows, split=False)
     if values is not None and moments.loop_applies(rows.dtype, result, ddof):
-        decided = np.empty(rows.shape, bool)
-        _moving_var_ufunc(values[0], window, min_count, moments.loop_ddof(ddof), std,
-                          out=(out, decided),
-                          signature=(_F64, _I64, _I64, _I64, np.dtype(bool), result,
-                                     np.dtype(bool)))
-        # decided.all() first: np.argwhere costs a small call more than its loop.
-        todo = None if decided.all() else np.argwhere(~decided)
+        out, decided = _decided_windows(values[0], window, min_count, moments.loop_ddof(ddof),
+                                        std, result)
+        # Whether all are decided first (np.count_nonzero: a fifth of the
+        # call decided.all() costs): np.argwhere costs a small call more
+        # than its loop.
+        todo = None if np.count_nonzero(decided) == decided.size else np.argwhere(~decided)
     else:
+        out = np.empty(rows.shape, result)
         todo = np.argwhere(np.ones(rows.shape, bool))
     if todo is not None and todo.size:
         _exact_windows(rows, todo, window, min_count, ddof, std, out, func_name)
     return _to_last(out, axis)
+
+
+def _decided_windows(values, window, min_count, ddof, std, result):
+    """The compiled loop over float64 rows `values`: the windows' variances
+    (std: roots) in `result` where decided, and the decided flags."""
+    if values.ndim == 1 and result == _F64:
+        # One row: its loop without NumPy's gufunc call (a small call's cost).
+        got = _moving_var_row(values, window, min_count, ddof, std)
+        if got is not None:
+            return got
+    out, decided = np.empty(values.shape, result), np.empty(values.shape, bool)
+    _moving_var_ufunc(values, window, min_count, ddof, std, out=(out, decided),
+                      signature=(_F64, _I64, _I64, _I64, _BOOL, result, _BOOL))
+    return out, decided
 
 
 def _exact_windows(rows, where, window, min_count, ddof, std, out, func_name):

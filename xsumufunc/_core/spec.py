@@ -77,6 +77,8 @@ def single_axis(axis, ndim, func_name):
         if ndim != 1:
             raise ValueError(f"{func_name}: axis=None needs a 1-D input, not {ndim}-D")
         axis = 0
+    if type(axis) is int and -ndim <= axis < ndim:
+        return axis % ndim      # the common call, without NumPy's parser (a small call's cost)
     if isinstance(axis, tuple):
         raise TypeError(f"{func_name}: axis must be an integer, not {axis!r}")
     return normalize_axes(axis, ndim, func_name)[0]

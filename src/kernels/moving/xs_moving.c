@@ -57,8 +57,9 @@ typedef struct {
     xs_small acc;          /* the finite terms of the window ending at synced */
     int64_t not_neg_zero;  /* how many of them are not -0.0 */
     npy_intp synced;       /* -1: the empty window before the first term */
-    const char *in;        /* the row: n float64 values, stride bytes apart */
+    const char *in;        /* the row: n values, stride bytes apart */
     npy_intp stride, window;
+    int in32;              /* its values are float32 (else float64) */
 } xs_window_exact;
 
 /* The counts when the term with these bits entered (direction +1) or left
@@ -92,11 +93,11 @@ static inline double xs_window_term(uint64_t bits, int *ok)
     return x;
 }
 
-static inline uint64_t xs_window_load(const char *in, npy_intp stride, npy_intp j)
+/* The float64 bits of term j: a float32 term (in32) widened exactly, so
+ * that everything after the load is the float64 row's code. */
+static inline uint64_t xs_window_load(const char *in, npy_intp stride, npy_intp j, int in32)
 {
-    uint64_t bits;
-    memcpy(&bits, in + j * stride, sizeof bits);
-    return bits;
+    return in32 ? xs_load_float32(in + j * stride) : xs_load_float64(in + j * stride);
 }
 
 /* Add (direction +1) or take back (-1) a finite term to the accumulator. */
@@ -121,9 +122,9 @@ static xs_running xs_window_settle(xs_window_exact *x, xs_running run, npy_intp 
     npy_intp first = k - x->window + 1 > 0 ? k - x->window + 1 : 0;
     if (2 * (k - x->synced) <= k + 1 - first) {
         for (npy_intp j = x->synced + 1; j <= k; j++) {
-            xs_window_add_exact(x, xs_window_load(x->in, x->stride, j), +1);
+            xs_window_add_exact(x, xs_window_load(x->in, x->stride, j, x->in32), +1);
             if (j >= x->window) {
-                xs_window_add_exact(x, xs_window_load(x->in, x->stride, j - x->window), -1);
+                xs_window_add_exact(x, xs_window_load(x->in, x->stride, j - x->window, x->in32), -1);
             }
         }
     }
@@ -131,7 +132,7 @@ static xs_running xs_window_settle(xs_window_exact *x, xs_running run, npy_intp 
         xs_small_init(&x->acc);
         x->not_neg_zero = 0;
         for (npy_intp j = first; j <= k; j++) {
-            xs_window_add_exact(x, xs_window_load(x->in, x->stride, j), +1);
+            xs_window_add_exact(x, xs_window_load(x->in, x->stride, j, x->in32), +1);
         }
     }
     x->synced = k;
@@ -198,9 +199,10 @@ static inline void xs_lane_step(xs_running *run, xs_window_exact *exact, int64_t
                                 const xs_target *target, char *out, npy_intp out_step)
 {
     double x_in, x_out = 0.0;
-    x_in = xs_lane_term(xs_window_load(exact->in, exact->stride, k), nans, +1);
+    x_in = xs_lane_term(xs_window_load(exact->in, exact->stride, k, exact->in32), nans, +1);
     if (k >= window) {
-        x_out = xs_lane_term(xs_window_load(exact->in, exact->stride, k - window), nans, -1);
+        x_out = xs_lane_term(xs_window_load(exact->in, exact->stride, k - window,
+                                                   exact->in32), nans, -1);
     }
     if (run->valid && xs_running_abs(x_in) <= XS_RUNNING_MAX &&
             xs_running_abs(x_out) <= XS_RUNNING_MAX) {
@@ -227,13 +229,13 @@ static inline void xs_lane_step(xs_running *run, xs_window_exact *exact, int64_t
  * x's bits without the sign are at most these. */
 #define XS_RUNNING_MAX_BITS ((uint64_t)(XS_F64_EXP_BIAS + 1000) << XS_F64_MANT_BITS)
 
-static int xs_row_kind_scalar(const char *in, npy_intp stride, npy_intp n)
+static int xs_row_kind_scalar(const char *in, npy_intp stride, npy_intp n, int in32)
 {
     /* Two tests per term for the common rows; a row with a NaN or an Inf
      * is read again, for the three flags. */
     uint64_t beyond = 0, special = 0;
     for (npy_intp k = 0; k < n; k++) {
-        uint64_t magnitude = xs_window_load(in, stride, k) & ~XS_SIGN_BIT;
+        uint64_t magnitude = xs_window_load(in, stride, k, in32) & ~XS_SIGN_BIT;
         beyond |= (uint64_t)(magnitude > XS_RUNNING_MAX_BITS);
         special |= (uint64_t)(magnitude >= XS_EXPONENT_MASK);
     }
@@ -242,7 +244,7 @@ static int xs_row_kind_scalar(const char *in, npy_intp stride, npy_intp n)
     }
     uint64_t finite_beyond = 0, nan = 0, inf = 0;
     for (npy_intp k = 0; k < n; k++) {
-        uint64_t magnitude = xs_window_load(in, stride, k) & ~XS_SIGN_BIT;
+        uint64_t magnitude = xs_window_load(in, stride, k, in32) & ~XS_SIGN_BIT;
         finite_beyond |= (uint64_t)((magnitude > XS_RUNNING_MAX_BITS) &
                                     (magnitude < XS_EXPONENT_MASK));
         nan |= (uint64_t)(magnitude > XS_EXPONENT_MASK);
@@ -305,7 +307,29 @@ static int xs_row_kind_avx2(const char *in, npy_intp n)
     int kind = (_mm256_testz_si256(beyond, beyond) ? 0 : XS_ROW_BEYOND) |
                (_mm256_testz_si256(nan, nan) ? 0 : XS_ROW_NAN) |
                (_mm256_testz_si256(inf, inf) ? 0 : XS_ROW_INF);
-    return kind | xs_row_kind_scalar(in + k * (npy_intp)sizeof(double), sizeof(double), n - k);
+    return kind | xs_row_kind_scalar(in + k * (npy_intp)sizeof(double), sizeof(double), n - k, 0);
+}
+
+/* The same of a contiguous float32 row, eight terms per register: no
+ * finite float32 is beyond the safe range (|x| < 2^128), so only NaN and
+ * Inf are looked for. */
+XS_TARGET_AVX2
+static int xs_row_kind_avx2_float32(const char *in, npy_intp n)
+{
+    const __m256i magnitude = _mm256_set1_epi32(INT32_MAX);
+    const __m256i inf_bits = _mm256_set1_epi32((int32_t)((uint32_t)XS_F32_EXP_MASK << XS_F32_MANT_BITS));
+    __m256i nan = _mm256_setzero_si256(), inf = nan;
+    npy_intp k = 0;
+    for (; n - k >= 8; k += 8) {
+        __m256i a = _mm256_and_si256(
+            _mm256_loadu_si256((const __m256i *)(const void *)(in + k * (npy_intp)sizeof(float))),
+            magnitude);
+        nan = _mm256_or_si256(nan, _mm256_cmpgt_epi32(a, inf_bits));
+        inf = _mm256_or_si256(inf, _mm256_cmpeq_epi32(a, inf_bits));
+    }
+    int kind = (_mm256_testz_si256(nan, nan) ? 0 : XS_ROW_NAN) |
+               (_mm256_testz_si256(inf, inf) ? 0 : XS_ROW_INF);
+    return kind | xs_row_kind_scalar(in + k * (npy_intp)sizeof(float), sizeof(float), n - k, 1);
 }
 #endif
 
@@ -363,7 +387,7 @@ static int xs_row_kind_avx2(const char *in, npy_intp n)
 typedef int (*xs_lanes_loop)(xs_running *run, int64_t *nans, const npy_intp *start,
                              npy_intp *t_io, npy_intp len, const char *in, npy_intp stride,
                              int64_t window, int64_t min_count, int mean, int checked,
-                             int has_nan, int narrow, char *out, npy_intp out_step);
+                             int has_nan, int narrow, int in32, char *out, npy_intp out_step);
 typedef struct {
     xs_lanes_loop loop;
     int width;
@@ -400,14 +424,15 @@ static const xs_lanes_variant *xs_vector_lanes(void)
 /* The row without Inf (XS_ROW_INF: the lanes do not take it): with
  * XS_ROW_NAN, a NaN, and with XS_ROW_BEYOND, a finite term beyond the safe
  * range of xs_running.h, which the vector lanes must test for. */
-static int xs_row_kind(const char *in, npy_intp stride, npy_intp n)
+static int xs_row_kind(const char *in, npy_intp stride, npy_intp n, int in32)
 {
 #ifdef XS_MOVING_X86
-    if (stride == (npy_intp)sizeof(double) && xs_cpu_allows(XS_ISA_AVX2)) {
-        return xs_row_kind_avx2(in, n);
+    if (stride == (npy_intp)(in32 ? sizeof(float) : sizeof(double)) &&
+            xs_cpu_allows(XS_ISA_AVX2)) {
+        return in32 ? xs_row_kind_avx2_float32(in, n) : xs_row_kind_avx2(in, n);
     }
 #endif
-    return xs_row_kind_scalar(in, stride, n);
+    return xs_row_kind_scalar(in, stride, n, in32);
 }
 
 static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
@@ -418,9 +443,10 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
     npy_intp stride = exact[0].stride;
     /* (used by the vector lanes only) */
     const int checked = (kind & XS_ROW_BEYOND) != 0, has_nan = (kind & XS_ROW_NAN) != 0;
-    const int narrow = target == &xs_target_float32;
+    const int narrow = target == &xs_target_float32, in32 = exact[0].in32;
+    /* (float32 terms into float64 results take turns: no loop of those) */
     const xs_lanes_variant *vector =
-        target == &xs_target_float64 || narrow ? xs_vector_lanes() : NULL;
+        (target == &xs_target_float64 && !in32) || narrow ? xs_vector_lanes() : NULL;
     int lanes = XS_MOVING_LANES;          /* in vector registers or not */
     npy_intp len = n / lanes, start[XS_MOVING_LANES];
     xs_running run[XS_MOVING_LANES];
@@ -435,7 +461,7 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
         exact[l].not_neg_zero = 0;
         nans[l] = 0;
         for (npy_intp j = start[l] - window > 0 ? start[l] - window : 0; j < start[l]; j++) {
-            uint64_t bits = xs_window_load(in, stride, j);
+            uint64_t bits = xs_window_load(in, stride, j, in32);
             xs_window_add_exact(&exact[l], bits, +1);
             nans[l] += xs_window_is_nan(bits);
         }
@@ -466,7 +492,7 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
             npy_intp until = len - t < steps_per_check ? len : t + steps_per_check;
             int undecided = vector->loop(run + g, nans + g, start + g, &t, until, in, stride,
                                          window, min_count, mean, checked, has_nan, narrow,
-                                         out, out_step);
+                                         in32, out, out_step);
             if (t >= until) {
                 if (xs_interrupted()) {
                     return;
@@ -493,8 +519,9 @@ static void xs_moving_lanes(xs_window_exact exact[XS_MOVING_LANES], npy_intp n,
     }
 }
 
-void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *steps,
-                       void *data)
+/* The gufunc loop of float64 (in32 0) or float32 (1) values. */
+static void xs_moving_rows(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                           void *data, int in32)
 {
     const xs_target *target = data;
     const xs_format *fmt = target->format;
@@ -514,12 +541,14 @@ void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *
         memcpy(&window, args[1] + i * steps[1], sizeof window);
         memcpy(&min_count, args[2] + i * steps[2], sizeof min_count);
         memcpy(&mean, args[3] + i * steps[3], sizeof mean);
-        int kind = n >= XS_MOVING_LANES_MIN_TERMS ? xs_row_kind(in, steps[5], n) : XS_ROW_INF;
+        int kind = n >= XS_MOVING_LANES_MIN_TERMS ? xs_row_kind(in, steps[5], n, in32)
+                                                   : XS_ROW_INF;
         if (!(kind & XS_ROW_INF)) {
             for (int l = 0; l < XS_MOVING_LANES; l++) {
                 lanes[l].in = in;
                 lanes[l].stride = steps[5];
                 lanes[l].window = (npy_intp)window;
+                lanes[l].in32 = in32;
             }
             xs_moving_lanes(lanes, n, window, min_count, mean, kind, target, out, steps[6]);
             continue;
@@ -530,6 +559,7 @@ void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *
         exact.in = in;
         exact.stride = steps[5];
         exact.window = (npy_intp)window;
+        exact.in32 = in32;
         xs_window_counts c = {0, 0, 0};
         xs_running run;
         xs_running_init_exact(&run);
@@ -538,10 +568,10 @@ void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *
         for (npy_intp k0 = 0; k0 < n && !xs_interrupted_at(k0); k0 += XS_INTERRUPT_BLOCK) {
             npy_intp k1 = n - k0 < XS_INTERRUPT_BLOCK ? n : k0 + XS_INTERRUPT_BLOCK;
             for (npy_intp k = k0; k < k1; k++) {
-                uint64_t in_bits = xs_window_load(in, steps[5], k), out_bits = 0;  /* 0: +0.0 */
+                uint64_t in_bits = xs_window_load(in, steps[5], k, in32), out_bits = 0;  /* +0.0 */
                 xs_window_count(&c, in_bits, +1);
                 if (k >= window) {
-                    out_bits = xs_window_load(in, steps[5], k - window);
+                    out_bits = xs_window_load(in, steps[5], k - window, in32);
                     xs_window_count(&c, out_bits, -1);
                 }
                 int ok = 1;
@@ -570,4 +600,16 @@ void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *
     if (saved) {
         PyEval_RestoreThread(saved);
     }
+}
+
+void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                       void *data)
+{
+    xs_moving_rows(args, dimensions, steps, data, 0);
+}
+
+void xs_moving_float32(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                       void *data)
+{
+    xs_moving_rows(args, dimensions, steps, data, 1);
 }

@@ -10,4 +10,9 @@
 void xs_moving_float64(char **args, const npy_intp *dimensions, const npy_intp *steps,
                        void *data);
 
+/* The same loop for float32 values, read as they are (each widened exactly
+ * in the loop, no float64 copy of the row). */
+void xs_moving_float32(char **args, const npy_intp *dimensions, const npy_intp *steps,
+                       void *data);
+
 #endif

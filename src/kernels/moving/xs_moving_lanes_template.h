@@ -14,7 +14,8 @@
  * text serves any width (AVX2's 4, NEON's and the portable 2: xs_moving.c).
  *
  * Steps *t, *t + 1, ... < len of the lanes, each lane's window full (k >=
- * window), with float64 or float32 results, one lane per double of a
+ * window), of float64 terms or (in32) float32 ones widened exactly as they
+ * are loaded, with float64 or float32 results, one lane per double of a
  * register: the operations of xs_running_move, xs_running_divide and
  * xs_running_round (for a float64 target, where the value rounded to the
  * target is the approximation itself; a float32 target converts it where
@@ -38,6 +39,7 @@
 
 typedef double XS_ML_V __attribute__((vector_size(8 * XS_ML_W)));
 typedef int64_t XS_ML_VI __attribute__((vector_size(8 * XS_ML_W)));
+typedef float XS_ML_CAT(XS_ML_NAME, _vf) __attribute__((vector_size(4 * XS_ML_W)));
 
 #define XS_ML_ABS(x) ((XS_ML_V)((XS_ML_VI)(x) & ((XS_ML_VI){0} + INT64_MAX)))
 #define XS_ML_KEEP(x, m) ((XS_ML_V)((XS_ML_VI)(x) & (m)))     /* x where m, else +0 */
@@ -404,6 +406,22 @@ typedef struct {
 #define XS_ML_STATE XS_ML_CAT(XS_ML_NAME, _state)
 #define XS_ML_ROW XS_ML_CAT(XS_ML_NAME, _row)
 
+/* W consecutive terms at p as doubles: float64 ones, or (in32) float32 ones
+ * widened exactly (a signaling NaN raises the invalid flag, as the scalar
+ * loads' conversion does: xs_types.h). */
+XS_ML_TARGET __attribute__((always_inline))
+static inline XS_ML_V XS_ML_CAT(XS_ML_NAME, _load)(const char *p, const int in32)
+{
+    XS_ML_V x;
+    if (in32) {
+        XS_ML_CAT(XS_ML_NAME, _vf) f;
+        memcpy(&f, p, sizeof f);
+        return __builtin_convertvector(f, XS_ML_V);
+    }
+    memcpy(&x, p, sizeof x);
+    return x;
+}
+
 /*
  * A block of XS_ML_BLOCK steps, with XS_ML_TRANSPOSE (a W x W transpose of
  * W registers), contiguous input and output and no term beyond the safe
@@ -423,17 +441,18 @@ XS_ML_TARGET __attribute__((always_inline))
 static inline int XS_ML_CAT(XS_ML_NAME, _block)(XS_ML_STATE *st, const XS_ML_ROW *row,
                                                 const char **p, char **o, const int mean,
                                                 const int has_nan, const int narrow,
-                                                int *undecided)
+                                                const int in32, int *undecided)
 {
     typedef XS_ML_V V;
     typedef XS_ML_VI VI;
+    const npy_intp size = in32 ? (npy_intp)sizeof(float) : (npy_intp)sizeof(double);
     V dd[XS_ML_BLOCK], dl[XS_ML_BLOCK], dn[XS_ML_BLOCK], res[XS_ML_BLOCK];
     for (int g = 0; g < XS_ML_BLOCK; g += XS_ML_W) {
         V a[XS_ML_W], b[XS_ML_W], c[XS_ML_W];
         for (int l = 0; l < XS_ML_W; l++) {
-            V x_in, x_out;                      /* lane l's terms at steps t + g ... */
-            memcpy(&x_in, p[l] + g * (npy_intp)sizeof(double), sizeof x_in);
-            memcpy(&x_out, p[l] + g * (npy_intp)sizeof(double) + row->back, sizeof x_out);
+            /* lane l's terms at steps t + g ... */
+            V x_in = XS_ML_CAT(XS_ML_NAME, _load)(p[l] + g * size, in32);
+            V x_out = XS_ML_CAT(XS_ML_NAME, _load)(p[l] + g * size + row->back, in32);
             if (has_nan) {
                 c[l] = XS_ML_CAT(XS_ML_NAME, _drop_nans)(&x_in, &x_out);
             }
@@ -495,7 +514,7 @@ static inline int XS_ML_CAT(XS_ML_NAME, _block)(XS_ML_STATE *st, const XS_ML_ROW
         return j;
     }
     for (int l = 0; l < XS_ML_W; l++) {
-        p[l] += XS_ML_BLOCK * (npy_intp)sizeof(double);
+        p[l] += XS_ML_BLOCK * size;
         o[l] += XS_ML_BLOCK * out_step;
     }
     return XS_ML_BLOCK;
@@ -511,18 +530,17 @@ XS_ML_TARGET __attribute__((always_inline))
 static inline int XS_ML_CAT(XS_ML_NAME, _single)(XS_ML_STATE *st, const XS_ML_ROW *row,
                                                  const char **p, char **o, const int mean,
                                                  const int checked, const int has_nan,
-                                                 const int narrow, int *undecided)
+                                                 const int narrow, const int in32,
+                                                 int *undecided)
 {
     typedef XS_ML_V V;
     typedef XS_ML_VI VI;
     const VI abs_mask = (VI){0} + INT64_MAX;
     V x_in, x_out, d, d_lo, approx;
     for (int l = 0; l < XS_ML_W; l++) {
-        double a, b;
-        memcpy(&a, p[l], sizeof a);
-        memcpy(&b, p[l] + row->back, sizeof b);
-        x_in[l] = a;
-        x_out[l] = b;
+        x_in[l] = in32 ? xs_value_float32(p[l]) : xs_value_float64(p[l]);
+        x_out[l] = in32 ? xs_value_float32(p[l] + row->back)
+                        : xs_value_float64(p[l] + row->back);
         p[l] += row->stride;
     }
     if (has_nan) {
@@ -564,7 +582,7 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, int64_t *nans_io
                                                int64_t window, int64_t min_count,
                                                const int mean, const int checked,
                                                const int has_nan, const int narrow,
-                                               char *out, npy_intp out_step)
+                                               const int in32, char *out, npy_intp out_step)
 {
     XS_ML_STATE st;
     const XS_ML_ROW row = {window, min_count, -(npy_intp)window * stride, stride, out_step};
@@ -585,14 +603,15 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, int64_t *nans_io
     }
     int undecided = 0;
 #ifdef XS_ML_TRANSPOSE
-    const int grouped = !checked && stride == (npy_intp)sizeof(double) &&
+    const int grouped = !checked &&
+                        stride == (npy_intp)(in32 ? sizeof(float) : sizeof(double)) &&
                         out_step == (npy_intp)(narrow ? sizeof(float) : sizeof(double));
 #endif
     while (t < len) {
 #ifdef XS_ML_TRANSPOSE
         if (grouped && len - t >= XS_ML_BLOCK) {
             int done = XS_ML_CAT(XS_ML_NAME, _block)(&st, &row, p, o, mean, has_nan, narrow,
-                                                     &undecided);
+                                                     in32, &undecided);
             t += done;
             if (done < XS_ML_BLOCK) {
                 break;
@@ -601,7 +620,7 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, int64_t *nans_io
         }
 #endif
         if (!XS_ML_CAT(XS_ML_NAME, _single)(&st, &row, p, o, mean, checked, has_nan, narrow,
-                                            &undecided)) {
+                                            in32, &undecided)) {
             break;
         }
         t++;
@@ -620,18 +639,22 @@ static inline int XS_ML_CAT(XS_ML_NAME, _loop)(xs_running *run, int64_t *nans_io
 
 /* checked: 0 when the row holds no term beyond the safe range; has_nan: 0
  * when it holds no NaN (nans[] the NaNs of each lane's window, in and
- * out); narrow: 1 for a float32 target, 0 for float64.  Each combination
- * is its own loop (the flags are constants in it). */
+ * out); narrow: 1 for a float32 target, 0 for float64; in32: 1 for float32
+ * terms (with a float32 target only: float32 terms into float64 results
+ * have no loop here), 0 for float64.  Each combination is its own loop
+ * (the flags are constants in it). */
 XS_ML_TARGET
 static int XS_ML_NAME(xs_running *run, int64_t *nans, const npy_intp *start, npy_intp *t_io,
                       npy_intp len, const char *in, npy_intp stride, int64_t window,
                       int64_t min_count, int mean, int checked, int has_nan, int narrow,
-                      char *out, npy_intp out_step)
+                      int in32, char *out, npy_intp out_step)
 {
-#define XS_ML_LOOP(m, c, h, w)                                                          \
+#define XS_ML_LOOP(m, c, h, w, i)                                                       \
     XS_ML_CAT(XS_ML_NAME, _loop)(run, nans, start, t_io, len, in, stride, window, min_count, \
-                                 m, c, h, w, out, out_step)
-#define XS_ML_LOOPS_H(m, c, h) (narrow ? XS_ML_LOOP(m, c, h, 1) : XS_ML_LOOP(m, c, h, 0))
+                                 m, c, h, w, i, out, out_step)
+#define XS_ML_LOOPS_H(m, c, h)                                                          \
+    (!narrow ? XS_ML_LOOP(m, c, h, 0, 0)                                                \
+             : in32 ? XS_ML_LOOP(m, c, h, 1, 1) : XS_ML_LOOP(m, c, h, 1, 0))
 #define XS_ML_LOOPS_C(m, c) (has_nan ? XS_ML_LOOPS_H(m, c, 1) : XS_ML_LOOPS_H(m, c, 0))
 #define XS_ML_LOOPS(m) (checked ? XS_ML_LOOPS_C(m, 1) : XS_ML_LOOPS_C(m, 0))
     return mean ? XS_ML_LOOPS(1) : XS_ML_LOOPS(0);
