@@ -234,6 +234,32 @@ def test_pinned_call_restores_the_mode_and_refuses_other_types():
     assert again == pinned and len(calls) == 3
 
 
+@given(data=st.data())
+def test_state_integers_are_the_exact_sums(data):
+    """_ufuncs._state_integers (through norm's state_integers and
+    dot_state_integers) reads each state as the exact Fraction sum (dot)
+    of its terms, negative and huge ones too, for several states at once."""
+    from fractions import Fraction
+
+    from xsumufunc._core import norm
+    from xsumufunc._ufuncs import _state_integers
+
+    rows = data.draw(st.integers(1, 3))
+    x = np.array(data.draw(st.lists(_SPREAD, min_size=rows * 3, max_size=rows * 3)))
+    x = x.reshape(rows, 3)
+    y = x[:, ::-1] * 0.5
+    sums = norm.state_integers(xs.exact_sum_state(x, axis=1))
+    dots, exponent = norm.dot_state_integers(xs._ufuncs.exact_dot_state_ufunc(x, y))
+    for i in range(rows):
+        assert Fraction(sums[i]) * Fraction(2) ** -1075 == sum(map(Fraction, x[i]))
+        assert Fraction(dots[i]) * Fraction(2) ** exponent == sum(
+            Fraction(u) * Fraction(v) for u, v in zip(x[i], y[i]))
+    with pytest.raises(TypeError, match="C-contiguous native int64"):
+        _state_integers(np.zeros((2, L), np.int32))
+    with pytest.raises(TypeError, match="C-contiguous native int64"):
+        _state_integers(np.zeros((2, L + 1), np.int64)[:, :L])
+
+
 # The plain gufunc calls of exact_add.reduce and exact_add.accumulate: every
 # dtype whose loop rounds into its default result, 1-D and 2-D, any int axis.
 PLAIN = [FLOAT64, FLOAT32, np.dtype(np.float16), np.dtype(np.int64), np.dtype(np.uint8),
