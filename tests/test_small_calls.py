@@ -255,9 +255,9 @@ def test_state_integers_are_the_exact_sums(data):
         assert Fraction(dots[i]) * Fraction(2) ** exponent == sum(
             Fraction(u) * Fraction(v) for u, v in zip(x[i], y[i]))
     with pytest.raises(TypeError, match="C-contiguous native int64"):
-        _state_integers(np.zeros((2, L), np.int32))
+        _state_integers(np.zeros((2, L), np.int32), (0,))
     with pytest.raises(TypeError, match="C-contiguous native int64"):
-        _state_integers(np.zeros((2, L + 1), np.int64)[:, :L])
+        _state_integers(np.zeros((2, L + 1), np.int64)[:, :L], (0,))
 
 
 # The plain gufunc calls of exact_add.reduce and exact_add.accumulate: every

@@ -1055,38 +1055,62 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 _from_bytes = int.from_bytes
 
 
-def _state_integers(cnp.ndarray states):
-    """The exact values of states (a C-contiguous native int64 array whose
-    last axis is a state: XS_NCHUNKS digits, then the flags), in row-major
-    order, as a list of integer counts of 2**-XS_UNIT_SHIFT: the digits
-    below the top one (each in [0, 2**32)) read as one little-endian
-    integer, plus the signed top digit shifted above them.  Only the
-    digits up to the highest non-zero one are read into the integer."""
-    if not (cnp.PyArray_TYPE(states) == cnp.NPY_INT64 and cnp.PyArray_ISCARRAY_RO(states)
-            and cnp.PyArray_ISNOTSWAPPED(states) and states.ndim >= 1
-            and states.shape[states.ndim - 1] == XS_NCHUNKS + 1):
-        raise TypeError("_state_integers: C-contiguous native int64 states")
-    cdef const long long *row = <const long long *>cnp.PyArray_DATA(states)
-    cdef Py_ssize_t count = cnp.PyArray_SIZE(states) // (XS_NCHUNKS + 1), i, j, used
+cdef object _state_integer(const long long *row):
+    """One state's exact value as an integer count of 2**-XS_UNIT_SHIFT: the
+    digits below the top one (each in [0, 2**32)) read as one little-endian
+    integer, up to the highest non-zero one, plus the signed top digit
+    shifted above them."""
+    cdef int top = XS_NCHUNKS - 1
+    cdef Py_ssize_t used = top, j
     cdef unsigned long long digit
     cdef unsigned char *out
-    cdef int top = XS_NCHUNKS - 1
+    while used > 0 and row[used - 1] == 0:
+        used -= 1
+    if used == 0:
+        return (<object>row[top]) << (32 * top)
+    low = PyBytes_FromStringAndSize(NULL, 4 * used)
+    out = <unsigned char *>PyBytes_AS_STRING(low)
+    for j in range(used):
+        digit = <unsigned long long>row[j]
+        out[4 * j] = digit & 0xff
+        out[4 * j + 1] = (digit >> 8) & 0xff
+        out[4 * j + 2] = (digit >> 16) & 0xff
+        out[4 * j + 3] = (digit >> 24) & 0xff
+    value = _from_bytes(low, "little")
+    if row[top]:
+        value += (<object>row[top]) << (32 * top)
+    return value
+
+
+def _state_integers(cnp.ndarray states, tuple shifts):
+    """The exact values of groups of states, in row-major order: `states` a
+    C-contiguous native int64 array whose last axis is len(shifts) states
+    (each XS_NCHUNKS digits, then the flags), the value of a group the sum
+    of its states' values (integer counts of 2**-XS_UNIT_SHIFT), the k-th
+    shifted left by shifts[k] (a dot state: its main, fine and huge parts).
+    A zero state adds nothing and costs no conversion."""
+    cdef Py_ssize_t nparts = len(shifts), i, k
+    if not (cnp.PyArray_TYPE(states) == cnp.NPY_INT64 and cnp.PyArray_ISCARRAY_RO(states)
+            and cnp.PyArray_ISNOTSWAPPED(states) and states.ndim >= 1 and nparts >= 1
+            and states.shape[states.ndim - 1] == nparts * (XS_NCHUNKS + 1)):
+        raise TypeError("_state_integers: C-contiguous native int64 states")
+    cdef const long long *row = <const long long *>cnp.PyArray_DATA(states)
+    cdef Py_ssize_t count = cnp.PyArray_SIZE(states) // (nparts * (XS_NCHUNKS + 1))
     values = []
     for i in range(count):
-        used = top
-        while used > 0 and row[used - 1] == 0:
-            used -= 1
-        low = PyBytes_FromStringAndSize(NULL, 4 * used)
-        out = <unsigned char *>PyBytes_AS_STRING(low)
-        for j in range(used):
-            digit = <unsigned long long>row[j]
-            out[4 * j] = digit & 0xff
-            out[4 * j + 1] = (digit >> 8) & 0xff
-            out[4 * j + 2] = (digit >> 16) & 0xff
-            out[4 * j + 3] = (digit >> 24) & 0xff
-        value = _from_bytes(low, "little")
-        if row[top]:
-            value += (<object>row[top]) << (32 * top)
+        value = 0
+        for k in range(nparts):
+            if _nonzero(row, XS_NCHUNKS):
+                part = _state_integer(row)
+                value += part << shifts[k] if shifts[k] else part
+            row += XS_NCHUNKS + 1
         values.append(value)
-        row += XS_NCHUNKS + 1
     return values
+
+
+cdef inline bint _nonzero(const long long *digits, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t j
+    for j in range(n):
+        if digits[j]:
+            return True
+    return False

@@ -80,10 +80,9 @@ _SMALLEST_CHECKED = 2.0**-1000
 
 def state_integers(states):
     """The exact values of states (..., LENGTH), in row-major order, as a
-    list of integer counts of 2**-1075 (the digits below the top one read
-    as one little-endian integer: _ufuncs._state_integers)."""
-    rows = np.ascontiguousarray(states, dtype=fmt.NATIVE).reshape(-1, fmt.LENGTH)
-    return _state_integers(rows)
+    list of integer counts of 2**-1075 (one compiled step a state:
+    _ufuncs._state_integers)."""
+    return _state_integers(np.ascontiguousarray(states, dtype=fmt.NATIVE), (0,))
 
 
 def state_integer(state):
@@ -93,11 +92,11 @@ def state_integer(state):
 
 def dot_state_integers(dot_states):
     """The exact values of exact dot states (..., DOT_LENGTH), in row-major
-    order: ([m, ...], e), each value m * 2**e."""
-    main_fine_huge = state_integers(dot_states)
+    order: ([m, ...], e), each value m * 2**e (the main part weighs
+    2**DOT_SCALE, the fine one 1, the huge one 2**(2 * DOT_SCALE))."""
     scale = fmt.DOT_SCALE
-    values = [(main << scale) + fine + (huge << (2 * scale)) for main, fine, huge
-              in zip(main_fine_huge[0::3], main_fine_huge[1::3], main_fine_huge[2::3])]
+    values = _state_integers(np.ascontiguousarray(dot_states, dtype=fmt.NATIVE),
+                             (scale, 0, 2 * scale))
     return values, fmt.UNIT_EXPONENT - scale
 
 

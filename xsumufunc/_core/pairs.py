@@ -223,7 +223,7 @@ def _fast_sums(x, w):
                 exact_dot_state_ufunc(h[i], block[i:], signature=(_F64, _F64, fmt.NATIVE)),
                 exact_dot_state_ufunc(low[i], block[i:], signature=(_F64, _F64, fmt.NATIVE))],
                 axis=-2)) for i in range(p)]
-        flat = np.concatenate(new, axis=0)
+        flat = new[0] if len(new) == 1 else np.concatenate(new, axis=0)
         sdot = _merge(sdot, flat, True)
     special = _specials(s1)
     if w is None:
