@@ -815,7 +815,10 @@ def _brackets(left, w64, c, sign):
     below, above = (_signed_dots(left, np.concatenate(
         [w64, np.broadcast_to(-c64, shape), np.broadcast_to(g, shape)], axis=1))
         for g in (g_down, -g_up))
-    return below * sign, above * sign, ok
+    # Where not ok (a NaN or Inf, a zero weight sum: sign 0) the products
+    # are left unused: quietly, as a NaN or Inf times 0 flags invalid.
+    with np.errstate(all="ignore"):
+        return below * sign, above * sign, ok
 
 
 def _signed_dots(left, right):
