@@ -152,19 +152,21 @@ def test_grouped_few_rounds_the_chunks_its_values_reach(data, ngroups, mean):
     codes = np.arange(size, dtype=np.int64) % ngroups
     oracle = exact_mean_oracle if mean else exact_sum_oracle
     with np.errstate(all="ignore"):
-        got = _grouped_few(x, codes, ngroups, mean, 1 << 12)
-    if mean and size < ngroups:
-        assert got is None                    # an empty group's mean: the general path
-        return
+        got, empty = _grouped_few(x, codes, ngroups, mean, 1 << 12)
+    assert empty == max(ngroups - size, 0)
     for g in range(ngroups):
-        assert_same(got[g], oracle(terms_of(x[codes == g]), FLOAT64))
+        expected = oracle(terms_of(x[codes == g]), FLOAT64) if g < size else (
+            np.float64(np.nan) if mean else np.float64(0.0))
+        assert_same(got[g], expected)
 
 
 def test_grouped_few_leaves_other_calls_to_the_general_path():
     from xsumufunc._ufuncs import _grouped_few
 
     x, codes = np.ones(4), np.array([0, 1, 0, 1])
-    assert_same(_grouped_few(x, codes, 2, False, 8), np.array([2.0, 2.0]))
+    got, empty = _grouped_few(x, codes, 3, True, 12)             # group 2 is empty
+    assert_same(got, np.array([1.0, 1.0, np.nan]))
+    assert empty == 1
     for args in [(x.astype(np.float32), codes, 2), (x, codes.astype(np.int32), 2),
                  (x.astype(">f8"), codes, 2), (x, codes.astype(">i8"), 2),
                  (x[None], codes[None], 2), (x, codes[:3], 2), (list(x), codes, 2),
@@ -172,7 +174,6 @@ def test_grouped_few_leaves_other_calls_to_the_general_path():
                  (x, codes, 3), (x[:0], codes[:0], 2), (x, codes, 0),
                  (x, np.array([0, 2, 0, 1]), 2), (x, np.array([0, -1, 0, 1]), 2)]:
         assert _grouped_few(*args, False, 8) is None
-    assert _grouped_few(x, codes, 3, True, 12) is None         # group 2 is empty
 
 
 @pytest.mark.parametrize("dtype", [FLOAT64, FLOAT32])

@@ -836,7 +836,7 @@ cdef extern from "exact/xs_small.h":
                           unsigned long long divisor, const xs_format *fmt) nogil
     void xs_fixed_propagate(long long *chunk, int nchunks) nogil
 
-from libc.math cimport isfinite
+from libc.math cimport NAN, isfinite
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
@@ -868,16 +868,18 @@ cdef double _round_span(xs_small *acc, const _few_group *group, bint mean) noexc
                           group.count if mean else 1, &xs_format_float64)
 
 
-cdef bint _few_groups_into(const char *vp, Py_ssize_t vs, const char *cp, Py_ssize_t cs,
-                           Py_ssize_t n, Py_ssize_t ngroups, bint mean, xs_small *accs,
-                           _few_group *groups, double *res) noexcept nogil:
-    """Each group's exact sum (mean) into res; False when a code is outside
-    [0, ngroups) or, for a mean, a group is empty (the caller then leaves
-    the call to the general path)."""
+cdef Py_ssize_t _few_groups_into(const char *vp, Py_ssize_t vs, const char *cp,
+                                 Py_ssize_t cs, Py_ssize_t n, Py_ssize_t ngroups, bint mean,
+                                 xs_small *accs, _few_group *groups,
+                                 double *res) noexcept nogil:
+    """Each group's exact sum (mean) into res, and the number of empty groups
+    (+0.0 for a sum, NaN for a mean); -1 when a code is outside
+    [0, ngroups) (the caller then leaves the call to the general path)."""
     cdef Py_ssize_t i, g
     cdef unsigned long long bits
     cdef long long code
     cdef int chunk
+    cdef Py_ssize_t empty = 0
     for g in range(ngroups):
         xs_small_init(&accs[g])
         groups[g].count = 0
@@ -886,7 +888,7 @@ cdef bint _few_groups_into(const char *vp, Py_ssize_t vs, const char *cp, Py_ssi
     for i in range(n):
         memcpy(&code, cp + i * cs, sizeof(code))
         if code < 0 or code >= ngroups:
-            return False
+            return -1
         memcpy(&bits, vp + i * vs, sizeof(bits))
         xs_small_add_bits(&accs[code], bits)
         # The chunk of its biased exponent (a subnormal's, 0, is chunk 0
@@ -899,24 +901,24 @@ cdef bint _few_groups_into(const char *vp, Py_ssize_t vs, const char *cp, Py_ssi
             groups[code].hi = chunk
     for g in range(ngroups):
         if groups[g].count == 0:
-            if mean:
-                return False
-            res[g] = 0.0      # +0: exact_sum of nothing
+            res[g] = NAN if mean else 0.0      # +0: exact_sum of nothing
+            empty += 1
         else:
             res[g] = _round_span(&accs[g], &groups[g], mean)
-    return True
+    return empty
 
 
 def _grouped_few(object values, object codes, object ngroups, bint mean, Py_ssize_t cells):
     """Exact float64 sums (mean: means) of each group of a few float64
     values, each group's exact sum in its own accumulator, rounded once
-    (divided by the group's count for a mean), as a new float64 array.
+    (divided by the group's count for a mean): (a new float64 array, the
+    number of empty groups: +0.0 for a sum, NaN for a mean, whose caller
+    warns).
     Every check is here, so a small call is this one call: values a 1-D
     native float64 ndarray (any strides, alignment), codes a native int64
     ndarray of its shape, ngroups an int, 0 < values times groups <= cells.
-    None otherwise, or when a code is outside [0, ngroups), or for a mean
-    with an empty group: the caller's general path then decides, with its
-    errors and NumPy's warning.  Empty groups sum to +0.0."""
+    None otherwise, or when a code is outside [0, ngroups): the caller's
+    general path then decides, with its errors."""
     if not (cnp.PyArray_CheckExact(values) and cnp.PyArray_CheckExact(codes)
             and type(ngroups) is int):
         return None
@@ -948,13 +950,13 @@ def _grouped_few(object values, object codes, object ngroups, bint mean, Py_ssiz
     cdef const char *vp = <const char *>cnp.PyArray_DATA(v)
     cdef const char *cp = <const char *>cnp.PyArray_DATA(c)
     cdef Py_ssize_t vs = v.strides[0], cs = c.strides[0]
-    cdef bint done
+    cdef Py_ssize_t empty
     with nogil:
-        done = _few_groups_into(vp, vs, cp, cs, n, g, mean, accs, groups, res)
+        empty = _few_groups_into(vp, vs, cp, cs, n, g, mean, accs, groups, res)
     if g > _FEW_ON_STACK:
         free(accs)
         free(groups)
-    return out if done else None
+    return None if empty < 0 else (out, empty)
 
 
 # ---- matmul with an inner dimension of 1 (issue 30): products in one pass ----

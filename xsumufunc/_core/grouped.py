@@ -372,7 +372,10 @@ def grouped(func_name, values, codes, ngroups, dtype, skip_nan, mean):
             done = _grouped_few(values, codes.astype(_INT64), ngroups, mean,
                                 _SMALL_CALL_CELLS)
         if done is not None:
-            return done
+            out, empty = done
+            if mean and empty:
+                warn_empty_mean(stacklevel=4)
+            return out
     values, kind, codes, ngroups = _checked(func_name, values, codes, ngroups)
     result = dtypes.resolve_result(values.dtype, kind, dtype, None, func_name)
     if not mean and kind == "real" and _sorts_whole(values, ngroups):
