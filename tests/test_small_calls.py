@@ -25,8 +25,17 @@ from oracle import (
 from oracle_moments import check as check_var
 from oracle_products import oracle_dot
 from strategies import arrays_1d
+from test_lowprec import (
+    PAIRS,
+    ROUND_PAIRS,
+    exact_or_special,
+    is_neg_zero,
+    ref_kahan_add,
+    ref_stochastic,
+)
 
 import xsumufunc as xs
+from xsumufunc import _lowprec_ufuncs as raw
 
 L = xs.STATE_LENGTH
 
@@ -551,3 +560,197 @@ def test_update_errors_are_those_of_the_general_path():
         xs.stochastic_round(np.ones(3, np.int64), np.float32, bits)
     with pytest.raises(ValueError, match="shape mismatch"):     # np.broadcast_shapes
         xs.kahan_add(w, c, np.ones(2))
+
+
+# ---- the updates' compiled entries: layouts, keywords, flags -----------------
+#
+# kahan_add, stochastic_add and stochastic_round hand their common calls to a
+# compiled entry (xsumufunc._lowprec_ufuncs._*_call) that runs the loop without
+# NumPy's ufunc machinery; it declines (None) whatever it does not take as it is.
+
+LAYOUTS = ["1-D", "reversed", "every third", "2-D C", "2-D F", "0-d"]
+
+
+def _laid_out(a, layout):
+    """The 1-D array a (6 values for the 2-D layouts, 1 for 0-d) laid out as
+    named, same values in the same logical order."""
+    if layout == "reversed":
+        return a[::-1].copy()[::-1]
+    if layout == "every third":
+        spread = np.zeros(3 * a.size, a.dtype)
+        spread[::3] = a
+        return spread[::3]
+    if layout == "2-D C":
+        return a.reshape(2, 3)
+    if layout == "2-D F":
+        return np.asfortranarray(a.reshape(2, 3))
+    if layout == "0-d":
+        return a.reshape(())
+    return a
+
+
+def _draw_values(data, dtype, n):
+    return data.draw(arrays_1d(dtype, min_size=n))[:n]
+
+
+def _draw_bits(data, bits_dtype, n):
+    top = np.iinfo(bits_dtype).max
+    return np.array(data.draw(st.lists(st.one_of(st.integers(0, top), st.sampled_from([0, 1, top])),
+                                       min_size=n, max_size=n)), bits_dtype)
+
+
+def _size_of(data, layout):
+    return {"2-D C": 6, "2-D F": 6, "0-d": 1}.get(layout) or data.draw(st.integers(0, 8))
+
+
+@given(data=st.data(), pair=st.sampled_from(PAIRS), layout=st.sampled_from(LAYOUTS))
+def test_kahan_add_entry_matches_oracle_and_general_path(data, pair, layout):
+    storage, update = pair
+    n = _size_of(data, layout)
+    flat = [_draw_values(data, d, n) for d in (storage, storage, update)]
+    w, c, u = (_laid_out(a, layout) for a in flat)
+    with np.errstate(all="ignore"):
+        w_new, c_new = xs.kahan_add(w, c, u)
+        out = (np.empty(w.shape, storage), np.empty(w.shape, storage))
+        xs.kahan_add(w, c, u, out=out)                                 # the general path
+        by_keyword = xs.kahan_add(w=w, c=c, u=u)
+    expected = [ref_kahan_add(float(a), float(b), float(d), storage) for a, b, d in zip(*flat)]
+    assert_same(np.reshape(w_new, -1), np.array([e[0] for e in expected], storage))
+    assert_same(np.reshape(c_new, -1), np.array([e[1] for e in expected], storage))
+    for got in (out, by_keyword):
+        assert_same(w_new, got[0][()] if layout == "0-d" else got[0])
+        assert_same(c_new, got[1][()] if layout == "0-d" else got[1])
+
+
+@given(data=st.data(), pair=st.sampled_from(PAIRS), layout=st.sampled_from(LAYOUTS),
+       bits_dtype=st.sampled_from([np.uint16, np.uint32]))
+def test_stochastic_add_entry_matches_oracle_and_general_path(data, pair, layout, bits_dtype):
+    storage, update = pair
+    n = _size_of(data, layout)
+    fw, fu, fbits = _draw_values(data, storage, n), _draw_values(data, update, n), \
+        _draw_bits(data, bits_dtype, n)
+    w, u, bits = (_laid_out(a, layout) for a in (fw, fu, fbits))
+    with np.errstate(all="ignore"):
+        got = xs.stochastic_add(w, u, bits)
+        general = xs.stochastic_add(w, u, bits, out=np.empty(w.shape, storage))
+        by_keyword = xs.stochastic_add(w, u=u, bits=bits)
+    k = 8 * np.dtype(bits_dtype).itemsize
+    expected = []
+    for a, b, r in zip(fw.tolist(), fu.tolist(), fbits.tolist()):
+        a, b = float(a), float(b)
+        zero_sign = -1 if is_neg_zero(a) and is_neg_zero(b) else 1
+        expected.append(ref_stochastic(exact_or_special(a, b), r, k, storage, zero_sign))
+    assert_same(np.reshape(got, -1), np.array(expected, storage))
+    assert_same(got, general[()] if layout == "0-d" else general)
+    assert_same(got, by_keyword)
+
+
+@given(data=st.data(), pair=st.sampled_from(ROUND_PAIRS), layout=st.sampled_from(LAYOUTS),
+       bits_dtype=st.sampled_from([np.uint16, np.uint32]),
+       spelling=st.sampled_from(["type", "dtype"]))
+def test_stochastic_round_entry_matches_oracle_and_general_path(data, pair, layout, bits_dtype,
+                                                                spelling):
+    source, target = pair
+    n = _size_of(data, layout)
+    fx, fbits = _draw_values(data, source, n), _draw_bits(data, bits_dtype, n)
+    x, bits = _laid_out(fx, layout), _laid_out(fbits, layout)
+    dtype = target.type if spelling == "type" else target
+    with np.errstate(all="ignore"):
+        got = xs.stochastic_round(x, dtype, bits)
+        general = xs.stochastic_round(x, dtype, bits, out=np.empty(x.shape, target))
+        by_keyword = xs.stochastic_round(x, dtype=dtype, bits=bits)
+    k = 8 * np.dtype(bits_dtype).itemsize
+    expected = [ref_stochastic(exact_or_special(float(v)), int(r), k, target,
+                               zero_sign=math.copysign(1.0, float(v)))
+                for v, r in zip(fx.tolist(), fbits.tolist())]
+    assert_same(np.reshape(got, -1), np.array(expected, target))
+    assert_same(got, general[()] if layout == "0-d" else general)
+    assert_same(got, by_keyword)
+
+
+def test_update_entries_run_long_rows_as_the_ufuncs_do():
+    """Past 500 elements the entries release the GIL around the loop."""
+    rng = np.random.default_rng(30)
+    x = rng.standard_normal(1000) * 1e-3
+    w = rng.standard_normal(1000).astype(BFLOAT16)
+    c = (rng.standard_normal(1000) * 1e-3).astype(BFLOAT16)
+    bits = rng.integers(0, 1 << 32, 1000, dtype=np.uint32)
+    w_new, c_new = xs.kahan_add(w, c, x)
+    raw_w, raw_c = raw.kahan_add_ufunc(w, c, x)
+    assert_same(w_new, raw_w)
+    assert_same(c_new, raw_c)
+    assert_same(xs.stochastic_add(w, x, bits), raw.stochastic_add_ufunc(w, x, bits))
+    assert_same(xs.stochastic_round(x, np.float32, bits),
+                raw._stochastic_round_to_float32(x, bits))
+
+
+def _swapped(a):
+    return a.astype(a.dtype.newbyteorder())
+
+
+def _unaligned(a):
+    buf = np.zeros(a.nbytes + 1, np.uint8)[1:]
+    out = buf.view(a.dtype)
+    out[...] = a
+    return out
+
+
+def test_update_entries_decline_what_they_do_not_take():
+    w = np.ones(4, np.float32)
+    c = np.zeros(4, np.float32)
+    u = np.full(4, 0.5)
+    bits = np.zeros(4, np.uint32)
+    declined = [
+        ((w, c, u, (np.empty(4, np.float32), np.empty(4, np.float32))), {}),    # out
+        ((w, c, u), {"compute_dtype": np.float64}),
+        ((w, c, u), {"where": True}),                                           # not a parameter
+        ((w, c, u, None, None, None), {}),                                      # too many
+        ((w.view(np.matrix), c, u), {}),                                        # a subclass
+        ((_swapped(w), c, u), {}),
+        ((_unaligned(w), c, u), {}),
+        ((w, c, u[:3]), {}),                                                    # broadcasting
+        ((w, c, u.tolist()), {}),
+        ((w, c, u.astype(np.float16)), {}),                                     # no such loop
+        ((w, c.astype(np.float64), u), {}),
+        ((w[:1].reshape(()), c[:1].reshape(()), u[:1].reshape(())), {}),        # 0-d: scalars
+    ]
+    for args, kwargs in declined:
+        assert raw._kahan_add_call(args, kwargs) is None
+    assert raw._stochastic_add_call((w, u, bits), {"rng": np.random.default_rng(0)}) is None
+    assert raw._stochastic_add_call((w, u, bits.astype(np.uint64)), {}) is None
+    assert raw._stochastic_round_call((u, "float32", bits), {}) is None         # by name
+    assert raw._stochastic_round_call((w, np.float32, bits), {}) is None        # widened first
+    assert raw._stochastic_round_call((u, np.float64, bits), {}) is None
+    assert raw._stochastic_round_call((u, np.float32, bits), {"out": w}) is None
+    # What they take: the same bits as the ufuncs.
+    assert_same(raw._kahan_add_call((w, c, u), {})[0], raw.kahan_add_ufunc(w, c, u)[0])
+    assert_same(raw._stochastic_round_call((u, np.float32, bits), {}),
+                raw._stochastic_round_to_float32(u, bits))
+
+
+@pytest.mark.parametrize("call", ["kahan_add", "stochastic_add", "stochastic_round"])
+def test_update_entries_leave_flags_to_numpy(call):
+    """A loop that raises a flag (here overflow) gives the general path's
+    warning, and np.errstate decides as on the ufunc."""
+    big = np.full(3, np.finfo(np.float32).max, np.float32)
+    bits = np.full(3, 0xFFFFFFFF, np.uint32)
+    run = {"kahan_add": lambda: xs.kahan_add(big, np.zeros_like(big), big.astype(np.float64)),
+           "stochastic_add": lambda: xs.stochastic_add(big, big.astype(np.float64), bits),
+           "stochastic_round": lambda: xs.stochastic_round(np.full(3, 1e300), np.float32, bits)}
+    general = {"kahan_add": lambda: raw.kahan_add_ufunc(big, np.zeros_like(big),
+                                                        big.astype(np.float64)),
+               "stochastic_add": lambda: raw.stochastic_add_ufunc(big, big.astype(np.float64),
+                                                                  bits),
+               "stochastic_round": lambda: raw._stochastic_round_to_float32(np.full(3, 1e300),
+                                                                            bits)}
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        got = run[call]()
+    with warnings.catch_warnings(record=True) as theirs:
+        warnings.simplefilter("always")
+        expected = general[call]()
+    assert [str(w.message) for w in ours] == [str(w.message) for w in theirs]
+    assert len(theirs) == 1 and "overflow" in str(theirs[0].message)
+    assert_same(got, expected)
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow"):
+        run[call]()

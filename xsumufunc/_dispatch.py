@@ -119,11 +119,15 @@ def _refuse_masked(function, positions, args, kwargs):
 
 def dispatching(name: str, arrays: Iterable[str], backends: Iterable[str] | None = None,
                 *, skips_nan: bool = False, mean: bool = False,
-                std: bool = False) -> Callable[[F], F]:
+                std: bool = False,
+                fast: Callable[[tuple, dict], Any] | None = None) -> Callable[[F], F]:
     """Decorate the NumPy implementation of public function `name`, whose
     array arguments are named in `arrays`, so that the arrays of other
     libraries go to their backend (only those in `backends`, if given).
-    The flags are its traits (see Function)."""
+    The flags are its traits (see Function).  `fast(args, kwargs)`, if
+    given, is tried first: a compiled entry that takes the whole call (its
+    result) or declines it (None); it takes only exact NumPy arrays and
+    pins the floating-point mode itself."""
 
     def decorate(core: F) -> F:
         function = Function(name, core, tuple(arrays), inspect.signature(core),
@@ -148,6 +152,11 @@ def dispatching(name: str, arrays: Iterable[str], backends: Iterable[str] | None
 
         @functools.wraps(core)
         def public(*args, **kwargs):
+            if fast is not None:
+                # On 10 values the steps below cost more than NumPy's call.
+                done = fast(args, kwargs)
+                if done is not None:
+                    return done
             # The whole call, Python and NumPy steps included, in the mode
             # the results are defined in (see _ufuncs._fp_pin), when every
             # array argument is of a plain type: one compiled step, as this

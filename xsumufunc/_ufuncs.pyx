@@ -531,15 +531,7 @@ _grouped_var_ufunc = _ufunc(
 # None: the caller runs the gufunc instead, whose warnings (np.errstate, the
 # message) are NumPy's own.  The caller (_core.moving) hands a 1-D array of
 # the loop's input dtype.
-cdef extern from *:
-    """
-    #include <fenv.h>
-    #define XS_ROW_FLAGS (FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID)
-    static int xs_row_flags(void) { return fetestexcept(XS_ROW_FLAGS) != 0; }
-    static void xs_row_flags_clear(void) { feclearexcept(XS_ROW_FLAGS); }
-    """
-    int xs_row_flags()
-    void xs_row_flags_clear()
+include "_row_flags.pxi"
 
 from cpython.exc cimport PyErr_Occurred
 

@@ -29,6 +29,7 @@ array([1.1015625, 1.1015625, 1.1015625])
 
 from .._backends.plans import declare
 from .._dispatch import dispatching
+from .._lowprec_ufuncs import _kahan_add_call, _stochastic_add_call, _stochastic_round_call
 from . import _updates
 
 __all__ = ["kahan_add", "kahan_sum", "stochastic_add", "stochastic_round"]
@@ -36,11 +37,13 @@ __all__ = ["kahan_add", "kahan_sum", "stochastic_add", "stochastic_round"]
 #: Dtypes weights (and compensations) can be stored in.
 STORAGE_DTYPES = _updates.STORAGE_DTYPES
 
-kahan_add = dispatching("kahan_add", ("w", "c", "u"))(_updates.kahan_add)
+kahan_add = dispatching("kahan_add", ("w", "c", "u"), fast=_kahan_add_call)(_updates.kahan_add)
 declare(kahan_add, "elementwise")
-stochastic_round = dispatching("stochastic_round", ("x", "bits"))(_updates.stochastic_round)
+stochastic_round = dispatching("stochastic_round", ("x", "bits"),
+                               fast=_stochastic_round_call)(_updates.stochastic_round)
 declare(stochastic_round, "stochastic")
-stochastic_add = dispatching("stochastic_add", ("w", "u", "bits"))(_updates.stochastic_add)
+stochastic_add = dispatching("stochastic_add", ("w", "u", "bits"),
+                             fast=_stochastic_add_call)(_updates.stochastic_add)
 declare(stochastic_add, "stochastic")
 kahan_sum = dispatching("kahan_sum", ("a",))(_updates.kahan_sum)
 declare(kahan_sum, "kahan_sum")

@@ -40,31 +40,6 @@ _SUM_DTYPES = (BFLOAT16, FLOAT16, FLOAT32, FLOAT64)
 _ROUND_UFUNCS = {BFLOAT16: _stochastic_round_to_bfloat16,
                  FLOAT16: _stochastic_round_to_float16,
                  FLOAT32: _stochastic_round_to_float32}
-#: Storage dtypes with C loops (the byte-coded formats have NumPy bodies),
-#: updates they take as they are, random bits: sets, the cheapest test.
-_LOOP_STORAGE = frozenset([BFLOAT16, FLOAT16, FLOAT32])
-_WIDE_UPDATES = frozenset([FLOAT32, FLOAT64])
-_BITS_DTYPES = frozenset([UINT16, UINT32])
-
-
-def _plain_update(w, u, c=None):
-    """Is this the common call of kahan_add (with `c`)/stochastic_add, whose
-    checks the types already prove: NumPy arrays of one shape, w of a
-    storage dtype with C loops, c of w's dtype, u of w's dtype, float32 or
-    float64 (each native: a swapped dtype is not equal to these), so that
-    the loop takes them as they are?"""
-    return (type(w) is np.ndarray and type(u) is np.ndarray and w.dtype in _LOOP_STORAGE
-            and (u.dtype in _WIDE_UPDATES or u.dtype == w.dtype)
-            and u.shape == w.shape
-            and (c is None or (type(c) is np.ndarray and c.dtype == w.dtype
-                               and c.shape == w.shape)))
-
-
-def _plain_bits(bits, rng, like):
-    """Are `bits` given (no rng) as a native uint16/uint32 array of exactly
-    the shape of the array `like` (what _random_bits would check and return)?"""
-    return (rng is None and type(bits) is np.ndarray and bits.dtype in _BITS_DTYPES
-            and bits.shape == like.shape)
 
 
 def _name(dtype):
@@ -228,8 +203,6 @@ def kahan_add(w: np.ndarray | np.generic, c: np.ndarray | np.generic, u: ArrayLi
     >>> float(w[0]), round(float(w[0]) - float(c[0]), 6)   # w - c tracks 1.1
     (1.0, 1.1)
     """
-    if out is None and compute_dtype is None and _plain_update(w, u, c):
-        return kahan_add_ufunc(w, c, u)     # the loop, as the general path below calls it
     func = "kahan_add"
     w = _storage_array(w, func, "w")
     c = _storage_array(c, func, "c")
@@ -321,10 +294,6 @@ def stochastic_round(x: ArrayLike, dtype: DTypeLike, bits: ArrayLike | None = No
     >>> bool(abs(r.astype(np.float64).mean() - float(x)) < 1e-4)
     True
     """
-    if (out is None and dtype is np.float32 and type(x) is np.ndarray and x.dtype == FLOAT64
-            and _plain_bits(bits, rng, x)):
-        # float64 into float32, the common call: the loop as the path below calls it.
-        return _stochastic_round_to_float32(x, bits)
     func = "stochastic_round"
     try:
         target = np.dtype(dtype)
@@ -397,8 +366,6 @@ def stochastic_add(w: np.ndarray | np.generic, u: ArrayLike, bits: ArrayLike | N
     >>> bool(1.0095 < w.astype(np.float64).mean() < 1.0105)   # 10 * 1e-3 arrived on average
     True
     """
-    if out is None and _plain_update(w, u) and _plain_bits(bits, rng, w):
-        return stochastic_add_ufunc(w, u, bits)     # the loop, as the path below calls it
     func = "stochastic_add"
     w = _storage_array(w, func, "w")
     u = _float_array(u, func, "u")
