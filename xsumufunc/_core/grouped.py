@@ -365,10 +365,11 @@ def grouped(func_name, values, codes, ngroups, dtype, skip_nan, mean):
         # A small call is one compiled call (_ufuncs._grouped_few checks
         # its arguments itself: None when it does not apply); codes of
         # another integer dtype are taken as int64 (uint64 codes beyond it
-        # become negative: out of range, the general path's error).
+        # become negative: out of range, the general path's error), copied
+        # only when there are few of them.
         done = _grouped_few(values, codes, ngroups, mean, _SMALL_CALL_CELLS)
         if (done is None and type(codes) is np.ndarray and codes.dtype.kind in "iu"
-                and codes.dtype != _INT64):
+                and codes.dtype != _INT64 and codes.size <= _SMALL_CALL_CELLS):
             done = _grouped_few(values, codes.astype(_INT64), ngroups, mean,
                                 _SMALL_CALL_CELLS)
         if done is not None:
