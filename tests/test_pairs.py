@@ -237,6 +237,19 @@ def test_average_is_the_rounded_exact_quotient(case, full_weights):
         assert_same(got[i], round_fraction(q, F64))
 
 
+def test_average_of_weights_summing_to_zero_raises_without_a_warning():
+    """Short rows with an Inf and weights summing to zero: the
+    ZeroDivisionError, and no RuntimeWarning of the unused brackets before
+    it (found by the property test above)."""
+    import warnings
+
+    a = np.array([[0.0] * 5, [0.0] * 4 + [math.inf]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ZeroDivisionError):
+            exact_average(a, axis=1, weights=[0.0, 0.0, 0.0, 1.0, -1.0])
+
+
 @pytest.mark.parametrize("value", [99999998.5, -99999998.5, 3.5, 1 + 2.0**-52])
 @pytest.mark.parametrize("weight", [5e-324, 2.0**-1070, -5e-324])
 def test_average_brackets_that_underflow(value, weight):

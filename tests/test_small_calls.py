@@ -136,6 +136,140 @@ def test_grouped_codes_beyond_ngroups_keep_their_error(mean, dtype):
             func(np.ones(3), huge, 2)
 
 
+# Values whose chunks lie far apart in the accumulator (the short path rounds
+# only the chunks a group's values reach): tiny and huge, subnormal, ties.
+_SPREAD = st.sampled_from([1e308, -1e308, 1.5, -1.5, 2.0**-1074, -(2.0**-1074), 2.0**-1022,
+                           1e-300, -1e-300, 2.0**53, 1.0, -1.0, 2.0**-53, 3 * 2.0**-54,
+                           -0.0, 0.0, 1e200, -1e200, 7.0e-310])
+
+
+@given(data=st.data(), ngroups=st.integers(1, 12), mean=st.booleans())
+def test_grouped_few_rounds_the_chunks_its_values_reach(data, ngroups, mean):
+    """_ufuncs._grouped_few rounds each group from the window of chunks its
+    values reach (the whole accumulator from 2047 values on): the bits of
+    the oracle for values spread over the whole float64 range, more groups
+    than its stack holds, and groups of 2047 values or more."""
+    from oracle_products import exact_mean_oracle
+
+    from xsumufunc._ufuncs import _grouped_few
+
+    size = data.draw(st.sampled_from([1, 3, 17, 2046, 2047, 2048])) if ngroups == 1 else \
+        data.draw(st.integers(1, 40))
+    pool = np.array(data.draw(st.lists(_SPREAD, min_size=1, max_size=8)))
+    x = pool[np.array(data.draw(st.lists(st.integers(0, pool.size - 1), min_size=size,
+                                         max_size=size)))]
+    codes = np.arange(size, dtype=np.int64) % ngroups
+    oracle = exact_mean_oracle if mean else exact_sum_oracle
+    with np.errstate(all="ignore"):
+        got, empty = _grouped_few(x, codes, ngroups, mean, 1 << 12)
+    assert empty == max(ngroups - size, 0)
+    for g in range(ngroups):
+        expected = oracle(terms_of(x[codes == g]), FLOAT64) if g < size else (
+            np.float64(np.nan) if mean else np.float64(0.0))
+        assert_same(got[g], expected)
+
+
+def test_grouped_few_leaves_other_calls_to_the_general_path():
+    from xsumufunc._ufuncs import _grouped_few
+
+    x, codes = np.ones(4), np.array([0, 1, 0, 1])
+    got, empty = _grouped_few(x, codes, 3, True, 12)             # group 2 is empty
+    assert_same(got, np.array([1.0, 1.0, np.nan]))
+    assert empty == 1
+    for args in [(x.astype(np.float32), codes, 2), (x, codes.astype(np.int32), 2),
+                 (x.astype(">f8"), codes, 2), (x, codes.astype(">i8"), 2),
+                 (x[None], codes[None], 2), (x, codes[:3], 2), (list(x), codes, 2),
+                 (x, list(codes), 2), (x, codes, 2.0), (x, codes, np.int64(2)),
+                 (x, codes, 3), (x[:0], codes[:0], 2), (x, codes, 0),
+                 (x, np.array([0, 2, 0, 1]), 2), (x, np.array([0, -1, 0, 1]), 2)]:
+        assert _grouped_few(*args, False, 8) is None
+
+
+@pytest.mark.parametrize("dtype", [FLOAT64, FLOAT32])
+def test_outer_product_of_any_strides(dtype):
+    """_ufuncs._outer_product reads any strides (negative, non-contiguous)
+    and rounds each product once, subnormal ones too; a non-finite entry,
+    another dtype or shape leaves the call to the general path (None)."""
+    from oracle_products import exact_dot_oracle
+
+    from xsumufunc._ufuncs import _outer_product
+
+    tiny = 1e-160 if dtype == FLOAT64 else 1e-20
+    values = np.array([tiny, -3.0, 1.0 / 3.0, 2.0**-20, tiny * 7, -0.0, 5.5], dtype)
+    a = values[::-2, None]                  # (4, 1), negative stride
+    b = values[None, 1::2]                  # (1, 3), stride 2
+    got = _outer_product(a, b)
+    assert got.dtype == dtype and got.shape == (4, 3) and got.flags.c_contiguous
+    for i in range(4):
+        for j in range(3):
+            assert_same(got[i, j], exact_dot_oracle([a[i, 0]], [b[0, j]], dtype))
+    assert_same(xs.exact_matmul(a, b), got)
+    big = np.full((1, 1), np.finfo(dtype).max, dtype)
+    for x, y in [(big, big), (a, np.full((1, 2), np.nan, dtype)),
+                 (a, b.astype(FLOAT32 if dtype == FLOAT64 else FLOAT64)),
+                 (a.astype(a.dtype.newbyteorder()), b), (a.T, b.T), (a, b[0]),
+                 (a.astype(np.float16), b.astype(np.float16)), (list(a), b)]:
+        assert _outer_product(x, y) is None
+
+
+def test_pinned_call_restores_the_mode_and_refuses_other_types():
+    """The dispatch wrapper's compiled step: core(*args, **kwargs) in the
+    pinned mode, the caller's mode back after a return or an exception;
+    NOT_PLAIN, nothing called, for an argument of another type."""
+    from xsumufunc._dispatch import _PLAIN_TYPES
+    from xsumufunc._ufuncs import NOT_PLAIN, _fp_pin, _fp_restore, _pinned_call
+
+    calls = []
+
+    def core(*args, **kwargs):
+        calls.append((args, kwargs))
+        saved = _fp_pin()               # the pinned mode is in force: pinning again
+        _fp_restore(saved)              # saves it
+        if kwargs.get("fail"):
+            raise KeyError("fail")
+        return saved
+
+    before = _fp_pin()
+    _fp_restore(before)
+    pinned = _pinned_call(core, (1.0,), {}, (0,), ("a",), _PLAIN_TYPES)
+    with pytest.raises(KeyError):
+        _pinned_call(core, (), {"a": 1.0, "fail": True}, (0,), ("a",), _PLAIN_TYPES)
+    after = _fp_pin()
+    _fp_restore(after)
+    assert after == before and len(calls) == 2
+    assert _pinned_call(core, ([1.0],), {}, (0,), ("a",), _PLAIN_TYPES) is NOT_PLAIN
+    assert _pinned_call(core, (), {"a": [1.0]}, (0,), ("a",), _PLAIN_TYPES) is NOT_PLAIN
+    assert len(calls) == 2
+    again = _pinned_call(core, (), {"b": [1.0]}, (0,), ("a",), _PLAIN_TYPES)
+    assert again == pinned and len(calls) == 3
+
+
+@given(data=st.data())
+def test_state_integers_are_the_exact_sums(data):
+    """_ufuncs._state_integers (through norm's state_integers and
+    dot_state_integers) reads each state as the exact Fraction sum (dot)
+    of its terms, negative and huge ones too, for several states at once."""
+    from fractions import Fraction
+
+    from xsumufunc._core import norm
+    from xsumufunc._ufuncs import _state_integers
+
+    rows = data.draw(st.integers(1, 3))
+    x = np.array(data.draw(st.lists(_SPREAD, min_size=rows * 3, max_size=rows * 3)))
+    x = x.reshape(rows, 3)
+    y = x[:, ::-1] * 0.5
+    sums = norm.state_integers(xs.exact_sum_state(x, axis=1))
+    dots, exponent = norm.dot_state_integers(xs._ufuncs.exact_dot_state_ufunc(x, y))
+    for i in range(rows):
+        assert Fraction(sums[i]) * Fraction(2) ** -1075 == sum(map(Fraction, x[i]))
+        assert Fraction(dots[i]) * Fraction(2) ** exponent == sum(
+            Fraction(u) * Fraction(v) for u, v in zip(x[i], y[i]))
+    with pytest.raises(TypeError, match="C-contiguous native int64"):
+        _state_integers(np.zeros((2, L), np.int32), (0,))
+    with pytest.raises(TypeError, match="C-contiguous native int64"):
+        _state_integers(np.zeros((2, L + 1), np.int64)[:, :L], (0,))
+
+
 # The plain gufunc calls of exact_add.reduce and exact_add.accumulate: every
 # dtype whose loop rounds into its default result, 1-D and 2-D, any int axis.
 PLAIN = [FLOAT64, FLOAT32, np.dtype(np.float16), np.dtype(np.int64), np.dtype(np.uint8),

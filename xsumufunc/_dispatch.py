@@ -36,7 +36,7 @@ import numpy as np
 from ._core.arrays import is_foreign
 from ._core.dtypes import reject_masked
 from ._core.spec import NO_VALUE
-from ._ufuncs import _fp_pin, _fp_restore
+from ._ufuncs import NOT_PLAIN, _fp_pin, _fp_restore, _pinned_call
 
 # Types that never go to a backend: checked first, so the common call stays cheap.
 _NATIVE_TYPES = frozenset([np.ndarray, list, tuple, int, float, complex, bool, str,
@@ -157,25 +157,16 @@ def dispatching(name: str, arrays: Iterable[str], backends: Iterable[str] | None
                 done = fast(args, kwargs)
                 if done is not None:
                     return done
-            # Plain loops, no list built: this runs on every call, and a
-            # small call is a microsecond or two.
-            nargs = len(args)
-            plain = True
-            for p in positions:
-                if p < nargs and type(args[p]) not in _PLAIN_TYPES:
-                    plain = False
-                    break
-            if plain and kwargs:
-                for a in names:
-                    if a in kwargs and type(kwargs[a]) not in _PLAIN_TYPES:
-                        plain = False
-                        break
-            if not plain:
-                handled = other_library(args, kwargs)
-                if handled is not None:
-                    return handled[0]
             # The whole call, Python and NumPy steps included, in the mode
-            # the results are defined in (see _ufuncs._fp_pin).
+            # the results are defined in (see _ufuncs._fp_pin), when every
+            # array argument is of a plain type: one compiled step, as this
+            # runs on every call and a small call is a microsecond or two.
+            done = _pinned_call(core, args, kwargs, positions, names, _PLAIN_TYPES)
+            if done is not NOT_PLAIN:
+                return done
+            handled = other_library(args, kwargs)
+            if handled is not None:
+                return handled[0]
             saved = _fp_pin()
             try:
                 return core(*args, **kwargs)

@@ -810,8 +810,13 @@ _warn_invalid_num_threads_env()
 
 # ---- grouped sums and means of a few values: one accumulator per group ----
 cdef extern from "exact/xs_small.h":
+    enum:
+        XS_NCHUNKS
+        XS_UNIT_SHIFT
+        XS_ADDS_BETWEEN_CARRIES
     ctypedef struct xs_small:
-        pass
+        long long chunk[XS_NCHUNKS]
+        unsigned int flags
     ctypedef struct xs_format:
         pass
     const xs_format xs_format_float64
@@ -819,65 +824,287 @@ cdef extern from "exact/xs_small.h":
     void xs_small_add_bits(xs_small *acc, unsigned long long bits) nogil
     double xs_small_round_divided(xs_small *acc, unsigned long long divisor,
                                   const xs_format *fmt) nogil
+    double xs_round_fixed(long long *chunk, int nchunks, int unit_shift, unsigned int flags,
+                          unsigned long long divisor, const xs_format *fmt) nogil
+    void xs_fixed_propagate(long long *chunk, int nchunks) nogil
 
-from libc.math cimport NAN
-from libc.stdlib cimport calloc, free, malloc
+from libc.math cimport NAN, isfinite
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 
-def _grouped_few(cnp.ndarray values, cnp.ndarray codes, Py_ssize_t ngroups, bint mean):
-    """Exact float64 sums (mean: means) of each group of float64 values
-    (codes: the int64 group of each value; both 1-D of one length, any
-    strides, alignment), each group's exact sum in its own accumulator,
-    rounded once (divided by the group's count for a mean).
-    Returns (result, the number of empty groups), or None when a code is
-    outside [0, ngroups) (the caller's general path then decides, with its
-    errors).  Empty groups: +0.0 for a sum, NaN for a mean (the caller
-    warns).  For small calls: ngroups accumulators of about 560 bytes each."""
-    if not (values.ndim == 1 and codes.ndim == 1 and values.shape[0] == codes.shape[0]
-            and cnp.PyArray_TYPE(values) == cnp.NPY_FLOAT64
-            and cnp.PyArray_TYPE(codes) == cnp.NPY_INT64
-            and cnp.PyArray_ISNOTSWAPPED(values) and cnp.PyArray_ISNOTSWAPPED(codes)
-            and ngroups >= 0):
-        raise TypeError("_grouped_few: 1-D native float64 values and int64 codes of one "
-                        "length, ngroups >= 0")
-    cdef Py_ssize_t n = values.shape[0], i, g, empty = 0
-    cdef const char *vp = <const char *>cnp.PyArray_DATA(values)
-    cdef const char *cp = <const char *>cnp.PyArray_DATA(codes)
-    cdef Py_ssize_t vs = values.strides[0], cs = codes.strides[0]
+cdef enum:
+    _FEW_ON_STACK = 8       # groups this few keep their accumulators on the stack
+
+
+cdef struct _few_group:
+    unsigned long long count
+    int lo, hi              # the lowest and highest chunk its values reach
+
+
+cdef double _round_span(xs_small *acc, const _few_group *group, bint mean) noexcept nogil:
+    """The group's exact sum (mean) rounded once, from the chunks its values
+    reached: with no carry propagation yet (fewer adds than
+    XS_ADDS_BETWEEN_CARRIES), every chunk outside [lo, hi + 1] is zero, so
+    the value is that window's, its unit shifted by 32 bits a chunk.  The
+    window starts 3 chunks below lo (or at 0) so that every bit position
+    the rounding reads (the quantum 52 bits below the top, and for a mean
+    13 more quotient bits for a count below 2^13) stays at or above 0, as
+    on the whole accumulator."""
+    if group.count >= XS_ADDS_BETWEEN_CARRIES:
+        return xs_small_round_divided(acc, group.count if mean else 1, &xs_format_float64)
+    cdef int lo = group.lo - 3 if group.lo > 3 else 0
+    cdef int top = group.hi + 2 if group.hi + 2 < XS_NCHUNKS else XS_NCHUNKS
+    xs_fixed_propagate(&acc.chunk[lo], top - lo)
+    return xs_round_fixed(&acc.chunk[lo], top - lo, XS_UNIT_SHIFT - 32 * lo, acc.flags,
+                          group.count if mean else 1, &xs_format_float64)
+
+
+cdef Py_ssize_t _few_groups_into(const char *vp, Py_ssize_t vs, const char *cp,
+                                 Py_ssize_t cs, Py_ssize_t n, Py_ssize_t ngroups, bint mean,
+                                 xs_small *accs, _few_group *groups,
+                                 double *res) noexcept nogil:
+    """Each group's exact sum (mean) into res, and the number of empty groups
+    (+0.0 for a sum, NaN for a mean); -1 when a code is outside
+    [0, ngroups) (the caller then leaves the call to the general path)."""
+    cdef Py_ssize_t i, g
     cdef unsigned long long bits
     cdef long long code
-    cdef bint bad = False
-    out = np.empty(ngroups, np.float64)
-    cdef double *res = <double *>cnp.PyArray_DATA(out)
-    cdef xs_small *accs = <xs_small *>malloc(max(ngroups, 1) * sizeof(xs_small))
-    cdef unsigned long long *cnt = <unsigned long long *>calloc(max(ngroups, 1),
-                                                                 sizeof(unsigned long long))
-    if accs == NULL or cnt == NULL:
-        free(accs)
-        free(cnt)
-        raise MemoryError()
-    with nogil:
-        for g in range(ngroups):
-            xs_small_init(&accs[g])
-        for i in range(n):
-            memcpy(&code, cp + i * cs, sizeof(code))
-            if code < 0 or code >= ngroups:
-                bad = True
-                break
-            memcpy(&bits, vp + i * vs, sizeof(bits))
-            xs_small_add_bits(&accs[code], bits)
-            cnt[code] += 1
-        if not bad:
-            for g in range(ngroups):
-                if cnt[g] == 0:
-                    res[g] = NAN if mean else 0.0     # +0: exact_sum of nothing
-                    empty += 1
-                else:
-                    res[g] = xs_small_round_divided(&accs[g], cnt[g] if mean else 1,
-                                                    &xs_format_float64)
-    free(accs)
-    free(cnt)
-    if bad:
+    cdef int chunk
+    cdef Py_ssize_t empty = 0
+    for g in range(ngroups):
+        xs_small_init(&accs[g])
+        groups[g].count = 0
+        groups[g].lo = XS_NCHUNKS
+        groups[g].hi = 0
+    for i in range(n):
+        memcpy(&code, cp + i * cs, sizeof(code))
+        if code < 0 or code >= ngroups:
+            return -1
+        memcpy(&bits, vp + i * vs, sizeof(bits))
+        xs_small_add_bits(&accs[code], bits)
+        # The chunk of its biased exponent (a subnormal's, 0, is chunk 0
+        # too): the value reaches that chunk and the next.
+        chunk = <int>((bits >> 52) & 0x7ff) >> 5
+        groups[code].count += 1
+        if chunk < groups[code].lo:
+            groups[code].lo = chunk
+        if chunk > groups[code].hi:
+            groups[code].hi = chunk
+    for g in range(ngroups):
+        if groups[g].count == 0:
+            res[g] = NAN if mean else 0.0      # +0: exact_sum of nothing
+            empty += 1
+        else:
+            res[g] = _round_span(&accs[g], &groups[g], mean)
+    return empty
+
+
+def _grouped_few(object values, object codes, object ngroups, bint mean, Py_ssize_t cells):
+    """Exact float64 sums (mean: means) of each group of a few float64
+    values, each group's exact sum in its own accumulator, rounded once
+    (divided by the group's count for a mean): (a new float64 array, the
+    number of empty groups: +0.0 for a sum, NaN for a mean, whose caller
+    warns).
+    Every check is here, so a small call is this one call: values a 1-D
+    native float64 ndarray (any strides, alignment), codes a native int64
+    ndarray of its shape, ngroups an int, 0 < values times groups <= cells.
+    None otherwise, or when a code is outside [0, ngroups): the caller's
+    general path then decides, with its errors."""
+    if not (cnp.PyArray_CheckExact(values) and cnp.PyArray_CheckExact(codes)
+            and type(ngroups) is int):
         return None
-    return out, empty
+    cdef cnp.ndarray v = <cnp.ndarray>values
+    cdef cnp.ndarray c = <cnp.ndarray>codes
+    if not (v.ndim == 1 and c.ndim == 1 and v.shape[0] == c.shape[0]
+            and cnp.PyArray_TYPE(v) == cnp.NPY_FLOAT64
+            and cnp.PyArray_TYPE(c) == cnp.NPY_INT64
+            and cnp.PyArray_ISNOTSWAPPED(v) and cnp.PyArray_ISNOTSWAPPED(c)):
+        return None
+    cdef Py_ssize_t n = v.shape[0]
+    if not (n > 0 and 0 < ngroups <= cells // n):
+        return None
+    cdef Py_ssize_t g = ngroups
+    cdef cnp.npy_intp dim = g
+    out = cnp.PyArray_EMPTY(1, &dim, cnp.NPY_FLOAT64, 0)
+    cdef double *res = <double *>cnp.PyArray_DATA(out)
+    cdef xs_small stack_accs[_FEW_ON_STACK]
+    cdef _few_group stack_groups[_FEW_ON_STACK]
+    cdef xs_small *accs = stack_accs
+    cdef _few_group *groups = stack_groups
+    if g > _FEW_ON_STACK:
+        accs = <xs_small *>malloc(g * sizeof(xs_small))
+        groups = <_few_group *>malloc(g * sizeof(_few_group))
+        if accs == NULL or groups == NULL:
+            free(accs)
+            free(groups)
+            raise MemoryError()
+    cdef const char *vp = <const char *>cnp.PyArray_DATA(v)
+    cdef const char *cp = <const char *>cnp.PyArray_DATA(c)
+    cdef Py_ssize_t vs = v.strides[0], cs = c.strides[0]
+    cdef Py_ssize_t empty
+    with nogil:
+        empty = _few_groups_into(vp, vs, cp, cs, n, g, mean, accs, groups, res)
+    if g > _FEW_ON_STACK:
+        free(accs)
+        free(groups)
+    return None if empty < 0 else (out, empty)
+
+
+# ---- matmul with an inner dimension of 1 (issue 30): products in one pass ----
+cdef bint _outer_into(const char *ap, Py_ssize_t as_, const char *bp, Py_ssize_t bs,
+                      Py_ssize_t n, Py_ssize_t m, bint single, char *out) noexcept nogil:
+    """out[i, j] = a[i] * b[j] (C order), each product rounded once: a
+    float64 product by IEEE multiplication; a float32 one is exact as a
+    double (24 + 24 bits) and rounded once to float32.  False when an
+    entry is not finite (NaN, Inf, overflow)."""
+    cdef Py_ssize_t i, j
+    cdef double x, p
+    cdef float pf, yf, xf
+    cdef double y
+    cdef bint finite = True
+    for i in range(n):
+        if single:
+            memcpy(&xf, ap + i * as_, sizeof(float))
+            x = xf
+        else:
+            memcpy(&x, ap + i * as_, sizeof(double))
+        for j in range(m):
+            if single:
+                memcpy(&yf, bp + j * bs, sizeof(float))
+                pf = <float>(x * <double>yf)
+                finite &= isfinite(pf) != 0
+                (<float *>out)[i * m + j] = pf
+            else:
+                memcpy(&y, bp + j * bs, sizeof(double))
+                p = x * y
+                finite &= isfinite(p) != 0
+                (<double *>out)[i * m + j] = p
+    return finite
+
+
+def _outer_product(object a, object b):
+    """a @ b for a of shape (n, 1) and b of shape (1, m), ndarrays of one
+    native dtype, float64 or float32 (any strides, alignment): every entry
+    is one product, rounded once (the caller runs in the pinned mode: no
+    flush to zero), computed and checked in one pass.  None when the call
+    is not one of these or an entry is not finite: the general path then
+    decides, with exact_dot's warnings."""
+    if not (cnp.PyArray_CheckExact(a) and cnp.PyArray_CheckExact(b)):
+        return None
+    cdef cnp.ndarray x = <cnp.ndarray>a
+    cdef cnp.ndarray y = <cnp.ndarray>b
+    cdef int kind = cnp.PyArray_TYPE(x)
+    if not (x.ndim == 2 and y.ndim == 2 and x.shape[1] == 1 and y.shape[0] == 1
+            and (kind == cnp.NPY_FLOAT64 or kind == cnp.NPY_FLOAT32)
+            and cnp.PyArray_TYPE(y) == kind
+            and cnp.PyArray_ISNOTSWAPPED(x) and cnp.PyArray_ISNOTSWAPPED(y)):
+        return None
+    cdef cnp.npy_intp dims[2]
+    dims[0] = x.shape[0]
+    dims[1] = y.shape[1]
+    out = cnp.PyArray_EMPTY(2, dims, kind, 0)
+    cdef const char *ap = <const char *>cnp.PyArray_DATA(x)
+    cdef const char *bp = <const char *>cnp.PyArray_DATA(y)
+    cdef char *op = <char *>cnp.PyArray_DATA(out)
+    cdef Py_ssize_t as_ = x.strides[0], bs = y.strides[1]
+    cdef bint single = kind == cnp.NPY_FLOAT32
+    cdef bint finite
+    with nogil:
+        finite = _outer_into(ap, as_, bp, bs, dims[0], dims[1], single, op)
+    return out if finite else None
+
+
+# ---- the public functions' call (issue 30): the plain-argument test and the pinned mode in one step ----
+#: What _pinned_call returns when an argument is not of a plain type.
+NOT_PLAIN = object()
+
+
+def _pinned_call(object core, tuple args, dict kwargs, tuple positions, tuple names,
+                 frozenset plain):
+    """core(*args, **kwargs) in the pinned mode (as between _fp_pin and
+    _fp_restore, restored on an exception too) when the array arguments
+    (args at `positions`, kwargs under `names`) are all of a type in
+    `plain`; NOT_PLAIN, with nothing called, otherwise.  The dispatch
+    wrapper's step on every public call, compiled: a small call is a
+    microsecond or two."""
+    cdef Py_ssize_t nargs = len(args), p
+    for p in positions:
+        if p < nargs and type(args[p]) not in plain:
+            return NOT_PLAIN
+    if kwargs:
+        for a in names:
+            if a in kwargs and type(kwargs[a]) not in plain:
+                return NOT_PLAIN
+    cdef unsigned long long saved = xs_call_fp_pin()
+    try:
+        return core(*args, **kwargs)
+    finally:
+        xs_call_fp_restore(saved)
+
+
+# ---- exact states as Python integers (issue 30): one compiled step a state ----
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+
+_from_bytes = int.from_bytes
+
+
+cdef object _state_integer(const long long *row):
+    """One state's exact value as an integer count of 2**-XS_UNIT_SHIFT: the
+    digits below the top one (each in [0, 2**32)) read as one little-endian
+    integer, up to the highest non-zero one, plus the signed top digit
+    shifted above them."""
+    cdef int top = XS_NCHUNKS - 1
+    cdef Py_ssize_t used = top, j
+    cdef unsigned long long digit
+    cdef unsigned char *out
+    while used > 0 and row[used - 1] == 0:
+        used -= 1
+    if used == 0:
+        return (<object>row[top]) << (32 * top)
+    low = PyBytes_FromStringAndSize(NULL, 4 * used)
+    out = <unsigned char *>PyBytes_AS_STRING(low)
+    for j in range(used):
+        digit = <unsigned long long>row[j]
+        out[4 * j] = digit & 0xff
+        out[4 * j + 1] = (digit >> 8) & 0xff
+        out[4 * j + 2] = (digit >> 16) & 0xff
+        out[4 * j + 3] = (digit >> 24) & 0xff
+    value = _from_bytes(low, "little")
+    if row[top]:
+        value += (<object>row[top]) << (32 * top)
+    return value
+
+
+def _state_integers(cnp.ndarray states, tuple shifts):
+    """The exact values of groups of states, in row-major order: `states` a
+    C-contiguous native int64 array whose last axis is len(shifts) states
+    (each XS_NCHUNKS digits, then the flags), the value of a group the sum
+    of its states' values (integer counts of 2**-XS_UNIT_SHIFT), the k-th
+    shifted left by shifts[k] (a dot state: its main, fine and huge parts).
+    A zero state adds nothing and costs no conversion."""
+    cdef Py_ssize_t nparts = len(shifts), i, k
+    if not (cnp.PyArray_TYPE(states) == cnp.NPY_INT64 and cnp.PyArray_ISCARRAY_RO(states)
+            and cnp.PyArray_ISNOTSWAPPED(states) and states.ndim >= 1 and nparts >= 1
+            and states.shape[states.ndim - 1] == nparts * (XS_NCHUNKS + 1)):
+        raise TypeError("_state_integers: C-contiguous native int64 states")
+    cdef const long long *row = <const long long *>cnp.PyArray_DATA(states)
+    cdef Py_ssize_t count = cnp.PyArray_SIZE(states) // (nparts * (XS_NCHUNKS + 1))
+    values = []
+    for i in range(count):
+        value = 0
+        for k in range(nparts):
+            if _nonzero(row, XS_NCHUNKS):
+                part = _state_integer(row)
+                value += part << shifts[k] if shifts[k] else part
+            row += XS_NCHUNKS + 1
+        values.append(value)
+    return values
+
+
+cdef inline bint _nonzero(const long long *digits, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t j
+    for j in range(n):
+        if digits[j]:
+            return True
+    return False

@@ -19,7 +19,8 @@ state per group.  So the scratch is about the output plus 64 MiB for 1e7
 values (tests/test_memory.py), and every step is a bounded NumPy call or a
 compiled loop that checks for Ctrl-C: Python sees a signal between steps.
 Small calls (a few values times groups, float64 values) take one compiled
-call instead (_small_groups): an exact accumulator per group, no ordering.
+call instead (_ufuncs._grouped_few): an exact accumulator per group, no
+ordering.
 
 Variances (grouped_variance) are decided group by group by the compiled
 loop (src/kernels/moving/xs_moving_var.c: two-double sums with a proven bound, one pass
@@ -358,32 +359,24 @@ def _group_states(values, kind, codes, ngroups, skip_nan):
 _SMALL_CALL_CELLS = 1 << 12
 
 
-def _small_groups(values, codes, ngroups, mean):
-    """Exact float64 sums (means) of each group of a few float64 values,
-    from one compiled call (an accumulator per group: _ufuncs._grouped_few);
-    an empty group sums to +0, as exact_sum of nothing, and its mean is NaN
-    with NumPy's warning, as on the general path.  None when codes are not
-    all in range (the general path decides, with its errors); codes of any
-    integer dtype are taken as int64 (uint64 codes beyond it become
-    negative: out of range)."""
-    done = _grouped_few(values, codes.astype(_INT64, copy=False), ngroups, mean)
-    if done is None:
-        return None
-    out, empty = done
-    if mean and empty:
-        warn_empty_mean(stacklevel=5)
-    return out
-
-
 def grouped(func_name, values, codes, ngroups, dtype, skip_nan, mean):
     """Exact sums (means) of each group, rounded once into the result dtype."""
-    if (type(values) is np.ndarray and type(codes) is np.ndarray and type(ngroups) is int
-            and values.dtype == _F64 and values.ndim == 1 and codes.shape == values.shape
-            and codes.dtype.kind in "iu" and 0 < ngroups * values.size <= _SMALL_CALL_CELLS
-            and dtype is None and not skip_nan):
-        done = _small_groups(values, codes, ngroups, mean)
+    if dtype is None and not skip_nan:
+        # A small call is one compiled call (_ufuncs._grouped_few checks
+        # its arguments itself: None when it does not apply); codes of
+        # another integer dtype are taken as int64 (uint64 codes beyond it
+        # become negative: out of range, the general path's error), copied
+        # only when there are few of them.
+        done = _grouped_few(values, codes, ngroups, mean, _SMALL_CALL_CELLS)
+        if (done is None and type(codes) is np.ndarray and codes.dtype.kind in "iu"
+                and codes.dtype != _INT64 and codes.size <= _SMALL_CALL_CELLS):
+            done = _grouped_few(values, codes.astype(_INT64), ngroups, mean,
+                                _SMALL_CALL_CELLS)
         if done is not None:
-            return done
+            out, empty = done
+            if mean and empty:
+                warn_empty_mean(stacklevel=4)
+            return out
     values, kind, codes, ngroups = _checked(func_name, values, codes, ngroups)
     result = dtypes.resolve_result(values.dtype, kind, dtype, None, func_name)
     if not mean and kind == "real" and _sorts_whole(values, ngroups):

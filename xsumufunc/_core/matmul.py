@@ -74,7 +74,12 @@ import math
 
 import numpy as np
 
-from .._ufuncs import exact_dot_state_round_ufunc, exact_dot_state_ufunc, exact_dot_ufunc
+from .._ufuncs import (
+    _outer_product,
+    exact_dot_state_round_ufunc,
+    exact_dot_state_ufunc,
+    exact_dot_ufunc,
+)
 from . import dtypes
 from . import stateformat as fmt
 from .dot import _PLAIN_CALL_DTYPES, default_result
@@ -427,29 +432,21 @@ def _small_product(a, b):
     """a @ b of two float64 (float32) matrices of one native dtype, every
     entry correctly rounded, or None where this short path does not apply
     (the general path then decides, with its errors and warnings).  An
-    inner dimension of 1 makes every entry one product, which IEEE
-    multiplication rounds once to nearest, its sign that of the exact
-    product, subnormals included (the call runs in the pinned mode: no
-    flush to zero): the broadcast np.multiply is the exact result at any
-    size when every entry is finite.  Small products
-    are one call of the exact dot loop over the broadcast rows and
-    columns."""
+    inner dimension of 1 makes every entry one product, rounded once: one
+    compiled pass (_ufuncs._outer_product) computes them and checks that
+    each is finite; a NaN, Inf or overflow goes to the general path, whose
+    loop warns as exact_dot does.  Other small products are one call of
+    the exact dot loop over the broadcast rows and columns."""
+    done = _outer_product(a, b)
+    if done is not None:
+        return done
     if not (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype
             and a.dtype in _PLAIN_CALL_DTYPES and a.ndim == 2 and b.ndim == 2
             and a.shape[1] == b.shape[0]):
         return None
     n, k = a.shape
     m = b.shape[1]
-    if k == 1:
-        # Quietly: a NaN, Inf or overflow goes to the general path, whose
-        # loop warns as exact_dot does (the multiply would say otherwise).
-        # One reduction finds them (a finite sum has finite terms; a sum
-        # that overflows sends finite products there too, still exact).
-        with np.errstate(all="ignore"):
-            product = np.multiply(a, b)
-            total = np.add.reduce(product, axis=None)
-        return product if math.isfinite(total) else None
-    if not 0 < n * k * m <= SMALL_CALL_WORK:
+    if k == 1 or not 0 < n * k * m <= SMALL_CALL_WORK:
         return None
     return exact_dot_ufunc(a[:, None, :], b.T[None, :, :])
 

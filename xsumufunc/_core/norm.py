@@ -45,6 +45,7 @@ import numpy as np
 
 from .._ufuncs import (
     _norm_rows_ufunc,
+    _state_integers,
     exact_dot_state_round_ufunc,
     exact_dot_state_ufunc,
     exact_dot_ufunc,
@@ -79,14 +80,9 @@ _SMALLEST_CHECKED = 2.0**-1000
 
 def state_integers(states):
     """The exact values of states (..., LENGTH), in row-major order, as a
-    list of integer counts of 2**-1075 (the digits below the top one read
-    as one little-endian integer, in one conversion for all states)."""
-    digits = np.asarray(states).reshape(-1, fmt.LENGTH)[:, :fmt.DIGITS]
-    low = digits[:, :-1].astype(f"<u{fmt.DIGIT_BITS // 8}")
-    data, step = low.tobytes(), low.shape[1] * low.itemsize
-    shift = fmt.DIGIT_BITS * fmt.TOP
-    return [int.from_bytes(data[i * step:(i + 1) * step], "little") + (top << shift)
-            for i, top in enumerate(digits[:, -1].tolist())]
+    list of integer counts of 2**-1075 (one compiled step a state:
+    _ufuncs._state_integers)."""
+    return _state_integers(np.ascontiguousarray(states, dtype=fmt.NATIVE), (0,))
 
 
 def state_integer(state):
@@ -96,16 +92,11 @@ def state_integer(state):
 
 def dot_state_integers(dot_states):
     """The exact values of exact dot states (..., DOT_LENGTH), in row-major
-    order: ([m, ...], e), each value m * 2**e."""
-    parts = np.asarray(dot_states).reshape(-1, 3, fmt.LENGTH)
+    order: ([m, ...], e), each value m * 2**e (the main part weighs
+    2**DOT_SCALE, the fine one 1, the huge one 2**(2 * DOT_SCALE))."""
     scale = fmt.DOT_SCALE
-    if not parts[:, 1:, :fmt.DIGITS].any():
-        # Every product in the main range (the usual case): the other two
-        # parts are zero, and a state costs a Python step to convert.
-        return [main << scale for main in state_integers(parts[:, 0])], fmt.UNIT_EXPONENT - scale
-    main_fine_huge = state_integers(parts)
-    values = [(main << scale) + fine + (huge << (2 * scale)) for main, fine, huge
-              in zip(main_fine_huge[0::3], main_fine_huge[1::3], main_fine_huge[2::3])]
+    values = _state_integers(np.ascontiguousarray(dot_states, dtype=fmt.NATIVE),
+                             (scale, 0, 2 * scale))
     return values, fmt.UNIT_EXPONENT - scale
 
 
