@@ -113,6 +113,7 @@ def _grouped_cases(x):
 
 def _pair_cases(x, y):
     m = np.stack([x, y])
+    sq = np.resize(x, (3, 3))                 # a small square product, whatever n
     # A line needs two points (StatisticsError, as the statistics module's).
     line = [("exact_linear_regression", lambda: xs.exact_linear_regression(x, y),
              lambda: np.polyfit(x, y, 1))] if x.size >= 2 else []
@@ -125,6 +126,8 @@ def _pair_cases(x, y):
         ("exact_corrcoef (2 rows)", lambda: xs.exact_corrcoef(m), lambda: np.corrcoef(m)),
         ("exact_matmul (n, 1) @ (1, n)", lambda: xs.exact_matmul(x[:, None], y[None]),
          lambda: np.matmul(x[:, None], y[None])),
+        ("exact_matmul (3, 3) @ (3, 3)", lambda: xs.exact_matmul(sq, sq.T),
+         lambda: np.matmul(sq, sq.T)),
     ]
 
 

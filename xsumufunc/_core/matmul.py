@@ -448,7 +448,7 @@ def _small_product(a, b):
     m = b.shape[1]
     if k == 1 or not 0 < n * k * m <= SMALL_CALL_WORK:
         return None
-    return exact_dot_ufunc(a[:, None, :], b.T[None, :, :])
+    return exact_dot_ufunc(a[:, None], b.T)     # (n, 1, k) against (m, k): (n, m)
 
 
 def matmul(a, b):
