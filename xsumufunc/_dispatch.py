@@ -152,18 +152,24 @@ def dispatching(name: str, arrays: Iterable[str], backends: Iterable[str] | None
 
         @functools.wraps(core)
         def public(*args, **kwargs):
-            if fast is not None:
-                # On 10 values the steps below cost more than NumPy's call.
-                done = fast(args, kwargs)
-                if done is not None:
+            # A first argument of another library skips the compiled steps:
+            # inside torch.compile, Dynamo cannot trace a compiled function
+            # and would stop there, not at the foreign backend's graph break
+            # (which names xsumufunc and says why).
+            if not args or type(args[0]) in _PLAIN_TYPES:
+                if fast is not None:
+                    # On 10 values the steps below cost more than NumPy's call.
+                    done = fast(args, kwargs)
+                    if done is not None:
+                        return done
+                # The whole call, Python and NumPy steps included, in the
+                # mode the results are defined in (see _ufuncs._fp_pin), when
+                # every array argument is of a plain type: one compiled step,
+                # as this runs on every call and a small call is a
+                # microsecond or two.
+                done = _pinned_call(core, args, kwargs, positions, names, _PLAIN_TYPES)
+                if done is not NOT_PLAIN:
                     return done
-            # The whole call, Python and NumPy steps included, in the mode
-            # the results are defined in (see _ufuncs._fp_pin), when every
-            # array argument is of a plain type: one compiled step, as this
-            # runs on every call and a small call is a microsecond or two.
-            done = _pinned_call(core, args, kwargs, positions, names, _PLAIN_TYPES)
-            if done is not NOT_PLAIN:
-                return done
             handled = other_library(args, kwargs)
             if handled is not None:
                 return handled[0]
