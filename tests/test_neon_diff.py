@@ -38,7 +38,7 @@ MOVING_SOURCES = [
 ]
 
 
-def _build(tmp_path_factory, main, sources, includes=()):
+def _build(tmp_path_factory, main, sources, includes=(), defines=()):
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         pytest.skip("no C compiler")
@@ -48,6 +48,7 @@ def _build(tmp_path_factory, main, sources, includes=()):
     # The project's floating-point flags (meson.build): no contraction.
     subprocess.run([cc, "-O2", "-std=c17", "-ffp-contract=off", "-fno-fast-math",
                     "-I", str(ROOT / "src"), *[f"-I{inc}" for inc in includes],
+                    *[f"-D{d}" for d in defines],
                     "-o", str(exe), str(ROOT / "tests" / "c" / main),
                     *[str(ROOT / s) for s in sources], "-lm"],
                    check=True, capture_output=True, timeout=600)
@@ -57,6 +58,13 @@ def _build(tmp_path_factory, main, sources, includes=()):
 @pytest.fixture(scope="module")
 def program(tmp_path_factory):
     return _build(tmp_path_factory, "neon_diff.c", SOURCES)
+
+
+@pytest.fixture(scope="module")
+def scalar_program(tmp_path_factory):
+    # The portable kernels as a compiler without GCC's vector extensions
+    # gets them: one double per operation (XS_NO_VECTOR_EXT).
+    return _build(tmp_path_factory, "neon_diff.c", SOURCES, defines=["XS_NO_VECTOR_EXT"])
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +87,12 @@ def _no_mismatches(program, arg, level):
 def test_vector_kernels_match_the_generic_ones(program, level):
     out = _no_mismatches(program, "1500", level)
     assert ("drivers at level generic" if level == "generic" else "drivers at level") in out
+
+
+@pytest.mark.slow
+def test_vector_kernels_match_the_scalar_portable_ones(scalar_program):
+    out = _no_mismatches(scalar_program, "500", "generic")
+    assert "drivers at level generic" in out
 
 
 @pytest.mark.slow

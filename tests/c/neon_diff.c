@@ -14,9 +14,10 @@
  * generic variant and each other one, from the same lanes, under windows
  * chosen from the block's range and under windows moved off it (too few
  * cells, tops lower and higher, a window none fits), several blocks in a
- * row per window: the return value, the range and every lane must be the
- * same bits (a NaN lane: any NaN; kernels with another lane layout, AVX-512's:
- * the lanes' exact total).  The data: normal values, spreads of
+ * row per window: the return value, the range (as the drivers read it)
+ * and every lane must be the same (a NaN lane: any NaN; the lanes' exact
+ * total for kernels with another lane layout, AVX-512's, and for the cells
+ * of rows, whose generic kernels cut by running sums).  The data: normal values, spreads of
  * 2^60, 2^500 and the whole exponent range, subnormals, raw bit patterns,
  * and hostile values sprinkled in (+-0.0, +-Inf, NaN, the largest and
  * smallest doubles, powers of two at window edges).
@@ -177,23 +178,6 @@ static int lane_of(const double *lanes, int at)
     return 0;
 }
 
-static int cells_eight_lanes(const xs_cells_set *set)
-{
-    /* terms 8 and 4: lanes 0 and 4 of the generic layout (one chain of four
-     * lanes puts both in lane 0, two chains of eight puts 8 in lane 8) */
-    int strict = 1;
-    for (int at = 4; at <= 8; at += 4) {
-        double x[XS_CELLS_STEP] = {0}, lanes[XS_CELLS_LANES] = {0};
-        x[at] = 1.0;
-        xs_cells_window w;
-        xs_cells_range r;
-        xs_cells_choose(&w, 53, xs_double_bits(1.0), xs_double_bits(1.0) - 1);
-        set->f64[w.cells](x, XS_CELLS_STEP, lanes, &w, &r);
-        strict &= lane_of(lanes, at);
-    }
-    return strict;
-}
-
 /* The ISAs with kernels of their own that this CPU runs. */
 static int runs(xs_isa isa)
 {
@@ -219,14 +203,18 @@ static uint16_t to_bf16(double v)
 
 /* The same range, as far as the driver can tell: a block with a NaN or an
  * Inf fits nothing, whatever else its range says (the floating-point
- * measures of SSE2 and AVX2 report it differently); any other range, the
- * largest finite value's included, is the same bits. */
+ * measures of SSE2 and AVX2 report it differently); any other range is the
+ * same exponent fields of the largest |term| and of the smallest non-zero
+ * one, and the same "all zero" (the drivers read nothing else of them; the
+ * portable kernels on x86-64 measure the top 16 bits of each term only). */
 static int same_cells_range(const xs_cells_range *x, const xs_cells_range *y)
 {
     if (x->max_bits >= XS_CELLS_INF_BITS || y->max_bits >= XS_CELLS_INF_BITS) {
         return x->max_bits >= XS_CELLS_INF_BITS && y->max_bits >= XS_CELLS_INF_BITS;
     }
-    return x->max_bits == y->max_bits && x->min_bits_m1 == y->min_bits_m1;
+    return x->max_bits >> XS_F64_MANT_BITS == y->max_bits >> XS_F64_MANT_BITS &&
+           (x->min_bits_m1 == UINT64_MAX) == (y->min_bits_m1 == UINT64_MAX) &&
+           (x->min_bits_m1 + 1) >> XS_F64_MANT_BITS == (y->min_bits_m1 + 1) >> XS_F64_MANT_BITS;
 }
 
 /* One type's kernels, ref (generic) against alt, on rows of `blocks`
@@ -281,7 +269,9 @@ static int test_cells(const xs_cells_set *ref, const xs_cells_set *alt, const ch
     static double x[MAX_BLOCKS * XS_CELLS_BLOCK];
     static float xf[MAX_BLOCKS * XS_CELLS_BLOCK];
     static uint16_t xb[MAX_BLOCKS * XS_CELLS_BLOCK];
-    int strict = cells_eight_lanes(alt);
+    /* The generic kernels cut by running sums (xs_cells_kernel.h), which may
+     * send a tie to the other neighbour: the lanes compare by exact total. */
+    int strict = 0;
     for (int t = 0; t < trials; t++) {
         int kind = below(KINDS), blocks = 1 + below(MAX_BLOCKS);
         int terms[MAX_BLOCKS], n = 0;
@@ -603,7 +593,7 @@ static void test_drivers(int trials, const char *level)
  * same lane layout). */
 static const char *how_compared(int strict)
 {
-    return strict ? "lanes bit for bit" : "exact totals (another lane layout)";
+    return strict ? "lanes bit for bit" : "lanes by exact totals";
 }
 
 int main(int argc, char **argv)

@@ -56,33 +56,144 @@ static inline float bf16_to_float(uint16_t b)
     return f;
 }
 
-/* ---- portable kernels (any architecture): 8 scalar chains --------------- */
+/* ---- portable kernels (any architecture) --------------------------------- */
 
-#define XS_CK_TARGET
-#define XS_CK_V double
+/* GCC and Clang: 2-double vectors (vector extensions: SSE2 on x86-64,
+ * Advanced SIMD on aarch64, scalar code elsewhere), 4 chains; other
+ * compilers: doubles, 8 chains.  Either way 8 lanes per cell, term i in
+ * lane i mod 8.  The range is measured on the integer units, lane by lane,
+ * so the additions are the bottleneck: the cuts are running ones. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(XS_NO_VECTOR_EXT)
+typedef double xs_cv __attribute__((vector_size(16)));
+#define XS_CK_VW 2
+#define XS_CK_CHAINS 4
+#define XS_CV_LANE(v, k) ((v)[k])
+#define XS_CK_SET1(d) ((xs_cv){0} + (d))
+#else
+typedef double xs_cv;
 #define XS_CK_VW 1
 #define XS_CK_CHAINS 8
-#define XS_CK_LOAD(p) (*(p))
-#define XS_CK_STORE(p, v) (*(p) = (v))
+#define XS_CV_LANE(v, k) ((void)(k), (v))
+#define XS_CK_SET1(d) (d)
+#endif
+
+static inline xs_cv cv_load(const double *p)
+{
+    xs_cv v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* XS_CK_VW float32 or bfloat16 terms as doubles (exact). */
+static inline xs_cv cv_load_f32(const float *p)
+{
+    double d[XS_CK_VW];
+    for (int k = 0; k < XS_CK_VW; k++) {
+        d[k] = (double)p[k];
+    }
+    return cv_load(d);
+}
+
+static inline xs_cv cv_load_bf16(const uint16_t *p)
+{
+    double d[XS_CK_VW];
+    for (int k = 0; k < XS_CK_VW; k++) {
+        d[k] = (double)bf16_to_float(p[k]);
+    }
+    return cv_load(d);
+}
+
+/* The smallest non-zero |term| of a block of n, as min_bits_m1 (the bit
+ * pattern minus 1; all zero: UINT64_MAX), by the macro of its element type
+ * (XS_NONZERO_MIN_M1 below). */
+#define XS_NONZERO_MIN_M1(NAME, TYPE, BITS) \
+    static inline uint64_t NAME(const TYPE *x, int n) \
+    { \
+        uint64_t mn = UINT64_MAX; \
+        for (int i = 0; i < n; i++) { \
+            uint64_t a = (BITS) & XS_CELLS_ABS_BITS; \
+            mn = a - 1 < mn ? a - 1 : mn; \
+        } \
+        return mn; \
+    }
+XS_NONZERO_MIN_M1(nonzero_min_m1_f64, double, xs_double_bits(x[i]))
+XS_NONZERO_MIN_M1(nonzero_min_m1_f32, float, xs_double_bits((double)x[i]))
+XS_NONZERO_MIN_M1(nonzero_min_m1_bf16, uint16_t, xs_double_bits((double)bf16_to_float(x[i])))
+#undef XS_NONZERO_MIN_M1
+#define nonzero_min_m1(x, n) _Generic((x), const double *: nonzero_min_m1_f64, \
+                                      const float *: nonzero_min_m1_f32, \
+                                      const uint16_t *: nonzero_min_m1_bf16)((x), (n))
+
+static inline void cv_store(double *p, xs_cv v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+#define XS_CK_RUNNING 1
+#define XS_CK_TARGET
+#define XS_CK_V xs_cv
+#define XS_CK_LOAD(p) cv_load(p)
+#define XS_CK_STORE(p, v) cv_store((p), (v))
 #define XS_CK_ADD(a, b) ((a) + (b))
 #define XS_CK_SUB(a, b) ((a) - (b))
-#define XS_CK_SET1(d) (d)
-#define XS_CK_RANGE_INIT uint64_t mx = 0, mn = UINT64_MAX;
-#define XS_CK_RANGE_STEP(v) { \
-        uint64_t a = xs_double_bits(v) & XS_CELLS_ABS_BITS; \
-        mx = a > mx ? a : mx; \
-        mn = a - 1 < mn ? a - 1 : mn; }     /* 0 - 1 wraps to UINT64_MAX */
-#define XS_CK_RANGE_END(range) { (range)->max_bits = mx; (range)->min_bits_m1 = mn; }
+#if defined(__SSE2__) && XS_CK_VW == 2
+#include <emmintrin.h>
+/* x86-64: the range on the vector units, on the top 16 bits of |term|
+ * (sign off: the exponent field and 4 fraction bits), signed 16-bit maxima
+ * and minima: max_bits and min_bits_m1 + 1 are those bits followed by
+ * zeros, which the drivers use exactly as the whole patterns (they compare
+ * them with powers of two and read their exponent fields).  A block whose
+ * minimum is 0 (a zero or a subnormal term) is looked at again term by
+ * term for the smallest non-zero |term|. */
+#define XS_CK_RANGE_INIT \
+    const __m128i top_abs = _mm_set1_epi64x((long long)0x7fff000000000000ull); \
+    __m128i mxv = _mm_setzero_si128(), mnv = top_abs;
+#define XS_CK_RANGE_STEP(v, j) { \
+        __m128i t = _mm_and_si128(_mm_castpd_si128((__m128d)(v)), top_abs); \
+        mxv = _mm_max_epi16(mxv, t); \
+        mnv = _mm_min_epi16(mnv, t); }
+#define XS_CK_RANGE_END(range) { \
+        uint16_t hi[8], lo[8]; \
+        _mm_storeu_si128((__m128i *)hi, mxv); \
+        _mm_storeu_si128((__m128i *)lo, mnv); \
+        (range)->max_bits = (uint64_t)(hi[3] > hi[7] ? hi[3] : hi[7]) << 48; \
+        uint64_t low = lo[3] < lo[7] ? lo[3] : lo[7]; \
+        (range)->min_bits_m1 = low != 0 ? (low << 48) - 1 : nonzero_min_m1(x, terms); }
+#else
+/* Elsewhere on the integer units, one minimum and maximum per chain
+ * (XS_CK_MEASURES of them: a single pair would chain every term's compare
+ * and select). */
+#define XS_CK_MEASURES 4
+#define XS_CK_RANGE_INIT \
+    uint64_t mx[XS_CK_MEASURES] = {0}, mn[XS_CK_MEASURES]; \
+    for (int k = 0; k < XS_CK_MEASURES; k++) { \
+        mn[k] = UINT64_MAX; \
+    }
+#define XS_CK_RANGE_STEP(v, j) \
+    for (int k = 0; k < XS_CK_VW; k++) { \
+        int m = ((j) * XS_CK_VW + k) % XS_CK_MEASURES; \
+        uint64_t a = xs_double_bits(XS_CV_LANE(v, k)) & XS_CELLS_ABS_BITS; \
+        mx[m] = a > mx[m] ? a : mx[m]; \
+        mn[m] = a - 1 < mn[m] ? a - 1 : mn[m];      /* 0 - 1 wraps to UINT64_MAX */ \
+    }
+#define XS_CK_RANGE_END(range) { \
+        for (int k = 1; k < XS_CK_MEASURES; k++) { \
+            mx[0] = mx[k] > mx[0] ? mx[k] : mx[0]; \
+            mn[0] = mn[k] < mn[0] ? mn[k] : mn[0]; \
+        } \
+        (range)->max_bits = mx[0]; \
+        (range)->min_bits_m1 = mn[0]; }
+#endif
 #define XS_CK_ELEMENT double
-#define XS_CK_LOAD_IN(x, i) ((x)[i])
+#define XS_CK_LOAD_IN(x, i) cv_load((x) + (i))
 #define XS_CI_NAME(K) cells_f64_generic_##K
 #include "kernels/cells/xs_cells_instances.h"
 #define XS_CK_ELEMENT float
-#define XS_CK_LOAD_IN(x, i) ((double)(x)[i])
+#define XS_CK_LOAD_IN(x, i) cv_load_f32((x) + (i))
 #define XS_CI_NAME(K) cells_f32_generic_##K
 #include "kernels/cells/xs_cells_instances.h"
 #define XS_CK_ELEMENT uint16_t
-#define XS_CK_LOAD_IN(x, i) ((double)bf16_to_float((x)[i]))
+#define XS_CK_LOAD_IN(x, i) cv_load_bf16((x) + (i))
 #define XS_CI_NAME(K) cells_bf16_generic_##K
 #include "kernels/cells/xs_cells_instances.h"
 #include "kernels/cells/xs_cells_isa_end.h"
@@ -115,7 +226,7 @@ static inline void fp_range_bits(double max_abs, double min_abs, int has_nan,
     const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x((long long)XS_CELLS_ABS_BITS)); \
     const __m128d zero = _mm_setzero_pd(), inf = _mm_set1_pd((double)INFINITY); \
     __m128d mx = zero, mn = inf, nan_seen = zero;
-#define XS_CK_RANGE_STEP(v) { \
+#define XS_CK_RANGE_STEP(v, j) { \
         __m128d a = _mm_and_pd((v), abs_mask); \
         mx = _mm_max_pd(mx, a); \
         mn = _mm_min_pd(mn, _mm_or_pd(a, _mm_and_pd(_mm_cmpeq_pd(a, zero), inf))); \
@@ -173,7 +284,7 @@ static inline __m128d bf16x2_sse2(const uint16_t *x)
     const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)XS_CELLS_ABS_BITS)); \
     const __m256i one = _mm256_set1_epi64x(1); \
     __m256d mx = _mm256_setzero_pd(), mn = _mm256_set1_pd((double)INFINITY);
-#define XS_CK_RANGE_STEP(v) { \
+#define XS_CK_RANGE_STEP(v, j) { \
         __m256d a = _mm256_and_pd((v), abs_mask); \
         mx = _mm256_max_pd(a, mx); \
         mn = _mm256_min_pd(_mm256_castsi256_pd(_mm256_sub_epi64(_mm256_castpd_si256(a), one)), mn); }
@@ -226,7 +337,7 @@ static inline __m128d bf16x2_sse2(const uint16_t *x)
     const __m512i abs_mask = _mm512_set1_epi64((long long)XS_CELLS_ABS_BITS); \
     const __m512i one = _mm512_set1_epi64(1); \
     __m512i mx = _mm512_setzero_si512(), mn = _mm512_set1_epi64(-1);
-#define XS_CK_RANGE_STEP(v) { \
+#define XS_CK_RANGE_STEP(v, j) { \
         __m512i a = _mm512_and_si512(_mm512_castpd_si512(v), abs_mask); \
         mx = _mm512_max_epu64(mx, a); \
         mn = _mm512_min_epu64(mn, _mm512_sub_epi64(a, one)); }

@@ -65,6 +65,10 @@
 /* Most parts one lane takes per block: every kernel has at least 8 lanes
  * per cell. */
 #define XS_CELLS_LANE_TERMS (XS_CELLS_BLOCK / 8)
+/* Running cuts (xs_cells_kernel.h, XS_CK_RUNNING): parts per lane between
+ * two restarts of a running sum t_c, so that it stays within 2^51 u_c of
+ * s_c (16 parts of at most 2^47 u_c). */
+#define XS_CELLS_RUN_PARTS 16
 /* Lanes reserved per cell (the widest kernel: 2 vectors of 8 doubles). */
 #define XS_CELLS_LANE_STRIDE 16
 /* Blocks between two flushes of the lanes (cell 0 stays below 2^53 of its

@@ -16,6 +16,7 @@
 #undef XS_CK_RANGE_STEP
 #undef XS_CK_RANGE_END
 #undef XS_CK_CELLS_NAN
+#undef XS_CK_RUNNING
 #undef XS_DK_TARGET
 #undef XS_DK_V
 #undef XS_DK_VW

@@ -13,7 +13,7 @@
  *                     lanes per cell: at least 8, at most 16)
  *   XS_CK_LOAD(p), XS_CK_STORE(p, v), XS_CK_ADD(a, b), XS_CK_SUB(a, b),
  *   XS_CK_SET1(d)     the vector operations
- *   XS_CK_RANGE_INIT, XS_CK_RANGE_STEP(v), XS_CK_RANGE_END(range)
+ *   XS_CK_RANGE_INIT, XS_CK_RANGE_STEP(v, j), XS_CK_RANGE_END(range)
  *                     measure the block's largest |term| and smallest
  *                     non-zero |term| as xs_cells_range bit patterns
  *   XS_CK_CELLS_NAN(v) (optional) 1 when a lane of v is NaN: then
@@ -22,7 +22,31 @@
  *                     propagates through every cut into them), instead of
  *                     testing every term for NaN
  *
+ *   XS_CK_RUNNING     (optional) cut cells 1..K-1 by running sums, not by
+ *                     Rump's extraction (below)
+ *
  * XS_CK_NAME and XS_CK_CELLS are undefined at the end, for the next instance.
+ *
+ * Running cuts (XS_CK_RUNNING).  Rump's extraction takes four additions per
+ * cut cell: q = (r + s) - s, r - q and the lane's sum.  A running sum does
+ * it in three: keep t_c = s_c + (the parts of cell c so far), and per term
+ *
+ *     t' = t_c + r,   q = t' - t_c,   r <- r - q,   t_c <- t'.
+ *
+ * While t_c stays in [2^52 u_c, 2^53 u_c], whose spacing is u_c, t' is
+ * t_c + r rounded to a multiple of u_c, so q is r rounded to one (ties may
+ * go the other way than Rump's: |r - q| <= u_c/2 all the same), and q and
+ * r - q are exact (t' - t_c: two multiples of u_c of that binade; r - q:
+ * the error of a rounded sum).  The parts of cell c are at most 2^47 u_c
+ * (cell 1: a term below 2^T = 2^W u_1; cells 2..: u_(c-1)/2), so
+ * XS_CELLS_RUN_PARTS = 16 of them keep t_c within 2^51 u_c of
+ * s_c = 1.5 * 2^52 u_c: every 16 terms per lane, t_c - s_c (exact, Sterbenz)
+ * goes into the lane and t_c starts again at s_c.  The lanes then hold what
+ * they hold with Rump's cuts up to ties: the same exact total, and the same
+ * bound (at most XS_CELLS_LANE_TERMS parts per block).  A term of 2^T or more
+ * may throw t_c out of the binade; its block is refused and the lanes are
+ * not stored.  Used where additions are the bottleneck (the portable
+ * kernels: one double per operation, the range measure on integer units).
  *
  * The kernel adds x[0..terms), terms a multiple of XS_CELLS_STEP and at
  * most XS_CELLS_BLOCK.  It returns 1 and updates the lanes when every term of the block
@@ -43,10 +67,11 @@ static int XS_CK_NAME(const void *input, int terms, double *lanes, const xs_cell
         }
     }
     XS_CK_RANGE_INIT
+#ifndef XS_CK_RUNNING
     for (int i = 0; i < terms; i += XS_CK_VW * XS_CK_CHAINS) {
         for (int j = 0; j < XS_CK_CHAINS; j++) {
             XS_CK_V v = XS_CK_LOAD_IN(x, i + j * XS_CK_VW);
-            XS_CK_RANGE_STEP(v)
+            XS_CK_RANGE_STEP(v, j)
             XS_CK_V r = v;
             /* Cells 1..K-1: cut off the multiples of u_c. */
             for (int c = 1; c < XS_CK_CELLS; c++) {
@@ -57,6 +82,38 @@ static int XS_CK_NAME(const void *input, int terms, double *lanes, const xs_cell
             acc[XS_CK_CELLS][j] = XS_CK_ADD(acc[XS_CK_CELLS][j], r);  /* cell K: the rest */
         }
     }
+#else
+    /* Spans of XS_CELLS_RUN_PARTS terms per lane, each from t_c = s_c. */
+    const int span = XS_CELLS_RUN_PARTS * XS_CK_VW * XS_CK_CHAINS;
+    XS_CK_V run[XS_CK_CELLS][XS_CK_CHAINS];     /* t_c of cells 1..K-1 */
+    for (int i0 = 0; i0 < terms; i0 += span) {
+        for (int c = 1; c < XS_CK_CELLS; c++) {
+            for (int j = 0; j < XS_CK_CHAINS; j++) {
+                run[c][j] = sigma[c];
+            }
+        }
+        int i1 = terms - i0 < span ? terms : i0 + span;
+        for (int i = i0; i < i1; i += XS_CK_VW * XS_CK_CHAINS) {
+            for (int j = 0; j < XS_CK_CHAINS; j++) {
+                XS_CK_V v = XS_CK_LOAD_IN(x, i + j * XS_CK_VW);
+                XS_CK_RANGE_STEP(v, j)
+                XS_CK_V r = v;
+                for (int c = 1; c < XS_CK_CELLS; c++) {
+                    XS_CK_V t = XS_CK_ADD(run[c][j], r);
+                    XS_CK_V q = XS_CK_SUB(t, run[c][j]);
+                    run[c][j] = t;
+                    r = XS_CK_SUB(r, q);
+                }
+                acc[XS_CK_CELLS][j] = XS_CK_ADD(acc[XS_CK_CELLS][j], r);
+            }
+        }
+        for (int c = 1; c < XS_CK_CELLS; c++) {
+            for (int j = 0; j < XS_CK_CHAINS; j++) {
+                acc[c][j] = XS_CK_ADD(acc[c][j], XS_CK_SUB(run[c][j], sigma[c]));
+            }
+        }
+    }
+#endif
 #ifdef XS_CK_CELLS_NAN
     XS_CK_V probe = acc[XS_CK_CELLS][0];
     for (int j = 1; j < XS_CK_CHAINS; j++) {

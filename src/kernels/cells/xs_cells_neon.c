@@ -25,7 +25,7 @@
 #define XS_CK_RANGE_INIT \
     const uint64x2_t abs_mask = vdupq_n_u64(XS_CELLS_ABS_BITS), one = vdupq_n_u64(1); \
     uint64x2_t mx = vdupq_n_u64(0), mn = vdupq_n_u64(UINT64_MAX);
-#define XS_CK_RANGE_STEP(v) { \
+#define XS_CK_RANGE_STEP(v, j) { \
         uint64x2_t a = vandq_u64(vreinterpretq_u64_f64(v), abs_mask); \
         uint64x2_t a_m1 = vsubq_u64(a, one); \
         mx = vbslq_u64(vcgtq_u64(a, mx), a, mx); \
