@@ -45,8 +45,8 @@
  * they hold with Rump's cuts up to ties: the same exact total, and the same
  * bound (at most XS_CELLS_LANE_TERMS parts per block).  A term of 2^T or more
  * may throw t_c out of the binade; its block is refused and the lanes are
- * not stored.  Used where additions are the bottleneck (the portable
- * kernels: one double per operation, the range measure on integer units).
+ * not stored.  The portable kernels (xs_cells.c) use them; the others
+ * keep Rump's cuts (same exact lane totals; ties may sit in other cells).
  *
  * The kernel adds x[0..terms), terms a multiple of XS_CELLS_STEP and at
  * most XS_CELLS_BLOCK.  It returns 1 and updates the lanes when every term of the block
