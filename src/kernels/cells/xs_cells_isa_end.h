@@ -34,5 +34,6 @@
 #undef XS_DK_RANGE_STEP
 #undef XS_DK_RANGE_END
 #undef XS_DK_CELLS_NAN
+#undef XS_DK_RUNNING
 #undef XS_DK_SPAN
 #undef XS_DK_CARRY

@@ -55,6 +55,7 @@ static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
         XS_DK_CARRY(acc, sigma)
     }
     int i1 = terms - i0 < span ? terms : i0 + span;
+#ifndef XS_DK_RUNNING
     for (int i = i0; i < i1; i += XS_DK_VW * XS_DK_CHAINS) {
         for (int j = 0; j < XS_DK_CHAINS; j++) {
             XS_DK_V va = XS_DK_LOADU(a + 8 * (i + j * XS_DK_VW));
@@ -79,6 +80,51 @@ static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
             acc[XS_DK_CELLS][j] = XS_DK_ADD(acc[XS_DK_CELLS][j], e);
         }
     }
+#else
+    /* Running cuts (xs_cells_kernel.h), runs of XS_CELLS_RUN_PARTS products
+     * per lane from t_c = s_c: cell 1 takes a part of p per product, at
+     * most 2^47 u_1; a cell c >= 2 one of p and one of e, at most
+     * 2^46 u_c + 2^46 u_c (e is below 2^(T-53), 2^41 u_2; in cell 3 and
+     * below its parts are remainders of at most u_(c-1)/2): 16 products
+     * keep t_c within 2^51 u_c of s_c. */
+    const int run = XS_CELLS_RUN_PARTS * XS_DK_VW * XS_DK_CHAINS;
+    XS_DK_V t[XS_DK_CELLS][XS_DK_CHAINS];       /* t_c of cells 1..K-1 */
+    for (int r0 = i0; r0 < i1; r0 += run) {
+        for (int c = 1; c < XS_DK_CELLS; c++) {
+            for (int j = 0; j < XS_DK_CHAINS; j++) {
+                t[c][j] = sigma[c];
+            }
+        }
+        int r1 = i1 - r0 < run ? i1 : r0 + run;
+        for (int i = r0; i < r1; i += XS_DK_VW * XS_DK_CHAINS) {
+            for (int j = 0; j < XS_DK_CHAINS; j++) {
+                XS_DK_V va = XS_DK_LOADU(a + 8 * (i + j * XS_DK_VW));
+                XS_DK_V vb = XS_DK_LOADU(b + 8 * (i + j * XS_DK_VW));
+                XS_DK_V p = XS_DK_MUL(va, vb);
+                XS_DK_V e = XS_DK_FMSUB(va, vb, p);
+                XS_DK_RANGE_STEP(va, vb, p)
+                for (int c = 1; c < XS_DK_CELLS; c++) {
+                    XS_DK_V next = XS_DK_ADD(t[c][j], p);
+                    XS_DK_V q = XS_DK_SUB(next, t[c][j]);
+                    t[c][j] = next;
+                    p = XS_DK_SUB(p, q);
+                }
+                for (int c = 2; c < XS_DK_CELLS; c++) {
+                    XS_DK_V next = XS_DK_ADD(t[c][j], e);
+                    XS_DK_V q = XS_DK_SUB(next, t[c][j]);
+                    t[c][j] = next;
+                    e = XS_DK_SUB(e, q);
+                }
+                acc[XS_DK_CELLS][j] = XS_DK_ADD(acc[XS_DK_CELLS][j], XS_DK_ADD(p, e));
+            }
+        }
+        for (int c = 1; c < XS_DK_CELLS; c++) {
+            for (int j = 0; j < XS_DK_CHAINS; j++) {
+                acc[c][j] = XS_DK_ADD(acc[c][j], XS_DK_SUB(t[c][j], sigma[c]));
+            }
+        }
+    }
+#endif
     }
 #ifdef XS_DK_CELLS_NAN
     XS_DK_V probe = acc[XS_DK_CELLS][0];
