@@ -8,8 +8,11 @@
  * below it.  XSUMUFUNC_KERNEL caps the level (results never depend on it;
  * it exists so that tests reach every variant on one machine):
  *
- *   generic      no vector code at all (the portable C paths)
- *   sse2         x86-64's baseline vectors (the SSE2 cells kernels)
+ *   generic      the portable kernels: C, in 2-double vectors where the
+ *                compiler has GCC's vector extensions (SSE2 on x86-64,
+ *                Advanced SIMD on aarch64), else one double at a time
+ *   sse2         x86-64's baseline, what a CPU without AVX2 runs: no
+ *                kernels of its own (the generic ones are SSE2 code there)
  *   avx2         AVX2 with FMA
  *   avx512       AVX-512F
  *   avx512vbmi   AVX-512F, BW and VBMI (the float8 code planes, biased)

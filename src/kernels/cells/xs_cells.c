@@ -64,9 +64,9 @@ static inline float bf16_to_float(uint16_t b)
  * lane i mod 8.  The cuts are running ones (xs_cells_kernel.h: three
  * additions per cut cell, not four), and the range stays off the adders:
  * 16-bit integer maxima and minima on x86-64, 64-bit integer compares
- * elsewhere.  (Zen 5, 1e6 normal terms: 0.45 -> 0.37 ns per term; the
- * SSE2 level's kernels below, with Rump's cuts and a floating-point range,
- * take 0.58.) */
+ * elsewhere.  (Zen 5, 1e6 normal terms: 0.45 -> 0.37 ns per term.  These
+ * are x86-64's baseline kernels too: the SSE2 ones with Rump's cuts and a
+ * floating-point range that the sse2 level had took 0.58.) */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(XS_NO_VECTOR_EXT)
 typedef double xs_cv __attribute__((vector_size(16)));
 #define XS_CK_VW 2
@@ -215,55 +215,6 @@ static inline void fp_range_bits(double max_abs, double min_abs, int has_nan,
         ? UINT64_MAX : xs_double_bits(min_abs) - 1;
 }
 
-/* SSE2: 2-double vectors, 4 chains. */
-#define XS_CK_TARGET
-#define XS_CK_V __m128d
-#define XS_CK_VW 2
-#define XS_CK_CHAINS 4
-#define XS_CK_LOAD(p) _mm_loadu_pd(p)
-#define XS_CK_STORE(p, v) _mm_storeu_pd((p), (v))
-#define XS_CK_ADD(a, b) _mm_add_pd((a), (b))
-#define XS_CK_SUB(a, b) _mm_sub_pd((a), (b))
-#define XS_CK_SET1(d) _mm_set1_pd(d)
-#define XS_CK_RANGE_INIT \
-    const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x((long long)XS_CELLS_ABS_BITS)); \
-    const __m128d zero = _mm_setzero_pd(), inf = _mm_set1_pd((double)INFINITY); \
-    __m128d mx = zero, mn = inf, nan_seen = zero;
-#define XS_CK_RANGE_STEP(v, j) { \
-        __m128d a = _mm_and_pd((v), abs_mask); \
-        mx = _mm_max_pd(mx, a); \
-        mn = _mm_min_pd(mn, _mm_or_pd(a, _mm_and_pd(_mm_cmpeq_pd(a, zero), inf))); \
-        nan_seen = _mm_or_pd(nan_seen, _mm_cmpunord_pd((v), (v))); }
-#define XS_CK_RANGE_END(range) { \
-        double m[2], s[2]; \
-        _mm_storeu_pd(m, mx); \
-        _mm_storeu_pd(s, mn); \
-        fp_range_bits(m[0] > m[1] ? m[0] : m[1], s[0] < s[1] ? s[0] : s[1], \
-                      _mm_movemask_pd(nan_seen) != 0, (range)); }
-#define XS_CK_ELEMENT double
-#define XS_CK_LOAD_IN(x, i) _mm_loadu_pd((x) + (i))
-#define XS_CI_NAME(K) cells_f64_sse2_##K
-#include "kernels/cells/xs_cells_instances.h"
-/* Two floats (8 bytes), widened. */
-#define XS_CK_ELEMENT float
-#define XS_CK_LOAD_IN(x, i) _mm_cvtps_pd(_mm_castsi128_ps( \
-        _mm_loadl_epi64((const __m128i *)(const void *)((x) + (i)))))
-#define XS_CI_NAME(K) cells_f32_sse2_##K
-#include "kernels/cells/xs_cells_instances.h"
-/* Two bfloat16 (4 bytes) into the top halves of two floats, widened. */
-static inline __m128d bf16x2_sse2(const uint16_t *x)
-{
-    int32_t two;
-    memcpy(&two, x, sizeof two);
-    return _mm_cvtps_pd(_mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(),
-                                                            _mm_cvtsi32_si128(two))));
-}
-#define XS_CK_ELEMENT uint16_t
-#define XS_CK_LOAD_IN(x, i) bf16x2_sse2((x) + (i))
-#define XS_CI_NAME(K) cells_bf16_sse2_##K
-#include "kernels/cells/xs_cells_instances.h"
-#include "kernels/cells/xs_cells_isa_end.h"
-
 /* AVX2: 4-double vectors, 2 chains. */
 #define XS_CK_TARGET XS_TARGET_AVX2
 #define XS_CK_V __m256d
@@ -367,14 +318,13 @@ static inline __m128d bf16x2_sse2(const uint16_t *x)
  * and the tests force each). */
 static const xs_cells_set generic = XS_CELLS_SET(generic);
 #ifdef XS_CELLS_X86
-static const xs_cells_set sse2 = XS_CELLS_SET(sse2);
 static const xs_cells_set avx2 = XS_CELLS_SET(avx2);
 static const xs_cells_set avx512 = XS_CELLS_SET(avx512);
 #endif
 const void *const xs_cells_variants[XS_ISA_COUNT] = {
     [XS_ISA_GENERIC] = &generic,
 #ifdef XS_CELLS_X86
-    [XS_ISA_SSE2] = &sse2, [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
+    [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
 #endif
 #ifdef XS_CPU_NEON
     [XS_ISA_NEON] = &xs_cells_neon,
