@@ -113,12 +113,15 @@ _SPANS = {"whole range": 1020, "exponents over [-500, 500]": 500}
 
 
 def spread_data(kind, shape, rng):
-    """float64 test data of one kind: "normal", "lognormal(0, 3)" (random
-    signs), "paper's data" (exp(30u)*u, random signs), or exponents uniform
-    over a span ("whole range": [-1020, 1020]; "exponents over [-500, 500]")."""
+    """float64 test data of one kind: "normal", "normal, 10% zeros" (sparse
+    data: zeros at random places), "lognormal(0, 3)" (random signs), "paper's
+    data" (exp(30u)*u, random signs), or exponents uniform over a span
+    ("whole range": [-1020, 1020]; "exponents over [-500, 500]")."""
     signs = rng.choice([-1.0, 1.0], shape)
     if kind == "normal":
         return rng.standard_normal(shape)
+    if kind == "normal, 10% zeros":
+        return np.where(rng.random(shape) < 0.1, 0.0, rng.standard_normal(shape))
     if kind == "lognormal(0, 3)":
         return signs * rng.lognormal(0.0, 3.0, shape)
     if kind == "paper's data":

@@ -10,10 +10,12 @@ Each level runs in its own child process (the level is read once per
 process), one thread, same-process interleaved medians (bench.measure) of
 our call and its NumPy twin on the same array; a cell is our ns per element
 and the ratio to the twin.  Data: standard normal, lognormal(0, 3) with
-random signs, the paper's data (exp(30u)*u), as in bench_spread.py.  The
-goals are issue 27's (the AVX2 and generic floors).  With --write, the table
-replaces the block between the markers ``<!-- bench_cpu begin -->`` and
-``<!-- bench_cpu end -->`` of the page, with the machine named.
+random signs, the paper's data (exp(30u)*u), as in bench_spread.py, and
+normal data with 10% zeros (sparse data).  The goals are issue 27's (the
+AVX2 and generic floors; sparse data: those of normal data).  With
+--write, the table replaces the block between the markers
+``<!-- bench_cpu begin -->`` and ``<!-- bench_cpu end -->`` of the page,
+with the machine named.
 """
 
 import argparse
@@ -36,12 +38,15 @@ CASES = [
     ("1-D sum n=1e6", "sum", "normal", (10**6,), None, "float64", 2.0, 3.0),
     ("1-D sum n=1e6", "sum", "lognormal(0, 3)", (10**6,), None, "float64", 2.0, 3.0),
     ("1-D sum n=1e6", "sum", "paper's data", (10**6,), None, "float64", 2.5, 3.0),
+    ("1-D sum n=1e6", "sum", "normal, 10% zeros", (10**6,), None, "float64", 2.0, 3.0),
     ("rows (1000, 1000) axis=1", "sum", "normal", (1000, 1000), 1, "float64", 2.5, 3.5),
     ("rows (1000, 1000) axis=1", "sum", "lognormal(0, 3)", (1000, 1000), 1, "float64", 2.5, 3.5),
     ("columns (1000, 1000) axis=0", "sum", "normal", (1000, 1000), 0, "float64", 2.5, 4.0),
     ("columns (1000, 1000) axis=0", "sum", "lognormal(0, 3)", (1000, 1000), 0, "float64", 2.5,
      4.0),
     ("columns (1000, 1000) axis=0", "sum", "paper's data", (1000, 1000), 0, "float64", 3.0, 4.0),
+    ("columns (1000, 1000) axis=0", "sum", "normal, 10% zeros", (1000, 1000), 0, "float64", 2.5,
+     4.0),
     ("columns (100, 10000) axis=0", "sum", "normal", (100, 10000), 0, "float64", 3.0, 4.0),
     ("float32 columns (1000, 1000)", "sum", "normal", (1000, 1000), 0, "float32", 3.0, 4.0),
     ("exact_dot n=1e6", "dot", "normal", (10**6,), None, "float64", 4.0, 6.0),

@@ -809,11 +809,17 @@ _warn_invalid_num_threads_env()
 
 
 # ---- grouped sums and means of a few values: one accumulator per group ----
+cdef extern from "exact/xs_ieee.h":
+    enum:
+        XS_F64_MANT_BITS
+        XS_F64_EXP_MASK
+
 cdef extern from "exact/xs_small.h":
     enum:
         XS_NCHUNKS
         XS_UNIT_SHIFT
         XS_ADDS_BETWEEN_CARRIES
+        XS_CHUNK_EXP_SHIFT
     ctypedef struct xs_small:
         long long chunk[XS_NCHUNKS]
         unsigned int flags
@@ -835,6 +841,10 @@ from libc.string cimport memcpy
 
 cdef enum:
     _FEW_ON_STACK = 8       # groups this few keep their accumulators on the stack
+    # Chunks below a group's lowest that _round_span's window keeps: the
+    # rounding reads the quantum 52 bits below the top and, for a mean, 13
+    # more quotient bits (a count below 2^13): 65 bits, within 3 chunks of 32.
+    _SPAN_CHUNKS_BELOW = 3
 
 
 cdef struct _few_group:
@@ -847,17 +857,18 @@ cdef double _round_span(xs_small *acc, const _few_group *group, bint mean) noexc
     reached: with no carry propagation yet (fewer adds than
     XS_ADDS_BETWEEN_CARRIES), every chunk outside [lo, hi + 1] is zero, so
     the value is that window's, its unit shifted by 32 bits a chunk.  The
-    window starts 3 chunks below lo (or at 0) so that every bit position
-    the rounding reads (the quantum 52 bits below the top, and for a mean
-    13 more quotient bits for a count below 2^13) stays at or above 0, as
-    on the whole accumulator."""
+    window starts _SPAN_CHUNKS_BELOW chunks below lo (or at 0) so that
+    every bit position the rounding reads (the quantum 52 bits below the
+    top, and for a mean 13 more quotient bits for a count below 2^13) stays
+    at or above 0, as on the whole accumulator; it ends past hi + 1, the
+    highest chunk a value of chunk hi reaches."""
     if group.count >= XS_ADDS_BETWEEN_CARRIES:
         return xs_small_round_divided(acc, group.count if mean else 1, &xs_format_float64)
-    cdef int lo = group.lo - 3 if group.lo > 3 else 0
+    cdef int lo = group.lo - _SPAN_CHUNKS_BELOW if group.lo > _SPAN_CHUNKS_BELOW else 0
     cdef int top = group.hi + 2 if group.hi + 2 < XS_NCHUNKS else XS_NCHUNKS
     xs_fixed_propagate(&acc.chunk[lo], top - lo)
-    return xs_round_fixed(&acc.chunk[lo], top - lo, XS_UNIT_SHIFT - 32 * lo, acc.flags,
-                          group.count if mean else 1, &xs_format_float64)
+    return xs_round_fixed(&acc.chunk[lo], top - lo, XS_UNIT_SHIFT - XS_CHUNK_BITS * lo,
+                          acc.flags, group.count if mean else 1, &xs_format_float64)
 
 
 cdef Py_ssize_t _few_groups_into(const char *vp, Py_ssize_t vs, const char *cp,
@@ -885,7 +896,7 @@ cdef Py_ssize_t _few_groups_into(const char *vp, Py_ssize_t vs, const char *cp,
         xs_small_add_bits(&accs[code], bits)
         # The chunk of its biased exponent (a subnormal's, 0, is chunk 0
         # too): the value reaches that chunk and the next.
-        chunk = <int>((bits >> 52) & 0x7ff) >> 5
+        chunk = <int>((bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK) >> XS_CHUNK_EXP_SHIFT
         groups[code].count += 1
         if chunk < groups[code].lo:
             groups[code].lo = chunk

@@ -28,6 +28,10 @@ _Static_assert((-1 >> 1) == -1, "xsumufunc needs arithmetic right shifts");
 
 /* Bits per chunk "digit" after normalisation. */
 #define XS_CHUNK_BITS 32
+/* log2(XS_CHUNK_BITS): a double of biased exponent e starts in chunk
+ * e >> XS_CHUNK_EXP_SHIFT, at bit e & (XS_CHUNK_BITS - 1) of it. */
+#define XS_CHUNK_EXP_SHIFT 5
+_Static_assert(XS_CHUNK_BITS == 1 << XS_CHUNK_EXP_SHIFT, "XS_CHUNK_EXP_SHIFT is log2(XS_CHUNK_BITS)");
 #define XS_CHUNK_MASK ((int64_t)0xffffffff)
 /* Weight of bit 0 of chunk 0 is 2^-XS_UNIT_SHIFT.  A double with biased
  * exponent e (e >= 1) is m * 2^(e - 1075), m its 53-bit integer mantissa. */
@@ -114,9 +118,9 @@ static inline void xs_small_add_bits(xs_small *acc, uint64_t bits)
     else {
         mant |= XS_F64_IMPLICIT_BIT;
     }
-    unsigned lo = biased & 31u, hi = biased >> 5;
-    int64_t low_part = (int64_t)((mant << lo) & 0xffffffffu);
-    int64_t high_part = (int64_t)(mant >> (32u - lo));
+    unsigned lo = biased & (XS_CHUNK_BITS - 1u), hi = biased >> XS_CHUNK_EXP_SHIFT;
+    int64_t low_part = (int64_t)((mant << lo) & (uint64_t)XS_CHUNK_MASK);
+    int64_t high_part = (int64_t)(mant >> (XS_CHUNK_BITS - lo));
     if (bits >> 63) {
         acc->chunk[hi] -= low_part;
         acc->chunk[hi + 1] -= high_part;
