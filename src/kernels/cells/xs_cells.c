@@ -90,7 +90,7 @@ static inline xs_cv cv_load(const double *p)
 
 /* XS_CK_VW float32 or bfloat16 terms as doubles (exact). */
 #if defined(__SSE2__) && XS_CK_VW == 2
-#include <emmintrin.h>
+#include "kernels/cells/xs_top16.h"
 static inline xs_cv cv_load_f32(const float *p)
 {
     return (xs_cv)_mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)p)));
@@ -137,31 +137,24 @@ static inline void cv_store(double *p, xs_cv v)
 #define XS_CK_ADD(a, b) ((a) + (b))
 #define XS_CK_SUB(a, b) ((a) - (b))
 #if defined(__SSE2__) && XS_CK_VW == 2
-/* x86-64: the range on the vector units, on the top 16 bits of |term|
- * (sign off: the exponent field and 4 fraction bits), signed 16-bit maxima
- * and minima, a zero counted as 0x7fff for the minimum (by a compare with
- * 0.0, exact: the pinned mode has no DAZ).  max_bits and min_bits_m1 + 1
- * are those bits followed by zeros, which the drivers use exactly as the
- * whole patterns: they compare them with powers of two and read their
- * exponent fields.  (A least top of 0 is a subnormal below 2^-1026:
- * min_bits_m1 0, exponent field 0; 0x7fff: all zero, or a NaN, which the
- * largest reports.) */
+/* x86-64: the range on the integer vector units (xs_top16.h), a zero
+ * counted as the largest top for the minimum (by a compare with 0.0,
+ * exact: the pinned mode has no DAZ).  A least top of 0 is a subnormal
+ * below 2^-1026 (min_bits_m1 0: exponent field 0); the largest, all zero
+ * (or a NaN, which the maximum reports). */
 #define XS_CK_RANGE_INIT \
-    const __m128i top_abs = _mm_set1_epi64x((long long)0x7fff000000000000ull); \
+    const __m128i top_abs = XS_TOP16_ABS_LANES(); \
     __m128i mxv = _mm_setzero_si128(), mnv = top_abs;
 #define XS_CK_RANGE_STEP(v, j) { \
-        __m128i t = _mm_and_si128(_mm_castpd_si128((__m128d)(v)), top_abs); \
+        __m128i t = xs_top16((__m128d)(v)); \
         __m128i z = _mm_castpd_si128(_mm_cmpeq_pd((__m128d)(v), _mm_setzero_pd())); \
         mxv = _mm_max_epi16(mxv, t); \
         mnv = _mm_min_epi16(mnv, _mm_or_si128(t, _mm_and_si128(z, top_abs))); }
 #define XS_CK_RANGE_END(range) { \
-        uint16_t hi[8], lo[8]; \
-        _mm_storeu_si128((__m128i *)hi, mxv); \
-        _mm_storeu_si128((__m128i *)lo, mnv); \
-        (range)->max_bits = (uint64_t)(hi[3] > hi[7] ? hi[3] : hi[7]) << 48; \
-        uint64_t least = lo[3] < lo[7] ? lo[3] : lo[7]; \
-        (range)->min_bits_m1 = least == 0x7fff ? UINT64_MAX \
-            : least != 0 ? (least << 48) - 1 : 0; }
+        (range)->max_bits = xs_top16_bits(xs_top16_larger(mxv)); \
+        uint64_t least = xs_top16_smaller(mnv); \
+        (range)->min_bits_m1 = least == XS_TOP16_MAX ? UINT64_MAX \
+            : least != 0 ? xs_top16_bits((unsigned)least) - 1 : 0; }
 #else
 /* Elsewhere on the integer units, one minimum and maximum per chain
  * (XS_CK_MEASURES of them: a single pair would chain every term's compare
@@ -200,6 +193,8 @@ static inline void cv_store(double *p, xs_cv v)
 #define XS_CI_NAME(K) cells_bf16_generic_##K
 #include "kernels/cells/xs_cells_instances.h"
 #include "kernels/cells/xs_cells_isa_end.h"
+#undef XS_CK_MEASURES
+#undef XS_CV_LANE
 
 #ifdef XS_CPU_X86
 #define XS_CELLS_X86 1

@@ -182,15 +182,13 @@ static inline uint64_t min_bits_m1(double m)
 #define XS_DK_FMSUB(x, y, z) dekker_error((x), (y), (z))
 #define XS_DK_SET1(d) XS_GV_SPLAT(d)
 #if defined(__SSE2__) && XS_GV_W == 2
-/* x86-64: the range on the vector units, off the adders the products and
- * cuts keep busy: signed 16-bit maxima and minima of the top 16 bits of
- * |p|, |a| and |b| (sign off: the exponent field and 4 fraction bits),
- * which is all the driver reads of them (it compares max_p with powers of
- * two and adds the minima's exponent fields).  A least top of 0 (a zero,
- * or a subnormal below 2^-1026) is looked at again for the exact smallest
- * non-zero value. */
+#include "kernels/cells/xs_top16.h"
+/* x86-64: the range on the integer vector units (xs_top16.h), off the
+ * adders the products and cuts keep busy: the tops of |p|, |a| and |b|.
+ * A least top of 0 (a zero, or a subnormal below 2^-1026) is looked at
+ * again for the exact smallest non-zero value. */
 #define XS_DK_RANGE_INIT \
-    const __m128i top_abs = _mm_set1_epi64x((long long)0x7fff000000000000ull); \
+    const __m128i top_abs = XS_TOP16_ABS_LANES(); \
     __m128i max_p = _mm_setzero_si128(), min_a = top_abs, min_b = top_abs;
 #define XS_DK_RANGE_STEP(va, vb, p) { \
         max_p = _mm_max_epi16(max_p, _mm_and_si128(_mm_castpd_si128((__m128d)(p)), top_abs)); \
@@ -204,27 +202,16 @@ static inline uint64_t min_bits_m1(double m)
 #define XS_DK_RANGE_END(range) { \
         uint64_t ma_m1 = top16_min_m1(min_a, a, terms), mb_m1 = top16_min_m1(min_b, b, terms); \
         int refused = cells_nan || is_subnormal_m1(ma_m1) || is_subnormal_m1(mb_m1); \
-        (range)->max_p = refused ? UINT64_MAX : top16_max(max_p); \
+        (range)->max_p = refused ? UINT64_MAX : xs_top16_bits(xs_top16_larger(max_p)); \
         (range)->min_a_m1 = ma_m1; \
         (range)->min_b_m1 = mb_m1; }
 
-/* The largest top of a range measure, as a bit pattern (zeros below). */
-static inline uint64_t top16_max(__m128i m)
-{
-    uint16_t w[8];
-    _mm_storeu_si128((__m128i *)w, m);
-    return (uint64_t)(w[3] > w[7] ? w[3] : w[7]) << 48;
-}
-
-/* The least top of a range measure of the block's n values x, as a bit
- * pattern minus 1; at 0, the exact smallest non-zero |x| (all zero:
- * UINT64_MAX). */
+/* The least top of a measure m of the block's n values x, as a bit pattern
+ * minus 1; at 0, the exact smallest non-zero |x| (all zero: UINT64_MAX). */
 static inline uint64_t top16_min_m1(__m128i m, const char *x, int n)
 {
-    uint16_t w[8];
-    _mm_storeu_si128((__m128i *)w, m);
-    uint64_t least = w[3] < w[7] ? w[3] : w[7];
-    return least != 0 ? (least << 48) - 1 : min_bits_m1(nonzero_min(x, n));
+    unsigned least = xs_top16_smaller(m);
+    return least != 0 ? xs_top16_bits(least) - 1 : min_bits_m1(nonzero_min(x, n));
 }
 
 /* Whether a minimum (minus 1) is a subnormal's (not all zero). */
