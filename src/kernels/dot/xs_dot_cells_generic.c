@@ -41,11 +41,14 @@
  * GCC and Clang: 2-double vectors (GCC's vector extensions: SSE2 on
  * x86-64, Advanced SIMD on aarch64, scalar code elsewhere), 4 chains; other
  * compilers: doubles, 8 chains.  Either way 8 lanes per cell, product i in
- * lane i mod 8, as in the AVX2 and NEON instances.  The range is measured
- * in floating point (SSE2 has no 64-bit compares) by vector maxima and
- * minima: the largest |p|, the smallest |a| and |b| (zeros included; a
- * block with a zero looked at again for the smallest non-zero value), NaN
- * products skipped and seen through the last cell's lanes once a block.
+ * lane i mod 8, as in the AVX2 and NEON instances.  The cuts are running
+ * ones (xs_dot_cells_kernel.h).  The range: the largest |p|, the smallest
+ * |a| and |b| (zeros included; a block with a zero looked at again for the
+ * smallest non-zero value), NaN products seen through the last cell's
+ * lanes once a block; on x86-64 by 16-bit integer maxima and minima of the
+ * top 16 bits (xs_top16.h: SSE2 has no 64-bit compares, and a double max or
+ * min would take an adder), elsewhere by double maxima and minima, which
+ * skip NaN products.
  */
 #include "kernels/dot/xs_dot_cells_variants.h"
 
