@@ -12,9 +12,15 @@
  *                 larger and smaller of two vectors of doubles lane by lane,
  *                 b where a lane is unordered (x86's maxpd and minpd), and
  *                 XS_CS_FP_UNORD(a, b), all ones where a or b is a NaN
- *   XS_CS_FP_MAXF, XS_CS_FP_MINF, XS_CS_FP_UNORDF (optional, with
- *                 XS_CS_FP_RANGE) their twins on vectors of floats: float32
- *                 rows are then measured unwidened (XS_CS_F32_RANGE below)
+ *   XS_CS_TOP16_RANGE (optional, instead of XS_CS_FP_RANGE) measure the
+ *                 range on the top 16 bits of each |x| (xs_top16.h, which
+ *                 the includer includes), with XS_CS_TOP16_MAX(a, b) and
+ *                 XS_CS_TOP16_MIN(a, b), signed 16-bit maxima and minima of
+ *                 two XS_CS_VI, and XS_CS_ZEROS(v), all ones in the lanes
+ *                 where v is 0.0
+ *   XS_CS_FP_MAXF, XS_CS_FP_MINF, XS_CS_FP_UNORDF (optional) the twins of
+ *                 XS_CS_FP_MAX, ... on vectors of floats: float32 rows are
+ *                 then measured unwidened (XS_CS_F32_RANGE below)
  *   XS_CS_WIDEN32(q) (optional) XS_CS_W floats from q widened to doubles in
  *                 one instruction (see cs_load)
  *   XS_CS_CUT_ADD(a, b), XS_CS_CUT_SUB(a, b) (optional) a + b and a - b on
@@ -59,7 +65,16 @@
  *     cell, which a NaN part leaves a NaN (cs_range_end).  A lane with
  *     nothing but zeros or NaNs keeps +Inf's pattern as its minimum:
  *     reported as all zeros, which a NaN lane's largest overrides (no
- *     window takes it).
+ *     window takes it);
+ *   - or, when the includer defines XS_CS_TOP16_RANGE (the portable
+ *     instance on x86-64), on the top 16 bits of the patterns alone, with
+ *     16-bit maxima and minima on the integer vector units, so that the
+ *     floating-point adders do only the cuts and the cell sums (SSE2 has
+ *     no FMA to take the cuts): a zero counted as the largest top for the
+ *     minimum (a compare with 0.0).  The drivers read only what those bits
+ *     keep (xs_top16.h): the exponent fields, and the order against the
+ *     windows' limits, which are powers of two.  A NaN's or an Inf's top
+ *     is that of +Inf or above it, which no window takes.
  * A lane with nothing but zeros has UINT64_MAX as its minimum, as
  * xs_strip_block wants.
  */
@@ -72,6 +87,10 @@
 #define XS_CS_PARTS (XS_STRIP / XS_CS_W)
 #define XS_CS_RANGE XS_CS_FN(xs_cs_range)
 #define XS_CS_TRACK XS_CS_FN(xs_cs_track)
+#ifdef XS_CS_TOP16_RANGE
+/* The top 16 bits of |x|'s pattern, the sign off (the largest top). */
+#define XS_CS_TOP_BITS ((uint64_t)XS_TOP16_MAX << XS_TOP16_SHIFT)
+#endif
 
 typedef double XS_CS_VD __attribute__((vector_size(8 * XS_CS_W)));
 typedef float XS_CS_VF __attribute__((vector_size(4 * XS_CS_W)));
@@ -101,7 +120,7 @@ XS_CS_TARGET XS_INLINE XS_CS_VD XS_CS_FN(cs_load)(const char *q, int itemsize)
  * with double compares, the minimum of even and of odd rows apart (a pair's
  * own minimum would lose a row beside a zero) and the NaN lanes. */
 typedef struct {
-    XS_CS_VI mx, mn;
+    XS_CS_VI mx, mn;            /* with XS_CS_TOP16_RANGE: the top bits alone */
 #ifdef XS_CS_FP_RANGE
     XS_CS_VI mn_odd;
     XS_CS_VD nan;
@@ -116,6 +135,8 @@ XS_CS_TARGET XS_INLINE XS_CS_RANGE XS_CS_FN(cs_range_init)(void)
     r.mn = r.mx + (int64_t)XS_CELLS_INF_BITS;
     r.mn_odd = r.mn;
     r.nan = (XS_CS_VD){0};
+#elif defined(XS_CS_TOP16_RANGE)
+    r.mn = r.mx + (int64_t)XS_CS_TOP_BITS;
 #else
     r.mn = r.mx + (int64_t)XS_CELLS_ABS_BITS;
 #endif
@@ -126,12 +147,17 @@ XS_CS_TARGET XS_INLINE XS_CS_RANGE XS_CS_FN(cs_range_init)(void)
  * smallest non-zero (lo; see the top of this file for what 0 becomes). */
 XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_keys)(XS_CS_VD v, XS_CS_VI *hi, XS_CS_VI *lo)
 {
+#ifdef XS_CS_TOP16_RANGE
+    *hi = (XS_CS_VI)v & (int64_t)XS_CS_TOP_BITS;
+    *lo = *hi | (XS_CS_ZEROS(v) & (int64_t)XS_CS_TOP_BITS);
+#else
     XS_CS_VI a = (XS_CS_VI)v & (int64_t)XS_CELLS_ABS_BITS;
     *hi = a;
 #ifdef XS_CS_FP_RANGE
     *lo = a - 1;
 #else
     *lo = (a - 1) & (int64_t)XS_CELLS_ABS_BITS;
+#endif
 #endif
 }
 
@@ -140,6 +166,9 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_keys)(XS_CS_VD v, XS_CS_VI *hi, XS_CS_VI
  * where m is a NaN pattern. */
 #define XS_CS_KEY_MAX(m, n) ((XS_CS_VI)XS_CS_FP_MAX((XS_CS_VD)(m), (XS_CS_VD)(n)))
 #define XS_CS_KEY_MIN(m, n) ((XS_CS_VI)XS_CS_FP_MIN((XS_CS_VD)(m), (XS_CS_VD)(n)))
+#elif defined(XS_CS_TOP16_RANGE)
+#define XS_CS_KEY_MAX(m, n) ((XS_CS_VI)XS_CS_TOP16_MAX((m), (n)))
+#define XS_CS_KEY_MIN(m, n) ((XS_CS_VI)XS_CS_TOP16_MIN((m), (n)))
 #else
 /* The larger (smaller) of keys m and n lane by lane, signed order. */
 XS_CS_TARGET XS_INLINE XS_CS_VI XS_CS_FN(cs_key_max)(XS_CS_VI m, XS_CS_VI n)
@@ -214,6 +243,9 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, XS_CS_VD cut, 
         mx = special[k] ? UINT64_MAX : mx;
 #ifdef XS_CS_FP_RANGE
         mn = mn == XS_CELLS_INF_BITS ? UINT64_MAX : mn;
+#elif defined(XS_CS_TOP16_RANGE)
+        /* A least top of 0: a subnormal below 2^-1026 (exponent field 0). */
+        mn = mn == XS_CS_TOP_BITS ? UINT64_MAX : mn != 0 ? mn - 1 : 0;
 #else
         mn = mn == XS_CELLS_ABS_BITS ? UINT64_MAX : mn;
 #endif
@@ -234,7 +266,7 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, XS_CS_VD cut, 
  * pattern that the min passes over; NaN lanes seen apart as there).  Only
  * where a strip has more than one part: a level with one part (AVX-512)
  * keeps its measure. */
-#if defined(XS_CS_FP_RANGE) && defined(XS_CS_FP_MAXF) && XS_CS_PARTS > 1
+#if defined(XS_CS_FP_MAXF) && XS_CS_PARTS > 1
 #define XS_CS_F32_RANGE 1
 #define XS_CS_VG XS_CS_FN(xs_cs_vg)
 #define XS_CS_VJ XS_CS_FN(xs_cs_vj)
@@ -592,4 +624,9 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_KEY32_MAX
 #undef XS_CS_KEY32_MIN
 #undef XS_CS_TRACK
+#undef XS_CS_TOP_BITS
+#undef XS_CS_TOP16_RANGE
+#undef XS_CS_TOP16_MAX
+#undef XS_CS_TOP16_MIN
+#undef XS_CS_ZEROS
 #undef XS_CS_CUT_SUB
