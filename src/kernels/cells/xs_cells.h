@@ -171,18 +171,26 @@ static inline void xs_cells_set_window(xs_cells_window *w, int precision, int to
  * XS_CELLS_HEADROOM binades above the largest, the fewest cells that hold
  * the smallest.  0 when none fits (Inf/NaN, all zeros, too wide, or beyond
  * the tops allowed). */
-static inline int xs_cells_choose(xs_cells_window *w, int precision, uint64_t max_bits,
-                                  uint64_t min_bits_m1)
+static inline int xs_cells_pick(int precision, uint64_t max_bits, uint64_t min_bits_m1,
+                                int *top, int *cells)
 {
     if (max_bits >= XS_CELLS_INF_BITS || max_bits == 0) {
         return 0;
     }
-    int top = xs_cells_top_for(max_bits);
-    if (top > XS_CELLS_TOP_MAX) {
+    *top = xs_cells_top_for(max_bits);
+    if (*top > XS_CELLS_TOP_MAX) {
         return 0;
     }
-    int cells = xs_cells_needed(precision, top, min_bits_m1);
-    if (cells > XS_CELLS_MAX) {
+    *cells = xs_cells_needed(precision, *top, min_bits_m1);
+    return *cells <= XS_CELLS_MAX;
+}
+
+/* The same, w set to that window (the top and cells alone: xs_cells_pick). */
+static inline int xs_cells_choose(xs_cells_window *w, int precision, uint64_t max_bits,
+                                  uint64_t min_bits_m1)
+{
+    int top, cells;
+    if (!xs_cells_pick(precision, max_bits, min_bits_m1, &top, &cells)) {
         return 0;
     }
     xs_cells_set_window(w, precision, top, cells);

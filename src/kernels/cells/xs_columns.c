@@ -392,17 +392,16 @@ static int raised_top(int precision, int top, int cells, uint64_t mn, int extra)
 static int new_window(xs_columns *st, int s, int k, uint64_t mx, uint64_t mn, int extra,
                       int grow, int *top, int *cells)
 {
-    int j = s * XS_STRIP + k;
-    xs_cells_window w;
-    if (!xs_cells_choose(&w, st->precision, mx, mn)) {
+    int j = s * XS_STRIP + k, chosen, cells_needed;
+    if (!xs_cells_pick(st->precision, mx, mn, &chosen, &cells_needed)) {
         return 0;
     }
     if (st->active[j]) {
         flush_column(st, j);
     }
-    *top = raised_top(st->precision, w.top, w.cells, mn, extra);
-    *cells = w.cells;
-    int full = w.top + extra > XS_CELLS_TOP_MAX ? XS_CELLS_TOP_MAX : w.top + extra;
+    *top = raised_top(st->precision, chosen, cells_needed, mn, extra);
+    *cells = cells_needed;
+    int full = chosen + extra > XS_CELLS_TOP_MAX ? XS_CELLS_TOP_MAX : chosen + extra;
     int more = xs_cells_needed(st->precision, full, mn);
     if (grow && *top < full && more <= XS_CELLS_MAX) {
         *top = full;              /* any top keeps the sums exact (xs_cells.h) */
