@@ -33,6 +33,9 @@
  *                 on Intel's Skylake, it costs nothing) (Zen 5,
  *                 AVX2 forced: (1000, 1000) normal columns 0.33 -> 0.29 ns
  *                 per element, the paper's data 0.45 -> 0.37)
+ *   XS_CS_RUNNING (optional) cut by running sums (XS_CS_RUN below), as the
+ *                 portable cells of rows do (xs_cells_kernel.h): three
+ *                 additions per cut cell, not four
  *
  * and, before the first instance, XS_STRIP, xs_strip_block, XS_INLINE,
  * XS_PREFETCH, XS_PREFETCH_BYTES and XS_COLUMN_CARRY_ROWS.  It makes
@@ -46,7 +49,9 @@
  * range of one vector stay in registers: with four cells that is about a
  * dozen, where the whole strip in 4-lane vectors would need about 28 and
  * AVX2 has 16.  Every lane's operations are the same, in the same order,
- * whatever the width.
+ * whatever the width; the running cuts of XS_CS_RUNNING put a part on a tie
+ * in the other cell at times, so that the cells of an instance with them
+ * hold the same exact sum, not the same doubles.
  *
  * The range is tracked on the bit patterns of |x| (no unsigned 64-bit
  * compare in AVX2 or SSE):
@@ -422,6 +427,29 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_track_end)(XS_CS_TRACK t, XS_CS_VD cut, 
     } \
     (part)[K] = (v);
 
+/* One row's lanes v cut by running sums t[1..K-1] (XS_CS_RUNNING), the
+ * rest left in v: t_c + v rounds to the grid of u_c while t_c stays within
+ * 2^51 u_c of s_c = 1.5 2^52 u_c (the binade of s_c), so the difference
+ * with the old t_c is v's part for cell c, exact, and so is the rest.
+ * Two running sums per cell, one for the even rows and one for the odd
+ * (two chains of dependent adds, each half as long), restarted from s_c
+ * every carry step: each takes at most XS_COLUMN_CARRY_ROWS / 2 =
+ * XS_CELLS_RUN_PARTS parts per lane, at most 2^47 u_c each (xs_cells.h:
+ * 16 such parts keep t_c within 2^51 u_c of s_c; for a cell whose s_c is
+ * clamped to 1.5 2^-1022, xs_cells_set_grid, the same holds in units of
+ * 2^-1074), and t_c - s_c goes to the cell's sum, exact, before the carry:
+ * the cell's sum takes the same amount as from the plain cuts, in two
+ * parts of a run each. */
+#define XS_CS_RUN(v, t) \
+    for (int c = 1; c < K; c++) { \
+        XS_CS_VD next = (t)[c] + (v); \
+        (v) -= next - (t)[c]; \
+        (t)[c] = next; \
+    }
+
+_Static_assert(XS_COLUMN_CARRY_ROWS <= 2 * XS_CELLS_RUN_PARTS,
+               "a carry step's rows take at most XS_CELLS_RUN_PARTS parts per running sum");
+
 /* Lanes lane0 .. lane0 + XS_CS_W - 1 of a strip's block with K cells: every
  * row cut and added, a carry step every XS_COLUMN_CARRY_ROWS rows.  Rows go
  * in pairs whose parts are added first, so that each cell's chain of
@@ -442,6 +470,13 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
     for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_CARRY_ROWS) {
         ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
         ptrdiff_t r = r0;
+#ifdef XS_CS_RUNNING
+        XS_CS_VD t0[XS_CELLS_MAX], t1[XS_CELLS_MAX];
+        for (int c = 1; c < K; c++) {
+            t0[c] = sig[c];
+            t1[c] = sig[c];
+        }
+#endif
         for (; r + 1 < r1; r += 2, q += 2 * row_stride) {
             XS_CS_VD v0 = XS_CS_FN(cs_load)(q, itemsize);
             XS_CS_VD v1 = XS_CS_FN(cs_load)(q + row_stride, itemsize);
@@ -455,12 +490,18 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
                                            XS_PREFETCH_BYTES(itemsize)));
             }
             XS_CS_FN(cs_track)(&range, q, row_stride, 2, v0, v1, itemsize, lane0, 0);
+#ifdef XS_CS_RUNNING
+            XS_CS_RUN(v0, t0)
+            XS_CS_RUN(v1, t1)
+            acc[K] += v0 + v1;
+#else
             XS_CS_VD p0[XS_CELLS_MAX + 1], p1[XS_CELLS_MAX + 1];
             XS_CS_CUT(v0, p0)
             XS_CS_CUT(v1, p1)
             for (int c = 1; c <= K; c++) {
                 acc[c] += p0[c] + p1[c];
             }
+#endif
         }
         if (r < r1) {                                   /* an odd row out */
             XS_CS_VD v = XS_CS_FN(cs_load)(q, itemsize), p[XS_CELLS_MAX + 1];
@@ -468,12 +509,23 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
                 XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
             }
             XS_CS_FN(cs_track)(&range, q, row_stride, 1, v, v, itemsize, lane0, 0);
+#ifdef XS_CS_RUNNING
+            (void)p;
+            XS_CS_RUN(v, t0)
+            acc[K] += v;
+#else
             XS_CS_CUT(v, p)
             for (int c = 1; c <= K; c++) {
                 acc[c] += p[c];
             }
+#endif
             q += row_stride;
         }
+#ifdef XS_CS_RUNNING
+        for (int c = 1; c < K; c++) {
+            acc[c] += (t0[c] - sig[c]) + (t1[c] - sig[c]);
+        }
+#endif
         for (int c = K; c >= 1; c--) {
             XS_CS_VD carry = (acc[c] + sig[c - 1]) - sig[c - 1];
             acc[c] -= carry;
@@ -592,6 +644,8 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 
 #undef XS_CS_TYPE
 #undef XS_CS_CUT
+#undef XS_CS_RUN
+#undef XS_CS_RUNNING
 #undef XS_CS_RANGE
 #undef XS_CS_KEY_MAX
 #undef XS_CS_KEY_MIN
