@@ -95,11 +95,6 @@ static xs_small *column_acc(xs_columns *st, int j)
 #define XS_CS_ISA generic
 #define XS_CS_TARGET
 #define XS_CS_W 2
-/* Cuts by running sums (three additions per cut cell, not four): the
- * portable code has no multiply-add to take them ((1000, 1000) columns
- * on Zen 5: normal 0.45 -> 0.43 ns per element, lognormal 0.50 -> 0.46,
- * the paper's data 0.72 -> 0.63). */
-#define XS_CS_RUNNING 1
 #ifdef XS_CPU_X86
 /* SSE2 has no 64-bit integer compare: the range on the top 16 bits of each
  * |x| (xs_top16.h), on the integer vector units, so that the two adders do

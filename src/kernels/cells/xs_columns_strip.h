@@ -33,9 +33,6 @@
  *                 on Intel's Skylake, it costs nothing) (Zen 5,
  *                 AVX2 forced: (1000, 1000) normal columns 0.33 -> 0.29 ns
  *                 per element, the paper's data 0.45 -> 0.37)
- *   XS_CS_RUNNING (optional) cut by running sums (XS_CS_RUN below), as the
- *                 portable cells of rows do (xs_cells_kernel.h): three
- *                 additions per cut cell, not four
  *
  * and, before the first instance, XS_STRIP, xs_strip_block, XS_INLINE,
  * XS_PREFETCH, XS_PREFETCH_BYTES and XS_COLUMN_CARRY_ROWS.  It makes
@@ -49,9 +46,8 @@
  * range of one vector stay in registers: with four cells that is about a
  * dozen, where the whole strip in 4-lane vectors would need about 28 and
  * AVX2 has 16.  Every lane's operations are the same, in the same order,
- * whatever the width; the running cuts of XS_CS_RUNNING put a part on a tie
- * in the other cell at times, so that the cells of an instance with them
- * hold the same exact sum, not the same doubles.
+ * whatever the width (the multiply-adds of XS_CS_CUT_ADD round as the adds
+ * do), so every instance gives the same bits.
  *
  * The range is tracked on the bit patterns of |x| (no unsigned 64-bit
  * compare in AVX2 or SSE):
@@ -418,17 +414,12 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_track_end)(XS_CS_TRACK t, XS_CS_VD cut, 
 #define XS_CS_CUT_SUB(a, b) ((a) - (b))
 #endif
 
-/* One row's lanes v cut into the cells 1..K-1 (their parts into part[c]),
- * the rest into part[K]. */
-#define XS_CS_CUT(v, part) \
-    for (int c = 1; c < K; c++) { \
-        (part)[c] = XS_CS_CUT_SUB(XS_CS_CUT_ADD((v), sig[c]), sig[c]); \
-        (v) = XS_CS_CUT_SUB((v), (part)[c]); \
-    } \
-    (part)[K] = (v);
-
-/* One row's lanes v cut by running sums t[1..K-1] (XS_CS_RUNNING), the
- * rest left in v: t_c + v rounds to the grid of u_c while t_c stays within
+/* One row's lanes v cut by running sums t[1..K-1] into the cells 1..K-1,
+ * the rest left in v (three additions per cut cell, where a cut
+ * fl(fl(v + s_c) - s_c) and the cell's own sum take four, as the portable
+ * cells of rows do: xs_cells_kernel.h; Zen 5, (1000, 1000) columns, from
+ * those cuts: 4 to 15% faster at every level, generic the most).
+ * t_c + v rounds to the grid of u_c while t_c stays within
  * 2^51 u_c of s_c = 1.5 2^52 u_c (the binade of s_c), so the difference
  * with the old t_c is v's part for cell c, exact, and so is the rest.
  * Two running sums per cell, one for the even rows and one for the odd
@@ -439,11 +430,11 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_track_end)(XS_CS_TRACK t, XS_CS_VD cut, 
  * clamped to 1.5 2^-1022, xs_cells_set_grid, the same holds in units of
  * 2^-1074), and t_c - s_c goes to the cell's sum, exact, before the carry:
  * the cell's sum takes the same amount as from the plain cuts, in two
- * parts of a run each. */
+ * parts of a run each: the lane bound of xs_cells.h holds as it did. */
 #define XS_CS_RUN(v, t) \
     for (int c = 1; c < K; c++) { \
-        XS_CS_VD next = (t)[c] + (v); \
-        (v) -= next - (t)[c]; \
+        XS_CS_VD next = (XS_CS_VD)XS_CS_CUT_ADD((v), (t)[c]); \
+        (v) = (XS_CS_VD)XS_CS_CUT_SUB((v), (XS_CS_VD)XS_CS_CUT_SUB(next, (t)[c])); \
         (t)[c] = next; \
     }
 
@@ -451,10 +442,11 @@ _Static_assert(XS_COLUMN_CARRY_ROWS <= 2 * XS_CELLS_RUN_PARTS,
                "a carry step's rows take at most XS_CELLS_RUN_PARTS parts per running sum");
 
 /* Lanes lane0 .. lane0 + XS_CS_W - 1 of a strip's block with K cells: every
- * row cut and added, a carry step every XS_COLUMN_CARRY_ROWS rows.  Rows go
- * in pairs whose parts are added first, so that each cell's chain of
- * dependent adds is half as long: a lane's sums of at most
- * XS_COLUMN_CARRY_ROWS parts are exact in any order (xs_cells.h). */
+ * row cut (XS_CS_RUN) and its rest added to cell K, a carry step every
+ * XS_COLUMN_CARRY_ROWS rows.  Rows go in pairs whose rests are added first,
+ * so that cell K's chain of dependent adds is half as long: a lane's sums
+ * of at most XS_COLUMN_CARRY_ROWS parts are exact in any order
+ * (xs_cells.h). */
 XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
                                                 ptrdiff_t row_stride, int K, int itemsize,
                                                 const double (*sigma)[XS_STRIP],
@@ -470,62 +462,41 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
     for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_CARRY_ROWS) {
         ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
         ptrdiff_t r = r0;
-#ifdef XS_CS_RUNNING
-        XS_CS_VD t0[XS_CELLS_MAX], t1[XS_CELLS_MAX];
+        XS_CS_VD t0[XS_CELLS_MAX], t1[XS_CELLS_MAX];     /* even rows', odd rows' */
         for (int c = 1; c < K; c++) {
             t0[c] = sig[c];
             t1[c] = sig[c];
         }
-#endif
         for (; r + 1 < r1; r += 2, q += 2 * row_stride) {
             XS_CS_VD v0 = XS_CS_FN(cs_load)(q, itemsize);
             XS_CS_VD v1 = XS_CS_FN(cs_load)(q + row_stride, itemsize);
             if (lane0 == 0) {
-                /* The next chunk of columns is read next: bring its lines
-                 * of these rows in now (integer arithmetic: the address
-                 * may lie past the array, which a prefetch may touch but C
-                 * may not form). */
+                /* The strip after next reads these rows' lines that far
+                 * ahead: bring them in now (integer arithmetic: the
+                 * address may lie past the array, which a prefetch may
+                 * touch but C may not form). */
                 XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
                 XS_PREFETCH((const void *)((uintptr_t)q + (uintptr_t)row_stride +
                                            XS_PREFETCH_BYTES(itemsize)));
             }
             XS_CS_FN(cs_track)(&range, q, row_stride, 2, v0, v1, itemsize, lane0, 0);
-#ifdef XS_CS_RUNNING
             XS_CS_RUN(v0, t0)
             XS_CS_RUN(v1, t1)
             acc[K] += v0 + v1;
-#else
-            XS_CS_VD p0[XS_CELLS_MAX + 1], p1[XS_CELLS_MAX + 1];
-            XS_CS_CUT(v0, p0)
-            XS_CS_CUT(v1, p1)
-            for (int c = 1; c <= K; c++) {
-                acc[c] += p0[c] + p1[c];
-            }
-#endif
         }
         if (r < r1) {                                   /* an odd row out */
-            XS_CS_VD v = XS_CS_FN(cs_load)(q, itemsize), p[XS_CELLS_MAX + 1];
+            XS_CS_VD v = XS_CS_FN(cs_load)(q, itemsize);
             if (lane0 == 0) {
                 XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
             }
             XS_CS_FN(cs_track)(&range, q, row_stride, 1, v, v, itemsize, lane0, 0);
-#ifdef XS_CS_RUNNING
-            (void)p;
             XS_CS_RUN(v, t0)
             acc[K] += v;
-#else
-            XS_CS_CUT(v, p)
-            for (int c = 1; c <= K; c++) {
-                acc[c] += p[c];
-            }
-#endif
             q += row_stride;
         }
-#ifdef XS_CS_RUNNING
         for (int c = 1; c < K; c++) {
             acc[c] += (t0[c] - sig[c]) + (t1[c] - sig[c]);
         }
-#endif
         for (int c = K; c >= 1; c--) {
             XS_CS_VD carry = (acc[c] + sig[c - 1]) - sig[c - 1];
             acc[c] -= carry;
@@ -643,9 +614,7 @@ XS_CS_TYPE(f32, 4)
 _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 3 and XS_CELLS_MAX");
 
 #undef XS_CS_TYPE
-#undef XS_CS_CUT
 #undef XS_CS_RUN
-#undef XS_CS_RUNNING
 #undef XS_CS_RANGE
 #undef XS_CS_KEY_MAX
 #undef XS_CS_KEY_MIN
