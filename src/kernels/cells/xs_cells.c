@@ -129,7 +129,6 @@ static inline void cv_store(double *p, xs_cv v)
     memcpy(p, &v, sizeof v);
 }
 
-#define XS_CK_RUNNING 1
 #define XS_CK_TARGET
 #define XS_CK_V xs_cv
 #define XS_CK_LOAD(p) cv_load(p)

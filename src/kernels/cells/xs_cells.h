@@ -10,7 +10,10 @@
  *     q_c = (r + s_c) - s_c,   r <- r - q_c,   s_c = 1.5 * 2^52 * u_c
  *
  * (Rump's extraction: r + s_c lands in a binade whose spacing is u_c, so q_c
- * is r rounded to a multiple of u_c, and both subtractions are exact.)  The
+ * is r rounded to a multiple of u_c, and both subtractions are exact; the
+ * kernels make the same parts, up to ties, by running sums, in three
+ * additions per cell where this and the cell's own sum take four:
+ * xs_cells_kernel.h.)  The
  * last cell K takes what is left whole, which is a multiple of u_K as long as
  * the term's lowest bit, 2^(e - 52) for a term in [2^e, 2^(e+1)), is no finer:
  * so K cells hold every term in [2^(T - K*W + 52), 2^T) exactly.  With
@@ -65,7 +68,7 @@
 /* Most parts one lane takes per block: every kernel has at least 8 lanes
  * per cell. */
 #define XS_CELLS_LANE_TERMS (XS_CELLS_BLOCK / 8)
-/* Running cuts (xs_cells_kernel.h, XS_CK_RUNNING): parts per lane between
+/* Running cuts (xs_cells_kernel.h): parts per lane between
  * two restarts of a running sum t_c, so that it stays within 2^51 u_c of
  * s_c (16 parts of at most 2^47 u_c). */
 #define XS_CELLS_RUN_PARTS 16

@@ -16,7 +16,6 @@
 #undef XS_CK_RANGE_STEP
 #undef XS_CK_RANGE_END
 #undef XS_CK_CELLS_NAN
-#undef XS_CK_RUNNING
 #undef XS_DK_TARGET
 #undef XS_DK_V
 #undef XS_DK_VW
@@ -34,6 +33,5 @@
 #undef XS_DK_RANGE_STEP
 #undef XS_DK_RANGE_END
 #undef XS_DK_CELLS_NAN
-#undef XS_DK_RUNNING
 #undef XS_DK_SPAN
 #undef XS_DK_CARRY

@@ -172,7 +172,6 @@ static inline uint64_t min_bits_m1(double m)
 
 /* Running cuts (xs_dot_cells_kernel.h): three additions per cut cell, not
  * four, where the adders are the bottleneck (no FMA). */
-#define XS_DK_RUNNING 1
 #define XS_DK_TARGET
 #define XS_DK_V xs_gv
 #define XS_DK_VW XS_GV_W
