@@ -121,6 +121,40 @@ def test_long_rows_with_nans_match_the_oracle(mean, dtype, data):
             assert_same(got[i], e, f"window ending at {i}")
 
 
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+@pytest.mark.parametrize("dtype", [FLOAT64, FLOAT32], ids=str)
+@given(data=st.data())
+def test_long_rows_with_a_term_at_the_safe_range_or_beyond(layout, dtype, data):
+    """A row long enough for the vector lanes, with one term at or beyond
+    the running sums' safe range (2^1000; float32: none finite is) or not
+    finite, anywhere: in the vector part of the row's pre-scan or its tail,
+    read in place or through a stride (the scalar pre-scan)."""
+    n = data.draw(st.integers(4096, 4200))
+    at = data.draw(st.integers(0, n - 1))
+    odd = data.draw(st.sampled_from([2.0**1000, float(np.nextafter(2.0**1000, np.inf)),
+                                     -(2.0**1001), float(np.finfo(FLOAT64).max), math.inf,
+                                     -math.inf, math.nan]))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    x = rng.standard_normal(n)
+    with np.errstate(over="ignore"):
+        x = x.astype(dtype)
+        x[at] = dtype.type(odd)
+    if layout == "strided":
+        wide = np.zeros(2 * n, dtype)
+        wide[::2] = x
+        row = wide[::2]
+    else:
+        row = x
+    window = data.draw(st.sampled_from([1, 3, 50]))
+    got = quiet(xs.exact_moving_sum, row, window)
+    lo, hi = max(0, at - window - 2), min(n, at + window + 3)
+    for start, stop in [(lo, hi), (n - window - 2, n)]:
+        start = max(0, start)
+        expected = moving_oracle(x[start:stop], window, window, False, dtype)
+        for i in range(start + window - 1, stop):
+            assert_same(got[i], expected[i - start], f"window ending at {i}")
+
+
 def _float32_layout(x, layout):
     """The float32 row x laid out as `layout`, and the axis it runs along:
     the lanes' contiguous blocks, their strided single steps, the other
