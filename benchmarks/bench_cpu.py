@@ -49,6 +49,8 @@ CASES = [
      4.0),
     ("columns (100, 10000) axis=0", "sum", "normal", (100, 10000), 0, "float64", 3.0, 4.0),
     ("float32 columns (1000, 1000)", "sum", "normal", (1000, 1000), 0, "float32", 3.0, 4.0),
+    ("float32 columns (1000, 1000)", "sum", "lognormal(0, 3)", (1000, 1000), 0, "float32", 3.0,
+     4.0),
     ("exact_dot n=1e6", "dot", "normal", (10**6,), None, "float64", 4.0, 6.0),
     ("exact_dot n=1e6", "dot", "lognormal(0, 3)", (10**6,), None, "float64", 6.0, 8.0),
     ("exact_moving_sum window 100", "moving", "normal", (10**6,), None, "float64", None, 4.0),

@@ -348,7 +348,7 @@ def _spread_columns(kind, shape, seed):
 
 
 SPREAD_COLUMN_CASES = [(kind, shape) for kind in ("lognormal", "paper", "mixed")
-                       for shape in ((300, 70), (600, 37), (129, 1030))]
+                       for shape in ((300, 70), (600, 37), (129, 1030), (1100, 20))]
 
 
 @pytest.mark.parametrize("dtype", [FLOAT64, np.dtype(np.float32)])

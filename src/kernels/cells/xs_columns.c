@@ -363,25 +363,37 @@ static inline int fits_column(const xs_columns *st, int j, uint64_t mx, uint64_t
  * cells' span leaves at least XS_COLUMN_ROOM_BELOW binades below the
  * block's smallest non-zero term: then a later block of larger terms moves
  * the window, which sums the strip's block again, less often.  The largest
- * terms of 128 rows of spread data (lognormal(0, 3)) vary by a few binades
- * from block to block; the smallest (of normal data, say) by more. */
+ * terms of a few hundred rows of spread data (lognormal(0, 3)) vary by a
+ * few binades from block to block; the smallest (of normal data, say) by
+ * more. */
 #define XS_COLUMN_EXTRA_HEADROOM 4
 #define XS_COLUMN_ROOM_BELOW 10
+/* A float32 strip's first rows whose cells leave fewer binades than this
+ * below a column's smallest term: the strip takes a cell more at once
+ * (sample_windows; normal data leaves 10 or more as a rule: one cell). */
+#define XS_COLUMN_ROOM_SHORT 5
 
-/* The top for a new window of `cells` cells chosen at `top` for a block
- * whose smallest non-zero |x| has the pattern mn + 1: raised as above, with
- * as many cells (any top keeps the sums exact: xs_cells.h). */
+/* The top for a new window chosen at `top` for a block whose smallest
+ * non-zero |x| has the pattern mn + 1: raised as above, as far as `cells`
+ * cells hold the block (any top keeps the sums exact: xs_cells.h). */
+/* Binades that `cells` cells under `top` leave below the quantum of the
+ * smallest non-zero |x| (pattern mn + 1; not all zero). */
+static int room_below(int precision, int top, int cells, uint64_t mn)
+{
+    int f = (int)((mn + 1) >> XS_F64_MANT_BITS);
+    int quantum = f - XS_CELLS_EXP_BIAS - (precision - 1);     /* of the smallest term */
+    return quantum + cells * XS_CELLS_WIDTH - top;
+}
+
 static int raised_top(int precision, int top, int cells, uint64_t mn, int extra)
 {
     if (mn == UINT64_MAX) {
         return top;
     }
-    int f = (int)((mn + 1) >> XS_F64_MANT_BITS);
-    int quantum = f - XS_CELLS_EXP_BIAS - (precision - 1);     /* of the smallest term */
-    int spare = quantum + cells * XS_CELLS_WIDTH - top - XS_COLUMN_ROOM_BELOW;
+    int spare = room_below(precision, top, cells, mn) - XS_COLUMN_ROOM_BELOW;
     int raised = top + (spare < extra ? spare : extra);
     raised = raised > XS_CELLS_TOP_MAX ? XS_CELLS_TOP_MAX : raised;
-    return raised > top && xs_cells_needed(precision, raised, mn) == cells ? raised : top;
+    return raised > top && xs_cells_needed(precision, raised, mn) <= cells ? raised : top;
 }
 
 /* Column k of strip s (column j) takes a new window for a range (mx, mn)
@@ -399,8 +411,13 @@ static int new_window(xs_columns *st, int s, int k, uint64_t mx, uint64_t mn, in
     if (st->active[j]) {
         flush_column(st, j);
     }
-    *top = raised_top(st->precision, chosen, cells_needed, mn, extra);
-    *cells = cells_needed;
+    /* A strip runs the cells of its widest window: a column may take them
+     * for a higher top at no cost (float32 columns of spread data, whose
+     * strip needs two cells, one column of which would hold its first
+     * rows: their first block summed again in most strips otherwise). */
+    int room = st->strip_cells[s] > cells_needed ? st->strip_cells[s] : cells_needed;
+    *top = raised_top(st->precision, chosen, room, mn, extra);
+    *cells = xs_cells_needed(st->precision, *top, mn);
     int full = chosen + extra > XS_CELLS_TOP_MAX ? XS_CELLS_TOP_MAX : chosen + extra;
     int more = xs_cells_needed(st->precision, full, mn);
     if (grow && *top < full && more <= XS_CELLS_MAX) {
@@ -472,6 +489,25 @@ static void sample_windows(xs_columns *st, int s, const xs_strip_kernels *kernel
     xs_strip_block b;
     ptrdiff_t sample = rows < XS_COLUMN_SAMPLE_ROWS ? rows : XS_COLUMN_SAMPLE_ROWS;
     (st->itemsize == 8 ? kernels->range64 : kernels->range32)(p, sample, row_stride, &b);
+    /* float32: first the cells the strip will run (none of its columns has
+     * a window yet), so that every column's window may use them
+     * (new_window): the most its columns need, and a cell more for a column
+     * of spread data, whose cells leave fewer than XS_COLUMN_ROOM_SHORT
+     * binades below the smallest of these rows (the block's smallest, a few
+     * binades below, need it).  (float64 windows take all the raise they
+     * can, with a cell more if need be: `grow` below.) */
+    for (int k = 0; k < XS_STRIP && st->precision != 53; k++) {
+        int top, cells;
+        uint64_t mn = b.min_bits_m1[k];
+        if (!xs_cells_pick(st->precision, b.max_bits[k], mn, &top, &cells)) {
+            continue;
+        }
+        if (mn != UINT64_MAX && cells < XS_CELLS_MAX &&
+                room_below(st->precision, top, cells, mn) < XS_COLUMN_ROOM_SHORT) {
+            cells++;
+        }
+        st->strip_cells[s] = cells > st->strip_cells[s] ? cells : st->strip_cells[s];
+    }
     for (int k = 0; k < XS_STRIP; k++) {
         int top, cells;
         if (new_window(st, s, k, b.max_bits[k], b.min_bits_m1[k], XS_COLUMN_SAMPLE_HEADROOM,

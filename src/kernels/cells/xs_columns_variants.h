@@ -22,10 +22,11 @@
 #define XS_COLUMN_CARRY_ROWS XS_CELLS_LANE_TERMS
 /* Prefetch distance, in columns: each row's line two strips ahead (of
  * float64; float32 strips are half a line), read by the strip after next.
- * The lines of a strip's block (128 rows) are 8 KB: further ahead, the
+ * The lines of a strip's block are 16 to 32 KB: further ahead, the
  * prefetched lines of several strips crowd the first-level cache (Zen 5,
- * (1000, 1000) columns: 64 columns ahead, as before, 2 to 5% slower at
- * every level; 8 columns ahead, AVX-512 a quarter slower). */
+ * (1000, 1000) columns in blocks of 128 rows: 64 columns ahead, as before,
+ * 2 to 5% slower at every level; 8 columns ahead, AVX-512 a quarter
+ * slower; in blocks of 256, 32 columns ahead: the same as 16). */
 #define XS_PREFETCH_COLUMNS 16
 #define XS_PREFETCH_BYTES(itemsize) ((uintptr_t)XS_PREFETCH_COLUMNS * (uintptr_t)(itemsize))
 
