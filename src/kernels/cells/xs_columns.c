@@ -471,10 +471,12 @@ static int settle_column(xs_columns *st, int s, int k, const char *column, ptrdi
  * over the strip's block. */
 #define XS_COLUMN_SAMPLE_ROWS 16
 /* Binades a window from those rows is raised above their largest term
- * (beyond XS_CELLS_HEADROOM): the largest of 16 rows lies below that of
- * 128 by a few binades as a rule, of lognormal(0, 3) data by up to about
- * 9 (two standard deviations more of log2|x|, 4.3 binades each), which a
- * raise of XS_COLUMN_EXTRA_HEADROOM misses in one column of ten.  float64
+ * (beyond XS_CELLS_HEADROOM): the largest of 16 rows lies below that of a
+ * block (256 to 511 rows) by a few binades as a rule, of lognormal(0, 3)
+ * data by about 5 (1.2 standard deviations more of log2|x|, 4.3 binades
+ * each) and more at times, which a raise of XS_COLUMN_EXTRA_HEADROOM misses
+ * in one column of ten (with this raise, such float64 columns sum 5% of
+ * their strip blocks twice; float32 ones 2%: see sample_windows).  float64
  * columns take a cell more for it when they must (the paper's data: the
  * rows' spread needs the cell anyway); float32 ones do not (one cell holds
  * most float32 columns, two would cost more than the rare second pass). */
