@@ -373,9 +373,6 @@ static inline int fits_column(const xs_columns *st, int j, uint64_t mx, uint64_t
  * (sample_windows; normal data leaves 10 or more as a rule: one cell). */
 #define XS_COLUMN_ROOM_SHORT 5
 
-/* The top for a new window chosen at `top` for a block whose smallest
- * non-zero |x| has the pattern mn + 1: raised as above, as far as `cells`
- * cells hold the block (any top keeps the sums exact: xs_cells.h). */
 /* Binades that `cells` cells under `top` leave below the quantum of the
  * smallest non-zero |x| (pattern mn + 1; not all zero). */
 static int room_below(int precision, int top, int cells, uint64_t mn)
@@ -385,6 +382,9 @@ static int room_below(int precision, int top, int cells, uint64_t mn)
     return quantum + cells * XS_CELLS_WIDTH - top;
 }
 
+/* The top for a new window chosen at `top` for a block whose smallest
+ * non-zero |x| has the pattern mn + 1: raised as above, as far as `cells`
+ * cells hold the block (any top keeps the sums exact: xs_cells.h). */
 static int raised_top(int precision, int top, int cells, uint64_t mn, int extra)
 {
     if (mn == UINT64_MAX) {
