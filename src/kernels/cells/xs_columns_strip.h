@@ -88,10 +88,6 @@
 #define XS_CS_PARTS (XS_STRIP / XS_CS_W)
 #define XS_CS_RANGE XS_CS_FN(xs_cs_range)
 #define XS_CS_TRACK XS_CS_FN(xs_cs_track)
-#ifdef XS_CS_TOP16_RANGE
-/* The top 16 bits of |x|'s pattern, the sign off (the largest top). */
-#define XS_CS_TOP_BITS ((uint64_t)XS_TOP16_MAX << XS_TOP16_SHIFT)
-#endif
 
 typedef double XS_CS_VD __attribute__((vector_size(8 * XS_CS_W)));
 typedef float XS_CS_VF __attribute__((vector_size(4 * XS_CS_W)));
@@ -137,7 +133,7 @@ XS_CS_TARGET XS_INLINE XS_CS_RANGE XS_CS_FN(cs_range_init)(void)
     r.mn_odd = r.mn;
     r.nan = (XS_CS_VD){0};
 #elif defined(XS_CS_TOP16_RANGE)
-    r.mn = r.mx + (int64_t)XS_CS_TOP_BITS;
+    r.mn = r.mx + (int64_t)XS_TOP16_ABS_BITS;
 #else
     r.mn = r.mx + (int64_t)XS_CELLS_ABS_BITS;
 #endif
@@ -149,8 +145,8 @@ XS_CS_TARGET XS_INLINE XS_CS_RANGE XS_CS_FN(cs_range_init)(void)
 XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_keys)(XS_CS_VD v, XS_CS_VI *hi, XS_CS_VI *lo)
 {
 #ifdef XS_CS_TOP16_RANGE
-    *hi = (XS_CS_VI)v & (int64_t)XS_CS_TOP_BITS;
-    *lo = *hi | (XS_CS_ZEROS(v) & (int64_t)XS_CS_TOP_BITS);
+    *hi = (XS_CS_VI)v & (int64_t)XS_TOP16_ABS_BITS;
+    *lo = *hi | (XS_CS_ZEROS(v) & (int64_t)XS_TOP16_ABS_BITS);
 #else
     XS_CS_VI a = (XS_CS_VI)v & (int64_t)XS_CELLS_ABS_BITS;
     *hi = a;
@@ -245,8 +241,9 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, XS_CS_VD cut, 
 #ifdef XS_CS_FP_RANGE
         mn = mn == XS_CELLS_INF_BITS ? UINT64_MAX : mn;
 #elif defined(XS_CS_TOP16_RANGE)
-        /* A least top of 0: a subnormal below 2^-1026 (exponent field 0). */
-        mn = mn == XS_CS_TOP_BITS ? UINT64_MAX : mn != 0 ? mn - 1 : 0;
+        /* A least top of 0: a subnormal below 2^-1026 (exponent field 0),
+         * as xs_cells.c's portable range reports it. */
+        mn = mn == XS_TOP16_ABS_BITS ? UINT64_MAX : mn != 0 ? mn - 1 : 0;
 #else
         mn = mn == XS_CELLS_ABS_BITS ? UINT64_MAX : mn;
 #endif
@@ -647,7 +644,6 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_KEY32_MAX
 #undef XS_CS_KEY32_MIN
 #undef XS_CS_TRACK
-#undef XS_CS_TOP_BITS
 #undef XS_CS_TOP16_RANGE
 #undef XS_CS_TOP16_MAX
 #undef XS_CS_TOP16_MIN

@@ -22,9 +22,11 @@
 #define XS_TOP16_SHIFT 48
 /* The largest top: no |x| lies above it (a NaN's may equal it). */
 #define XS_TOP16_MAX 0x7fffu
-/* In each 64-bit lane, the top 16 bits of |x|, the sign off (and, with it,
- * the largest top: the initial value of a minimum). */
-#define XS_TOP16_ABS_LANES() _mm_set1_epi64x((long long)((uint64_t)XS_TOP16_MAX << XS_TOP16_SHIFT))
+/* The top 16 bits of |x| in place in a 64-bit pattern, the sign off (and,
+ * with it, the largest top: the initial value of a minimum). */
+#define XS_TOP16_ABS_BITS ((uint64_t)XS_TOP16_MAX << XS_TOP16_SHIFT)
+/* The same in each 64-bit lane of a vector. */
+#define XS_TOP16_ABS_LANES() _mm_set1_epi64x((long long)XS_TOP16_ABS_BITS)
 
 /* The top 16 bits of each lane of x's pattern, the sign off, the rest 0. */
 static inline __m128i xs_top16(__m128d x)
