@@ -204,8 +204,9 @@ static int same_minimum(uint64_t x_m1, uint64_t y_m1)
  * window's limit, 2^XS_CELLS_TOP_MAX (a NaN, an Inf, or a finite value
  * that large).  The kernels may report such a range differently: the
  * floating-point measures of SSE2 and AVX2 a NaN, and a kernel whose cuts
- * overflowed (terms above 2^1000, which the plain and the running cuts
- * overflow on different blocks) reports it as a NaN one. */
+ * or lanes overflowed (terms above 2^1000) a NaN lane where another, whose
+ * lanes are laid out otherwise or measured otherwise, reports the finite
+ * largest |term|. */
 static int fits_no_window(uint64_t max_bits)
 {
     return max_bits >= (uint64_t)(XS_CELLS_TOP_MAX + XS_CELLS_EXP_BIAS) << XS_F64_MANT_BITS;
