@@ -456,6 +456,47 @@ def _column_seams(rows):
     return x
 
 
+def _neighbour_columns(rows):
+    # A strip with no window yet takes its left neighbour's windows
+    # (neighbour_windows in src/kernels/cells/xs_columns.c) until two strips
+    # missed them: columns that fit them, and every way not to.
+    rng = np.random.default_rng(rows + 1)
+    x = rng.standard_normal((rows, 88))
+    x[rows // 2:, 9] *= 2.0**70                     # a window that moves up (600 rows:
+    x[rows // 2:, 10] *= 2.0**-70                   # in the second block), more cells,
+    x[rows // 2:, 11] = 0.0                         # zeros after terms
+    x[rows // 2:, 12] = -x[: rows - rows // 2, 12]  # exact cancellation: +0
+    x[rows // 4:rows // 2, 13] = -x[:rows // 2 - rows // 4, 13]    # +0 again, after
+    x[rows // 2:, 13] = -0.0                        # blocks of -0.0 (600 rows)
+    x[:, 16] = 0.0                                  # zeros: no window, not a term
+    x[:, 17] = -0.0                                 # nothing but -0.0: -0.0
+    x[:, 18] *= 2.0**60                             # above the neighbour's top
+    x[:, 19] *= 2.0**-80                            # below its cells
+    x[:, 20] = np.where(np.arange(rows) % 2 == 0, 5e-324, -0.0)   # subnormals
+    x[rows // 3, 21] = np.inf
+    x[rows // 2, 22] = np.nan
+    x[rows // 2:, 23] = -x[: rows - rows // 2, 23]  # exact cancellation: +0
+    x[:, 24:32] = 0.0                               # a strip of zeros: the next samples
+    x[:, 32:40] *= 2.0**-300                        # strips of unlike scales: two
+    x[:, 48:56] *= 2.0**300                         # misses, then samples again
+    x[:, 64:72] *= 2.0**-900
+    x[:, 80:88] *= 2.0**900
+    return x
+
+
+def test_columns_of_neighbour_windows():
+    for rows in (100, 600):
+        x = _neighbour_columns(rows)
+        with np.errstate(all="ignore"):
+            sums = xs.exact_sum(x, axis=0)
+            y = x.astype(np.float32)
+            f32 = xs.exact_sum(y, axis=0)
+        for j in range(x.shape[1]):
+            assert_same(sums[j], exact_sum_oracle(x[:, j], FLOAT64), f"column {j}")
+            assert_same(f32[j], exact_sum_oracle(y[:, j], np.dtype(np.float32)),
+                        f"float32 column {j}")
+
+
 def _column_sums(x):
     """The child's side of test_columns_under_every_kernel."""
     return [xs.exact_sum(x, axis=0)]
@@ -466,6 +507,7 @@ def test_columns_under_every_kernel(kernel, tmp_path):
     cases = {f"{kind}_{shape[0]}_{shape[1]}": _spread_columns(kind, shape, 5)
              for kind, shape in SPREAD_COLUMN_CASES[:6]}
     cases.update({f"seams_{rows}": _column_seams(rows) for rows in (150, 400)})
+    cases.update({f"neighbours_{rows}": _neighbour_columns(rows) for rows in (100, 600)})
     # float32 columns of one cell (24 bits under a 47-bit cell): a strip that
     # starts with one and takes a second for a tiny value in a later block,
     # one whose window moves up, and the float32 seams.
