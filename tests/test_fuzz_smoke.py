@@ -56,19 +56,27 @@ def test_cases_cover_every_kind_layout_and_kernel_length():
     assert any(not native for _, _, native, _ in layouts)
     assert any(not aligned for _, _, _, aligned in layouts)
     assert any(ndim == 2 for ndim, _, _, _ in layouts)
+    # Column checks that reach the column sweep (float64 and float32, at
+    # least 8 columns and 16 rows), of both layouts.
+    swept = [c for c in cases if c.dtype in (driver.FLOAT64, driver.FLOAT32)
+             and c.columns() is not None and c.columns().shape[0] >= 16]
+    assert {c.column_pad > 0 for c in swept} == {False, True}
+    assert any(c.columns().shape[0] > 256 and c.cols >= 16 for c in swept)  # blocks, strips
 
 
 def test_the_checks_catch_a_rounding_sum(monkeypatch):
     """Replace exact_sum by np.sum: the fuzzer must report it."""
-    def rounding_sum(a, dtype=None, out=None, where=True):
-        return np.sum(np.asarray(a, np.float64), where=where).astype(dtype or out.dtype) \
-            if out is None else np.copyto(out, np.sum(np.asarray(a, np.float64)),
-                                          casting="unsafe")
+    def rounding_sum(a, axis=None, dtype=None, out=None, where=True):
+        return np.sum(np.asarray(a, np.float64), axis=axis, where=where).astype(
+            dtype or out.dtype) if out is None else np.copyto(
+                out, np.sum(np.asarray(a, np.float64)), casting="unsafe")
     monkeypatch.setattr(xs, "exact_sum", rounding_sum)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         _, failures = driver.run_range(SEED, 0, 200)
     assert any(": sum gave" in f for f in failures)
+    assert any(": columns gave" in f for f in failures)          # sums down columns
+    assert not any("raised" in f for f in failures)
 
 
 def test_command_line(capsys):

@@ -33,7 +33,10 @@ For those input dtypes and rows up to MOVING_VAR_TERMS: ``exact_cov`` of
 (x, y) with the case's ddof and ``exact_corrcoef`` into the target,
 ``exact_average`` of x with small integer weights, and ``exact_matmul`` of
 x and y cut into (4, k) @ (k, 3), with the thresholds of its sliced GEMMs
-lowered so that these small products take them (set on import).
+lowered so that these small products take them (set on import).  And x cut
+into rows of 8 to 64 columns, summed or averaged down each column
+(``axis=0``: the column sweep for float64 and float32 rows), C-contiguous
+or a column slice of a wider array.
 
 Two oracles give the expected values: ``fraction`` is tests/oracle.py and
 tests/oracle_products.py (``fractions.Fraction`` term by term); ``fast`` (the
@@ -325,6 +328,25 @@ class Case:
         # the same window, min_count and outputs.
         self.ddof = int(rng.integers(0, 3))
         self.moving_std = bool(rng.random() < 0.5)
+        # Column sums (drawn after the above): x cut into rows of `cols`
+        # terms and summed (or averaged) down each column, C-contiguous or
+        # a column slice of a wider array (float64 and float32 rows of 8
+        # columns and 16 rows or more take the column sweep).
+        self.cols = int(rng.choice([8, 11, 16, 24, 37, 64]))
+        self.column_mean = bool(rng.random() < 0.3)
+        self.column_pad = int(rng.choice([0, 0, 1, 5]))
+
+    def columns(self):
+        """The (rows, cols) array of the column check, or None (no row)."""
+        rows = self.x.size // self.cols
+        if rows == 0:
+            return None
+        grid = self.x[:rows * self.cols].reshape(rows, self.cols)
+        if self.column_pad:
+            wide = np.zeros((rows, self.cols + self.column_pad), self.x.dtype)
+            wide[:, self.column_pad:] = grid
+            grid = wide[:, self.column_pad:]
+        return grid
 
     def describe(self):
         return (f"seed={self.seed} case={self.index} kind={self.kind} n={self.x.size} "
@@ -380,7 +402,22 @@ def results(case):
         k = case.x.size // 4
         got["matmul"] = xs.exact_matmul(case.x_row[:4 * k].reshape(4, k),
                                         case.y_row[:3 * k].reshape(k, 3))
+    grid = case.columns()
+    if grid is not None:
+        down = xs.exact_mean if case.column_mean else xs.exact_sum
+        got["columns"] = down(grid, axis=0, dtype=t)
     return got
+
+
+def _columns_entry(case, column_value):
+    """{"columns": each column's expected value} (column_value(column,
+    divisor)), or {} when the case has no column check."""
+    grid = case.columns()
+    if grid is None:
+        return {}
+    divisor = grid.shape[0] if case.column_mean else 1
+    return {"columns": np.array([column_value(column, divisor) for column in grid.T],
+                                dtype=case.target)}
 
 
 def _checks_pairs(case):
@@ -481,7 +518,8 @@ def expected_fraction(case):
         sum((Fraction(v) for v in terms[lo:hi] if math.isfinite(v)), Fraction(0)),
         sum((Fraction(v) ** 2 for v in terms[lo:hi] if math.isfinite(v)), Fraction(0)),
     )) | _norm_entry(case, lambda: sum((Fraction(v) ** 2 for v in terms), Fraction(0))) \
-        | _pairs_expected(case)
+        | _pairs_expected(case) | _columns_entry(case, lambda column, divisor: (
+            exact_mean_oracle if divisor > 1 else exact_sum_oracle)(terms_of(column), t))
 
 
 #: Input dtypes whose 2-norm the fuzz checks (its result is in the same dtype).
@@ -695,7 +733,8 @@ def expected_fast(case):
         "merge": total,
         "moving": _moving_fast(case, x),
     } | _moving_var_entry(case, x, lambda: _square_sums_fast(x)) | _norm_entry(
-        case, lambda: _squares_fast(x)) | _pairs_expected(case)
+        case, lambda: _squares_fast(x)) | _pairs_expected(case) | _columns_entry(
+        case, lambda column, divisor: _sum_fast(column.astype(np.float64), t, divisor))
 
 
 def _square_sums_fast(x):

@@ -151,9 +151,7 @@ static inline void cv_store(double *p, xs_cv v)
         mnv = _mm_min_epi16(mnv, _mm_or_si128(t, _mm_and_si128(z, top_abs))); }
 #define XS_CK_RANGE_END(range) { \
         (range)->max_bits = xs_top16_bits(xs_top16_larger(mxv)); \
-        uint64_t least = xs_top16_smaller(mnv); \
-        (range)->min_bits_m1 = least == XS_TOP16_MAX ? UINT64_MAX \
-            : least != 0 ? xs_top16_bits((unsigned)least) - 1 : 0; }
+        (range)->min_bits_m1 = xs_top16_min_m1(xs_top16_bits(xs_top16_smaller(mnv))); }
 #else
 /* Elsewhere on the integer units, one minimum and maximum per chain
  * (XS_CK_MEASURES of them: a single pair would chain every term's compare

@@ -241,9 +241,7 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, XS_CS_VD cut, 
 #ifdef XS_CS_FP_RANGE
         mn = mn == XS_CELLS_INF_BITS ? UINT64_MAX : mn;
 #elif defined(XS_CS_TOP16_RANGE)
-        /* A least top of 0: a subnormal below 2^-1026 (exponent field 0),
-         * as xs_cells.c's portable range reports it. */
-        mn = mn == XS_TOP16_ABS_BITS ? UINT64_MAX : mn != 0 ? mn - 1 : 0;
+        mn = xs_top16_min_m1(mn);
 #else
         mn = mn == XS_CELLS_ABS_BITS ? UINT64_MAX : mn;
 #endif

@@ -55,4 +55,14 @@ static inline uint64_t xs_top16_bits(unsigned top)
     return (uint64_t)top << XS_TOP16_SHIFT;
 }
 
+/* A range's min_bits_m1 from its least top in place (xs_top16_bits):
+ * UINT64_MAX when that is the largest top, the minimum's start (no non-zero
+ * |x|: the measures count a zero as the largest top); 0 for a least top of
+ * 0 (a subnormal below 2^-1026, exponent field 0, as the 64-bit measures
+ * report it); else the pattern less 1. */
+static inline uint64_t xs_top16_min_m1(uint64_t least)
+{
+    return least == XS_TOP16_ABS_BITS ? UINT64_MAX : least != 0 ? least - 1 : 0;
+}
+
 #endif
