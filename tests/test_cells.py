@@ -458,10 +458,10 @@ def _column_seams(rows):
 
 def _neighbour_columns(rows):
     # A strip with no window yet takes its left neighbour's windows
-    # (neighbour_windows in src/kernels/cells/xs_columns.c) until two strips
-    # missed them: columns that fit them, and every way not to.
+    # (neighbour_windows in src/kernels/cells/xs_columns.c) until too many
+    # strips missed them: columns that fit them, and every way not to.
     rng = np.random.default_rng(rows + 1)
-    x = rng.standard_normal((rows, 88))
+    x = rng.standard_normal((rows, 160))
     x[rows // 2:, 9] *= 2.0**70                     # a window that moves up (600 rows:
     x[rows // 2:, 10] *= 2.0**-70                   # in the second block), more cells,
     x[rows // 2:, 11] = 0.0                         # zeros after terms
@@ -477,10 +477,10 @@ def _neighbour_columns(rows):
     x[rows // 2, 22] = np.nan
     x[rows // 2:, 23] = -x[: rows - rows // 2, 23]  # exact cancellation: +0
     x[:, 24:32] = 0.0                               # a strip of zeros: the next samples
-    x[:, 32:40] *= 2.0**-300                        # strips of unlike scales: two
-    x[:, 48:56] *= 2.0**300                         # misses, then samples again
-    x[:, 64:72] *= 2.0**-900
-    x[:, 80:88] *= 2.0**900
+    x[:, 32:40] *= 2.0**-300                        # strips of unlike scales: misses,
+    x[:, 48:56] *= 2.0**300                         # then samples again
+    for s in range(8, 20):                          # misses in a row: they stop
+        x[:, 8 * s:8 * s + 8] *= 2.0 ** (900 if s % 2 else -900)
     return x
 
 
