@@ -72,8 +72,9 @@ struct xs_columns {
     int active[XS_COLUMN_GROUP];          /* a window is set (and a non-zero term in) */
     int strip_cells[XS_STRIPS];           /* K of the strip's windows */
     unsigned char used[XS_COLUMN_GROUP];  /* acc[j] made (it holds a part of the sum) */
-    int hint_tries, hint_misses;          /* strips that took the last one's windows;
-                                           * those that did not fit them */
+    ptrdiff_t hint_tries, hint_misses;    /* strips that took the last one's windows;
+                                           * those that did not fit them (64 bits: one
+                                           * strip of zeros tries every block) */
     xs_small acc[XS_COLUMN_GROUP];
 };
 
