@@ -283,7 +283,9 @@ static const xs_strip_kernels *pick_strip_kernels(void)
 }
 
 /* Column k of strip s (column j of the group) takes window w's top with the
- * strip's cell count: cut constants and limits. */
+ * strip's cell count: cut constants and limits.  These fields (sigma,
+ * max_limit, min_limit_m1, top, with strip_cells) are a column's window;
+ * neighbour_windows copies the same ones from the strip to the left. */
 static void set_column(xs_columns *st, int s, int k, int top)
 {
     int j = s * XS_STRIP + k;
