@@ -7,7 +7,8 @@ at fixed grid positions into 2-5 cells under a top above the block's largest
 |p|, when the block fits such a window, and product by product otherwise.
 These inputs reach every branch: windows that move, blocks that need more
 cells, blocks too wide for any window, Inf/NaN, zeros and all-zero blocks,
-subnormal operands, products near overflow and underflow, exact
+subnormal operands (alone, and in a window with normal ones), products
+near overflow and underflow, exact
 cancellation, long rows, operands that the portable kernel's split
 refuses (the top of the largest binade, subnormal operands).  Every kernel
 (portable, AVX2+FMA, AVX-512, NEON on aarch64) runs in a child process that
@@ -139,6 +140,23 @@ def _cases():
     tiniest = np.zeros(N)
     tiniest[::41] = 5e-324                             # bits 1: minus 1 is +0.0
     cases["tiniest_operands"] = (tiniest, np.full(N, 2.0**600))
+    # Subnormal operands of many bits whose products share a window with
+    # normal ones (b near 2^1000, so that the quantum rule lets 3 cells hold
+    # them): s = (2^30 - 1) 2^-1074 times 2^1000 (1 + 2^-52) rounds to
+    # 2^-44 - 2^-74 + 2^-96, a multiple of 2^-96 only, finer than the
+    # window's cell 2 (2^-90 under a top of 2^4), where the kernels add p's
+    # rest whole: that takes normal operands, so such blocks must be refused.
+    # The normal products cancel between the halves and each s (1 + 2^-52)
+    # meets a -s: the dot product is 2^-96 times their count.
+    half = N // 2
+    sub_a1, sub_b1 = normal(half) * 2.0**-1004, (1.0 + rng.random(half)) * 2.0**1000
+    sub_a = np.concatenate([sub_a1, -sub_a1])
+    sub_b = np.concatenate([sub_b1, sub_b1])
+    tiny = (2**30 - 1) * 5e-324
+    for k, where in enumerate(range(300, half, 37)):
+        sub_a[where], sub_a[where + half] = (tiny if k % 2 else -tiny), 0.0
+        sub_b[where] = 2.0**1000 * (1 + 2.0**-52) if k % 2 else 2.0**1000
+    cases["subnormal_operands_in_a_window"] = (sub_a, sub_b)
     long_n = 40_000
     cases["long"] = (rng.standard_normal(long_n), rng.standard_normal(long_n))
     return cases

@@ -59,11 +59,18 @@ static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
     }
     int i1 = terms - i0 < span ? terms : i0 + span;
     /* Running cuts (xs_cells_kernel.h), runs of XS_CELLS_RUN_PARTS products
-     * per lane from t_c = s_c: cell 1 takes a part of p per product, at
-     * most 2^47 u_1; a cell c >= 2 one of p and one of e, at most
-     * 2^46 u_c + 2^46 u_c (e is below 2^(T-53), 2^41 u_2; in cell 3 and
-     * below its parts are remainders of at most u_(c-1)/2): 16 products
-     * keep t_c within 2^51 u_c of s_c. */
+     * per lane from t_c = s_c.  p is a multiple of 2^52 Q (Q = 2^(fa+fb-2150)
+     * of normal a and b: its quantum; |a b| >= 2^104 Q) and the window's
+     * quantum rule (xs_dot_cells.h) makes Q >= u_K, so p is a multiple of
+     * 2^52 u_K, of u_(K-1) = 2^47 u_K: p is cut into cells 1..K-2 only, and
+     * its rest (at most u_(K-2)/2 = 2^46 u_(K-1); with K = 2, p itself, below
+     * 2^T = 2^47 u_1) goes into cell K-1 whole.  e (below 2^(T-53), 2^41 u_2;
+     * a multiple of Q) is cut into cells 2..K-1 and its rest goes into cell K
+     * (with K = 2, e itself).  So cell 1 takes a part of p per product, at
+     * most 2^47 u_1, and a cell c >= 2 one of p and one of e, at most
+     * 2^46 u_c + 2^46 u_c (in cell 3 and below e's parts are remainders of at
+     * most u_(c-1)/2): 16 products keep t_c within 2^51 u_c of s_c.  (Until
+     * stop 33 p was cut into cell K-1 too, which always left 0.) */
     const int run = XS_CELLS_RUN_PARTS * XS_DK_VW * XS_DK_CHAINS;
     XS_DK_V t[XS_DK_CELLS][XS_DK_CHAINS];       /* t_c of cells 1..K-1 */
     for (int r0 = i0; r0 < i1; r0 += run) {
@@ -80,19 +87,20 @@ static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
                 XS_DK_V p = XS_DK_MUL(va, vb);
                 XS_DK_V e = XS_DK_FMSUB(va, vb, p);
                 XS_DK_RANGE_STEP(va, vb, p)
-                for (int c = 1; c < XS_DK_CELLS; c++) {
+                for (int c = 1; c < XS_DK_CELLS - 1; c++) {
                     XS_DK_V next = XS_DK_ADD(t[c][j], p);
                     XS_DK_V q = XS_DK_SUB(next, t[c][j]);
                     t[c][j] = next;
                     p = XS_DK_SUB(p, q);
                 }
+                t[XS_DK_CELLS - 1][j] = XS_DK_ADD(t[XS_DK_CELLS - 1][j], p);
                 for (int c = 2; c < XS_DK_CELLS; c++) {
                     XS_DK_V next = XS_DK_ADD(t[c][j], e);
                     XS_DK_V q = XS_DK_SUB(next, t[c][j]);
                     t[c][j] = next;
                     e = XS_DK_SUB(e, q);
                 }
-                acc[XS_DK_CELLS][j] = XS_DK_ADD(acc[XS_DK_CELLS][j], XS_DK_ADD(p, e));
+                acc[XS_DK_CELLS][j] = XS_DK_ADD(acc[XS_DK_CELLS][j], e);
             }
         }
         for (int c = 1; c < XS_DK_CELLS; c++) {

@@ -23,7 +23,10 @@ typedef struct {
 } xs_dot_cells_range;
 
 /* Whether every product of a block of range r fits w (see the header):
- * all of a or all of b zero makes every product zero. */
+ * all of a or all of b zero makes every product zero.  A subnormal operand
+ * (exponent field 0) fits no window: the kernels add p's rest into cell
+ * K-1 whole, which takes p to be a multiple of 2^52 times its quantum, true
+ * of normal operands only (xs_dot_cells_kernel.h). */
 static inline int xs_dot_cells_fits(const xs_cells_window *w, const xs_dot_cells_range *r)
 {
     if (r->max_p >= w->max_limit) {
@@ -32,8 +35,9 @@ static inline int xs_dot_cells_fits(const xs_cells_window *w, const xs_dot_cells
     if (r->min_a_m1 == UINT64_MAX || r->min_b_m1 == UINT64_MAX) {
         return 1;
     }
-    int f_sum = (int)((r->min_a_m1 + 1) >> XS_F64_MANT_BITS) + (int)((r->min_b_m1 + 1) >> XS_F64_MANT_BITS);
-    return f_sum >= w->min_quantum_sum;
+    int fa = (int)((r->min_a_m1 + 1) >> XS_F64_MANT_BITS);
+    int fb = (int)((r->min_b_m1 + 1) >> XS_F64_MANT_BITS);
+    return fa != 0 && fb != 0 && fa + fb >= w->min_quantum_sum;
 }
 
 typedef int (*xs_dot_cells_kernel)(const char *a, const char *b, int terms, double *lanes,
