@@ -516,6 +516,24 @@ def test_columns_under_every_kernel(kernel, tmp_path):
     one_cell[300, 3] = np.float32(2.0**-40)
     one_cell[400:, 12] *= np.float32(2.0**30)
     cases["f32_one_cell"] = one_cell
+    # One cell, rows in fours (src/kernels/cells/xs_columns_strip.h), then a
+    # pair and an odd row left in the last carry step: 703 rows of float32
+    # and of float64 integers (small integers need one cell too).
+    cases["f32_one_cell_703"] = rng.standard_normal((703, 24)).astype(np.float32)
+    cases["f64_integers_703"] = rng.integers(-2**20, 2**20, (703, 24)).astype(np.float64)
+    # float32 subnormals far below the rest, which decide a tie: 1 + 2^-24
+    # is halfway between two floats and the subnormal rounds it up.  The
+    # portable range of float32 rows (16-bit tops) must not take one whose
+    # top is 0 for a zero (a window would then leave it to a cell whose sum
+    # holds 2^-60 too, and lose it); and columns whose least value is a
+    # power of two.
+    tie = np.zeros((300, 24), np.float32)
+    tie[0], tie[1], tie[2], tie[4] = 1.0, 2.0**-24, 2.0**-60, -(2.0**-60)
+    tie[3] = np.float32(2.0**-149) * np.arange(1, 25, dtype=np.float32)   # 1..24 units
+    tie[3, 20:] = np.float32(2.0**-130)                         # a top of 0x40: not tiny
+    cases["f32_tie_of_subnormals"] = tie
+    cases["f32_power_of_two_least"] = np.where(rng.random((300, 24)) < 0.5, 1.0,
+                                               rng.integers(1, 2**20, (300, 24))).astype(np.float32)
     with np.errstate(all="ignore"):
         cases["f32_seams"] = _column_seams(300).astype(np.float32)
     with np.errstate(all="ignore"):

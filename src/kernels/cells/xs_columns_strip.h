@@ -18,21 +18,26 @@
  *                 XS_CS_TOP16_MIN(a, b), signed 16-bit maxima and minima of
  *                 two XS_CS_VI, and XS_CS_ZEROS(v), all ones in the lanes
  *                 where v is 0.0
- *   XS_CS_FP_MAXF, XS_CS_FP_MINF, XS_CS_FP_UNORDF (optional) the twins of
- *                 XS_CS_FP_MAX, ... on vectors of floats: float32 rows are
- *                 then measured unwidened (XS_CS_F32_RANGE below)
+ *   XS_CS_MAXU32 and XS_CS_MINU32, or XS_CS_MAX16 and XS_CS_MIN16, and
+ *                 XS_CS_FP_UNORDF (optional): float32 rows are then measured
+ *                 unwidened, on the integer units (XS_CS_F32_RANGE below)
  *   XS_CS_WIDEN32(q) (optional) XS_CS_W floats from q widened to doubles in
  *                 one instruction (see cs_load)
- *   XS_CS_CUT_ADD(a, b), XS_CS_CUT_SUB(a, b) (optional) a + b and a - b on
- *                 the multiply-add units, a * 1 + b and a * 1 - b: the same
- *                 single rounding, so the same bits.  AVX2's cuts take them:
- *                 most of the kernel's floating-point work is adds (the cuts
- *                 and the cell sums), which AMD's Zen cores run on their
- *                 two adder ports; fused multiply-adds move the cuts to
- *                 the two multiply-add ports (where one unit does both, as
- *                 on Intel's Skylake, it costs nothing) (Zen 5,
- *                 AVX2 forced: (1000, 1000) normal columns 0.33 -> 0.29 ns
- *                 per element, the paper's data 0.45 -> 0.37)
+ *   XS_CS_CUT_SUB(a, b) (optional) a - b on the multiply-add units,
+ *                 a * 1 - b: the same single rounding, so the same bits.
+ *                 AVX2's cuts take it: most of the kernel's floating-point
+ *                 work is adds (the cuts and the cell sums), which AMD's Zen
+ *                 cores run on their two adder ports; fused multiply-adds
+ *                 move two of a cut's three operations to the two
+ *                 multiply-add ports (where one unit does both, as on
+ *                 Intel's Skylake, it costs nothing) (Zen 5, AVX2 forced:
+ *                 (1000, 1000) normal columns 0.33 -> 0.29 ns per element,
+ *                 the paper's data 0.45 -> 0.37).  The third, which moves
+ *                 the running sum, stays on the adders: it is the running
+ *                 sum's chain of dependent operations, and an add's latency
+ *                 is 3 cycles where a multiply-add's is 4 (stop 33, from all
+ *                 three on the multiply-add units: normal columns 0.23 ->
+ *                 0.21, float32 lognormal columns 0.21 -> 0.19)
  *
  * and, before the first instance, XS_STRIP, xs_strip_block, XS_INLINE,
  * XS_PREFETCH, XS_PREFETCH_BYTES and XS_COLUMN_CARRY_ROWS.  It makes
@@ -46,7 +51,7 @@
  * range of one vector stay in registers: with four cells that is about a
  * dozen, where the whole strip in 4-lane vectors would need about 28 and
  * AVX2 has 16.  Every lane's operations are the same, in the same order,
- * whatever the width (the multiply-adds of XS_CS_CUT_ADD round as the adds
+ * whatever the width (the multiply-adds of XS_CS_CUT_SUB round as the adds
  * do), so every instance gives the same bits.
  *
  * The range is tracked on the bit patterns of |x| (no unsigned 64-bit
@@ -250,42 +255,68 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, XS_CS_VD cut, 
     }
 }
 
-/* float32 rows on x86 (XS_CS_FP_RANGE, and the includer's XS_CS_FP_MAXF,
- * XS_CS_FP_MINF and XS_CS_FP_UNORDF, the float twins of XS_CS_FP_MAX, ...):
- * the range is measured on the float32 patterns before they are widened,
- * two parts' lanes in one vector of as many bytes as a vector of doubles.
- * That halves the range's work, most of a float32 block's (one cell, no
- * cuts, as a rule).  It reports the same bits: widening is exact and keeps
- * the order, so the largest |x| and the smallest non-zero one are the same
- * values, and their double patterns are taken at the end.  The keys are the
- * float32 twins of the doubles' (|x| and |x| - 1, zero becoming a NaN
- * pattern that the min passes over; NaN lanes seen apart as there).  Only
- * where a strip has more than one part: a level with one part (AVX-512)
- * keeps its measure. */
-#if defined(XS_CS_FP_MAXF) && XS_CS_PARTS > 1
+/* float32 rows on x86: the range is measured on the float32 patterns
+ * before they are widened, two parts' lanes in one vector of as many bytes
+ * as a vector of doubles, on the integer vector units.  That halves the
+ * range's work, most of a float32 block's (one cell, no cuts, as a rule),
+ * and keeps it off the adders (the portable instance's cuts) and the
+ * multiply-add units (AVX2's cuts), where a float max and min of the
+ * patterns ran until stop 33 (Zen 5, float32 normal / lognormal columns:
+ * AVX2 0.131 / 0.192 -> 0.121 / 0.183 ns per element, generic 0.251 /
+ * 0.436 -> 0.22 / 0.37).  Widening is exact and keeps the order, so the
+ * largest |x| and the smallest non-zero one have the widened ones'
+ * exponent fields and order against the windows' limits, powers of two.
+ * The includer defines either
+ *   XS_CS_MAXU32(a, b), XS_CS_MINU32(a, b): unsigned 32-bit maxima and
+ *     minima of two XS_CS_VJ (AVX2): the largest |x| pattern, and the
+ *     smallest of |x| - 1, which turns 0 into the largest (as the doubles'
+ *     64-bit measures do): both exact;
+ *   or XS_CS_MAX16(a, b), XS_CS_MIN16(a, b): signed 16-bit ones (SSE2 has
+ *     no 32-bit ones), which see the top 16 bits of each 32-bit lane: the
+ *     largest top of |x| (its exponent field and 7 leading fraction bits,
+ *     as xs_top16.h keeps for doubles), and the smallest top of |x| - 1 by
+ *     the key |x| + 0x7fffffff = (|x| - 1) + 2^31 modulo 2^32, whose top
+ *     is that top + 0x8000: a zero's key is the largest (0x7fff), any other
+ *     value's below it in the order of |x|, a subnormal below 2^-133 (top
+ *     0) included.  The smallest |x| is then known to lie in (t 2^16,
+ *     (t + 1) 2^16] for the least top t of |x| - 1, and t 2^16 + 1 is
+ *     reported: the same exponent field, except when the smallest |x| is a
+ *     power of two, which reads as one binade lower (a window may take one
+ *     cell more than it needs, never one too few);
+ * and XS_CS_FP_UNORDF(a, b), all ones where a float of a or b is a NaN:
+ * NaN lanes are seen apart, as the doubles' are; an Inf or NaN largest
+ * |x| is reported as UINT64_MAX without converting it (a signaling NaN's
+ * conversion would raise a flag).  Only where a strip has more than one
+ * part: a level with one part (AVX-512) keeps its measure. */
+#if (defined(XS_CS_MAXU32) || defined(XS_CS_MAX16)) && XS_CS_PARTS > 1
 #define XS_CS_F32_RANGE 1
 #define XS_CS_VG XS_CS_FN(xs_cs_vg)
 #define XS_CS_VJ XS_CS_FN(xs_cs_vj)
 #define XS_CS_RANGE32 XS_CS_FN(xs_cs_range32)
 /* Lanes of a float32 range: two parts'. */
 #define XS_CS_W32 (2 * XS_CS_W)
-/* float32 |x|'s bits and +Inf's. */
+/* float32 |x|'s bits and +Inf's; with 16-bit measures, the minimum's key
+ * |x| + XS_CS_KEY32 (see above). */
 #define XS_CS_ABS32 0x7fffffff
-#define XS_CS_INF32 0x7f800000
+#define XS_CS_INF32 0x7f800000u
+#define XS_CS_KEY32 0x7fffffff
 typedef float XS_CS_VG __attribute__((vector_size(8 * XS_CS_W)));
 typedef int32_t XS_CS_VJ __attribute__((vector_size(8 * XS_CS_W)));
 
 typedef struct {
-    XS_CS_VJ mx, mn, mn_odd, nan;
+    XS_CS_VJ mx, mn, nan;
 } XS_CS_RANGE32;
 
 XS_CS_TARGET XS_INLINE XS_CS_RANGE32 XS_CS_FN(cs_range32_init)(void)
 {
     XS_CS_RANGE32 r;
     r.mx = (XS_CS_VJ){0};
-    r.mn = r.mx + XS_CS_INF32;
-    r.mn_odd = r.mn;
     r.nan = r.mx;
+#ifdef XS_CS_MAXU32
+    r.mn = r.mx - 1;                              /* 0's |x| - 1: nothing yet */
+#else
+    r.mn = r.mx + XS_CS_KEY32;                    /* 0's key: nothing yet */
+#endif
     return r;
 }
 
@@ -297,36 +328,48 @@ XS_CS_TARGET XS_INLINE XS_CS_VG XS_CS_FN(cs_load32)(const char *q)
     return g;
 }
 
-#define XS_CS_KEY32_MAX(m, n) ((XS_CS_VJ)XS_CS_FP_MAXF((XS_CS_VG)(m), (XS_CS_VG)(n)))
-#define XS_CS_KEY32_MIN(m, n) ((XS_CS_VJ)XS_CS_FP_MINF((XS_CS_VG)(m), (XS_CS_VG)(n)))
-
 /* Two rows (g1 may be g0 again: one row) into r, as cs_range_step2. */
 XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range32_step2)(XS_CS_VG g0, XS_CS_VG g1,
                                                         XS_CS_RANGE32 *r, int nans)
 {
     XS_CS_VJ a0 = (XS_CS_VJ)g0 & XS_CS_ABS32, a1 = (XS_CS_VJ)g1 & XS_CS_ABS32;
-    r->mx = XS_CS_KEY32_MAX(XS_CS_KEY32_MAX(a0, a1), r->mx);
-    r->mn = XS_CS_KEY32_MIN(a0 - 1, r->mn);
-    r->mn_odd = XS_CS_KEY32_MIN(a1 - 1, r->mn_odd);
+#ifdef XS_CS_MAXU32
+    r->mx = (XS_CS_VJ)XS_CS_MAXU32(XS_CS_MAXU32(a0, a1), r->mx);
+    r->mn = (XS_CS_VJ)XS_CS_MINU32(XS_CS_MINU32(a0 - 1, a1 - 1), r->mn);
+#else
+    /* Only the top halves are read (the bottom ones measure the low bits,
+     * which nothing reads). */
+    r->mx = (XS_CS_VJ)XS_CS_MAX16(XS_CS_MAX16(a0, a1), r->mx);
+    r->mn = (XS_CS_VJ)XS_CS_MIN16(XS_CS_MIN16(a0 + XS_CS_KEY32, a1 + XS_CS_KEY32), r->mn);
+#endif
     if (nans) {
         r->nan |= (XS_CS_VJ)XS_CS_FP_UNORDF(g0, g1);
     }
 }
 
 /* The range r of lanes lane0 .. lane0 + XS_CS_W32 - 1 into b, as double
- * patterns (NaN lanes and untouched minima as cs_range_end reports them). */
+ * patterns (NaN lanes and lanes of nothing but zeros as cs_range_end
+ * reports them). */
 XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range32_end)(XS_CS_RANGE32 r, int lane0,
                                                       xs_strip_block *b)
 {
-    r.mn = XS_CS_KEY32_MIN(r.mn_odd, r.mn);
     for (int k = 0; k < XS_CS_W32; k++) {
-        uint32_t mx32 = (uint32_t)r.mx[k], mn32 = (uint32_t)r.mn[k] + 1u;
+#ifdef XS_CS_MAXU32
+        uint32_t mx32 = (uint32_t)r.mx[k], mn32 = (uint32_t)r.mn[k] + 1u;   /* 0: none */
+#else
+        uint32_t mx32 = (uint32_t)r.mx[k] & 0xffff0000u;
+        /* The least top of |x| - 1, t, from its key's top, t + 0x8000;
+         * none when that is 0x7fff (t = 0xffff: only zeros). */
+        uint32_t t = (((uint32_t)r.mn[k] >> 16) + 0x8000u) & 0xffffu;
+        uint32_t mn32 = t == 0xffffu ? 0 : (t << 16) + 1u;
+#endif
         float mx, mn;
         memcpy(&mx, &mx32, sizeof mx);
         memcpy(&mn, &mn32, sizeof mn);
-        b->max_bits[lane0 + k] = r.nan[k] ? UINT64_MAX : xs_double_bits((double)mx);
-        b->min_bits_m1[lane0 + k] =
-            mn32 == XS_CS_INF32 + 1u ? UINT64_MAX : xs_double_bits((double)mn) - 1;
+        b->max_bits[lane0 + k] = r.nan[k] || mx32 >= XS_CS_INF32 ? UINT64_MAX
+                                                                 : xs_double_bits((double)mx);
+        b->min_bits_m1[lane0 + k] = mn32 == 0 || mn32 >= XS_CS_INF32
+                                        ? UINT64_MAX : xs_double_bits((double)mn) - 1;
     }
 }
 #endif
@@ -402,10 +445,9 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_track_end)(XS_CS_TRACK t, XS_CS_VD cut, 
     XS_CS_FN(cs_range_end)(t.d, cut, lane0, b);
 }
 
-/* a + b and a - b for the cuts: on the multiply-add units when the
- * includer says how (XS_CS_CUT_ADD, XS_CS_CUT_SUB), else plain. */
-#ifndef XS_CS_CUT_ADD
-#define XS_CS_CUT_ADD(a, b) ((a) + (b))
+/* a - b for the cuts: on the multiply-add units when the includer says
+ * how (XS_CS_CUT_SUB), else plain. */
+#ifndef XS_CS_CUT_SUB
 #define XS_CS_CUT_SUB(a, b) ((a) - (b))
 #endif
 
@@ -428,7 +470,7 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_track_end)(XS_CS_TRACK t, XS_CS_VD cut, 
  * parts of a run each: the lane bound of xs_cells.h holds as it did. */
 #define XS_CS_RUN(v, t) \
     for (int c = 1; c < K; c++) { \
-        XS_CS_VD next = (XS_CS_VD)XS_CS_CUT_ADD((v), (t)[c]); \
+        XS_CS_VD next = (v) + (t)[c]; \
         (v) = (XS_CS_VD)XS_CS_CUT_SUB((v), (XS_CS_VD)XS_CS_CUT_SUB(next, (t)[c])); \
         (t)[c] = next; \
     }
@@ -438,10 +480,10 @@ _Static_assert(XS_COLUMN_CARRY_ROWS <= 2 * XS_CELLS_RUN_PARTS,
 
 /* Lanes lane0 .. lane0 + XS_CS_W - 1 of a strip's block with K cells: every
  * row cut (XS_CS_RUN) and its rest added to cell K, a carry step every
- * XS_COLUMN_CARRY_ROWS rows.  Rows go in pairs whose rests are added first,
- * so that cell K's chain of dependent adds is half as long: a lane's sums
- * of at most XS_COLUMN_CARRY_ROWS parts are exact in any order
- * (xs_cells.h). */
+ * XS_COLUMN_CARRY_ROWS rows.  Rows go in pairs (in fours with one cell)
+ * whose rests are added first, so that cell K's chain of dependent adds is
+ * half as long (a quarter): a lane's sums of at most XS_COLUMN_CARRY_ROWS
+ * parts are exact in any order (xs_cells.h). */
 XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
                                                 ptrdiff_t row_stride, int K, int itemsize,
                                                 const double (*sigma)[XS_STRIP],
@@ -461,6 +503,28 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
         for (int c = 1; c < K; c++) {
             t0[c] = sig[c];
             t1[c] = sig[c];
+        }
+        if (K == 1) {
+            /* One cell (float32 columns of like scales, float64 small
+             * integers): no cuts, only cell K's sum, whose chain of dependent
+             * adds takes rows in fours (Zen 5, float32 normal columns,
+             * AVX2: 0.145 -> 0.13 ns per element). */
+            for (; r + 3 < r1; r += 4, q += 4 * row_stride) {
+                XS_CS_VD v0 = XS_CS_FN(cs_load)(q, itemsize);
+                XS_CS_VD v1 = XS_CS_FN(cs_load)(q + row_stride, itemsize);
+                XS_CS_VD v2 = XS_CS_FN(cs_load)(q + 2 * row_stride, itemsize);
+                XS_CS_VD v3 = XS_CS_FN(cs_load)(q + 3 * row_stride, itemsize);
+                if (lane0 == 0) {
+                    for (int k = 0; k < 4; k++) {
+                        XS_PREFETCH((const void *)((uintptr_t)q + (uintptr_t)(k * row_stride) +
+                                                   XS_PREFETCH_BYTES(itemsize)));
+                    }
+                }
+                XS_CS_FN(cs_track)(&range, q, row_stride, 2, v0, v1, itemsize, lane0, 0);
+                XS_CS_FN(cs_track)(&range, q + 2 * row_stride, row_stride, 2, v2, v3, itemsize,
+                                   lane0, 0);
+                acc[K] += (v0 + v1) + (v2 + v3);
+            }
         }
         for (; r + 1 < r1; r += 2, q += 2 * row_stride) {
             XS_CS_VD v0 = XS_CS_FN(cs_load)(q, itemsize);
@@ -627,10 +691,11 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_FP_MAX
 #undef XS_CS_FP_MIN
 #undef XS_CS_FP_UNORD
-#undef XS_CS_CUT_ADD
 #undef XS_CS_WIDEN32
-#undef XS_CS_FP_MAXF
-#undef XS_CS_FP_MINF
+#undef XS_CS_MAX16
+#undef XS_CS_MIN16
+#undef XS_CS_MAXU32
+#undef XS_CS_MINU32
 #undef XS_CS_FP_UNORDF
 #undef XS_CS_F32_RANGE
 #undef XS_CS_VG
@@ -639,8 +704,7 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_W32
 #undef XS_CS_ABS32
 #undef XS_CS_INF32
-#undef XS_CS_KEY32_MAX
-#undef XS_CS_KEY32_MIN
+#undef XS_CS_KEY32
 #undef XS_CS_TRACK
 #undef XS_CS_TOP16_RANGE
 #undef XS_CS_TOP16_MAX
