@@ -480,10 +480,10 @@ _Static_assert(XS_COLUMN_CARRY_ROWS <= 2 * XS_CELLS_RUN_PARTS,
 
 /* Lanes lane0 .. lane0 + XS_CS_W - 1 of a strip's block with K cells: every
  * row cut (XS_CS_RUN) and its rest added to cell K, a carry step every
- * XS_COLUMN_CARRY_ROWS rows.  Rows go in pairs (in fours with one cell)
- * whose rests are added first, so that cell K's chain of dependent adds is
- * half as long (a quarter): a lane's sums of at most XS_COLUMN_CARRY_ROWS
- * parts are exact in any order (xs_cells.h). */
+ * XS_COLUMN_CARRY_ROWS rows.  Rows go in pairs (in fours with one cell,
+ * but for AVX-512) whose rests are added first, so that cell K's chain of
+ * dependent adds is half as long (a quarter): a lane's sums of at most
+ * XS_COLUMN_CARRY_ROWS parts are exact in any order (xs_cells.h). */
 XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
                                                 ptrdiff_t row_stride, int K, int itemsize,
                                                 const double (*sigma)[XS_STRIP],
@@ -504,11 +504,12 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
             t0[c] = sig[c];
             t1[c] = sig[c];
         }
-        if (K == 1) {
+        if (K == 1 && XS_CS_W < 8) {
             /* One cell (float32 columns of like scales, float64 small
              * integers): no cuts, only cell K's sum, whose chain of dependent
              * adds takes rows in fours (Zen 5, float32 normal columns,
-             * AVX2: 0.145 -> 0.13 ns per element). */
+             * AVX2: 0.145 -> 0.13 ns per element; AVX-512's one part per
+             * strip was 3% slower so, and keeps pairs). */
             for (; r + 3 < r1; r += 4, q += 4 * row_stride) {
                 XS_CS_VD v0 = XS_CS_FN(cs_load)(q, itemsize);
                 XS_CS_VD v1 = XS_CS_FN(cs_load)(q + row_stride, itemsize);
