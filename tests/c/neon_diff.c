@@ -412,6 +412,7 @@ static void test_dot(const xs_dot_cells_set *ref, const xs_dot_cells_set *alt, c
  * |value| - 1, which has the same exponent field except when the smallest
  * is a power of two (one binade lower) or a subnormal below 2^-133 (the
  * smallest subnormal's). */
+#ifdef XS_CPU_X86
 static int same_minimum_f32_top16(uint64_t x_m1, uint64_t y_m1)
 {
     if (same_minimum(x_m1, y_m1)) {
@@ -428,6 +429,7 @@ static int same_minimum_f32_top16(uint64_t x_m1, uint64_t y_m1)
     memcpy(&r, &rep, sizeof r);
     return same_exponent(xs_double_bits((double)r), x_m1 + 1);
 }
+#endif
 
 /* The same strip range, lane by lane, as far as the driver can tell (as
  * same_cells_range); x the portable kernel's, y another's, of float32 rows
