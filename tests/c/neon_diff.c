@@ -429,6 +429,23 @@ static int same_minimum_f32_top16(uint64_t x_m1, uint64_t y_m1)
     memcpy(&r, &rep, sizeof r);
     return same_exponent(xs_double_bits((double)r), x_m1 + 1);
 }
+
+/* Whether x (the portable kernel's) is the largest |value| y (exact, not
+ * special) as that measure reports it: the same exponent field, or, for a
+ * lane whose values are all below 2^-133 (a float32 top of 0), float32
+ * 0xffff's. */
+static int same_maximum_f32_top16(uint64_t x, uint64_t y)
+{
+    float yf = (float)xs_bits_double(y);                 /* exact: a float32 widened */
+    uint32_t m, top0_max = 0xffffu;
+    memcpy(&m, &yf, sizeof m);
+    if (m == 0 || m >= 0x10000u) {
+        return same_exponent(x, y);
+    }
+    float r;
+    memcpy(&r, &top0_max, sizeof r);
+    return same_exponent(x, xs_double_bits((double)r));
+}
 #endif
 
 /* The same strip range, lane by lane, as far as the driver can tell (as
@@ -448,11 +465,14 @@ static int same_strip_range(const xs_strip_block *x, const xs_strip_block *y, in
 #ifdef XS_CPU_X86
         int min_ok = f32 ? same_minimum_f32_top16(x->min_bits_m1[k], y->min_bits_m1[k])
                          : same_minimum(x->min_bits_m1[k], y->min_bits_m1[k]);
+        int max_ok = f32 ? same_maximum_f32_top16(x->max_bits[k], y->max_bits[k])
+                         : same_exponent(x->max_bits[k], y->max_bits[k]);
 #else
         (void)f32;
         int min_ok = same_minimum(x->min_bits_m1[k], y->min_bits_m1[k]);
+        int max_ok = same_exponent(x->max_bits[k], y->max_bits[k]);
 #endif
-        if (!same_exponent(x->max_bits[k], y->max_bits[k]) || !min_ok) {
+        if (!max_ok || !min_ok) {
             return 0;
         }
     }

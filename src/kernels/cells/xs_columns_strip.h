@@ -282,7 +282,10 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, XS_CS_VD cut, 
  *     (t + 1) 2^16] for the least top t of |x| - 1, and t 2^16 + 1 is
  *     reported: the same exponent field, except when the smallest |x| is a
  *     power of two, which reads as one binade lower (a window may take one
- *     cell more than it needs, never one too few);
+ *     cell more than it needs, never one too few).  A lane whose non-zero
+ *     values are all subnormals below 2^-133 (top 0) reports the largest
+ *     such pattern, 0xffff, as its largest |x|: above them, as a window's
+ *     top must be;
  * and XS_CS_FP_UNORDF(a, b), all ones where a float of a or b is a NaN:
  * NaN lanes are seen apart, as the doubles' are; an Inf or NaN largest
  * |x| is reported as UINT64_MAX without converting it (a signaling NaN's
@@ -292,6 +295,7 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, XS_CS_VD cut, 
 #define XS_CS_F32_RANGE 1
 #define XS_CS_VG XS_CS_FN(xs_cs_vg)
 #define XS_CS_VJ XS_CS_FN(xs_cs_vj)
+#define XS_CS_VU XS_CS_FN(xs_cs_vu)
 #define XS_CS_RANGE32 XS_CS_FN(xs_cs_range32)
 /* Lanes of a float32 range: two parts'. */
 #define XS_CS_W32 (2 * XS_CS_W)
@@ -302,6 +306,7 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, XS_CS_VD cut, 
 #define XS_CS_KEY32 0x7fffffff
 typedef float XS_CS_VG __attribute__((vector_size(8 * XS_CS_W)));
 typedef int32_t XS_CS_VJ __attribute__((vector_size(8 * XS_CS_W)));
+typedef uint32_t XS_CS_VU __attribute__((vector_size(8 * XS_CS_W)));
 
 typedef struct {
     XS_CS_VJ mx, mn, nan;
@@ -338,9 +343,13 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range32_step2)(XS_CS_VG g0, XS_CS_VG g1,
     r->mn = (XS_CS_VJ)XS_CS_MINU32(XS_CS_MINU32(a0 - 1, a1 - 1), r->mn);
 #else
     /* Only the top halves are read (the bottom ones measure the low bits,
-     * which nothing reads). */
+     * which nothing reads).  The largest top of 0 with a non-zero |x| is
+     * fixed at the end (cs_range32_end). */
     r->mx = (XS_CS_VJ)XS_CS_MAX16(XS_CS_MAX16(a0, a1), r->mx);
-    r->mn = (XS_CS_VJ)XS_CS_MIN16(XS_CS_MIN16(a0 + XS_CS_KEY32, a1 + XS_CS_KEY32), r->mn);
+    /* The keys modulo 2^32: unsigned (a signed sum would overflow). */
+    XS_CS_VJ k0 = (XS_CS_VJ)((XS_CS_VU)a0 + (uint32_t)XS_CS_KEY32);
+    XS_CS_VJ k1 = (XS_CS_VJ)((XS_CS_VU)a1 + (uint32_t)XS_CS_KEY32);
+    r->mn = (XS_CS_VJ)XS_CS_MIN16(XS_CS_MIN16(k0, k1), r->mn);
 #endif
     if (nans) {
         r->nan |= (XS_CS_VJ)XS_CS_FP_UNORDF(g0, g1);
@@ -362,6 +371,9 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range32_end)(XS_CS_RANGE32 r, int lane0,
          * none when that is 0x7fff (t = 0xffff: only zeros). */
         uint32_t t = (((uint32_t)r.mn[k] >> 16) + 0x8000u) & 0xffffu;
         uint32_t mn32 = t == 0xffffu ? 0 : (t << 16) + 1u;
+        /* A top of 0 that is not a zero (subnormals below 2^-133 alone):
+         * the largest pattern of that top, above them all. */
+        mx32 = mx32 == 0 && mn32 != 0 ? 0xffffu : mx32;
 #endif
         float mx, mn;
         memcpy(&mx, &mx32, sizeof mx);
@@ -701,6 +713,7 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_F32_RANGE
 #undef XS_CS_VG
 #undef XS_CS_VJ
+#undef XS_CS_VU
 #undef XS_CS_RANGE32
 #undef XS_CS_W32
 #undef XS_CS_ABS32
