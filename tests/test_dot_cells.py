@@ -7,10 +7,10 @@ at fixed grid positions into 2-5 cells under a top above the block's largest
 |p|, when the block fits such a window, and product by product otherwise.
 These inputs reach every branch: windows that move, blocks that need more
 cells, blocks too wide for any window, Inf/NaN, zeros and all-zero blocks,
-subnormal operands (alone, and in a window with normal ones), products
-near overflow and underflow, exact
-cancellation, long rows, operands that the portable kernel's split
-refuses (the top of the largest binade, subnormal operands).  Every kernel
+subnormal operands (alone, and in a window with normal ones), products near
+overflow and underflow, exact cancellation, long rows, operands that the
+portable kernel's split refuses (the top of the largest binade, subnormal
+operands).  Every kernel
 (portable, AVX2+FMA, AVX-512, NEON on aarch64) runs in a child process that
 forces it through XSUMUFUNC_KERNEL.
 """
