@@ -313,7 +313,7 @@ static int dot_window(xs_cells_window *w, const xs_dot_cells_range *r, int dtop,
     top = top > XS_CELLS_TOP_MAX ? XS_CELLS_TOP_MAX : top;
     int cells = 2;
     if (r->min_a_m1 != UINT64_MAX && r->min_b_m1 != UINT64_MAX) {
-        int f_sum = (int)((r->min_a_m1 + 1) >> 52) + (int)((r->min_b_m1 + 1) >> 52);
+        int f_sum = xs_dot_cells_exponent_sum(r);
         cells = f_sum < 1076 ? XS_CELLS_GRID_MAX : xs_cells_for_quantum(top, f_sum - 2150);
     }
     cells += dcells;

@@ -183,10 +183,8 @@ static int cells_needed(int top, const xs_dot_cells_range *r)
     if (r->min_a_m1 == UINT64_MAX || r->min_b_m1 == UINT64_MAX) {
         return XS_DOT_CELLS_MIN;                          /* only zero products */
     }
-    int fa = (int)((r->min_a_m1 + 1) >> XS_F64_MANT_BITS);
-    int fb = (int)((r->min_b_m1 + 1) >> XS_F64_MANT_BITS);
-    int f_sum = fa + fb;
-    if (fa == 0 || fb == 0 || f_sum < 1076) {
+    int f_sum = xs_dot_cells_exponent_sum(r);
+    if (f_sum < 1076) {
         return XS_CELLS_GRID_MAX + 1;     /* subnormal operands, or bits below 2^-1074 */
     }
     int cells = xs_cells_for_quantum(top, f_sum - 2150);

@@ -22,11 +22,20 @@ typedef struct {
     uint64_t min_a_m1, min_b_m1;     /* minus 1 (all zero: UINT64_MAX) */
 } xs_dot_cells_range;
 
+/* The least exponent sum fa + fb of a block's non-zero operands (range r,
+ * neither a nor b all zero), or -1 when one of them is subnormal (exponent
+ * field 0): no window takes such a block, for the kernels add p's rest into
+ * cell K-1 whole, which takes p to be a multiple of 2^52 times its quantum,
+ * true of normal operands only (xs_dot_cells_kernel.h). */
+static inline int xs_dot_cells_exponent_sum(const xs_dot_cells_range *r)
+{
+    int fa = (int)((r->min_a_m1 + 1) >> XS_F64_MANT_BITS);
+    int fb = (int)((r->min_b_m1 + 1) >> XS_F64_MANT_BITS);
+    return fa == 0 || fb == 0 ? -1 : fa + fb;
+}
+
 /* Whether every product of a block of range r fits w (see the header):
- * all of a or all of b zero makes every product zero.  A subnormal operand
- * (exponent field 0) fits no window: the kernels add p's rest into cell
- * K-1 whole, which takes p to be a multiple of 2^52 times its quantum, true
- * of normal operands only (xs_dot_cells_kernel.h). */
+ * all of a or all of b zero makes every product zero. */
 static inline int xs_dot_cells_fits(const xs_cells_window *w, const xs_dot_cells_range *r)
 {
     if (r->max_p >= w->max_limit) {
@@ -35,9 +44,7 @@ static inline int xs_dot_cells_fits(const xs_cells_window *w, const xs_dot_cells
     if (r->min_a_m1 == UINT64_MAX || r->min_b_m1 == UINT64_MAX) {
         return 1;
     }
-    int fa = (int)((r->min_a_m1 + 1) >> XS_F64_MANT_BITS);
-    int fb = (int)((r->min_b_m1 + 1) >> XS_F64_MANT_BITS);
-    return fa != 0 && fb != 0 && fa + fb >= w->min_quantum_sum;
+    return xs_dot_cells_exponent_sum(r) >= w->min_quantum_sum;
 }
 
 typedef int (*xs_dot_cells_kernel)(const char *a, const char *b, int terms, double *lanes,
