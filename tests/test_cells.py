@@ -106,7 +106,22 @@ def _cases():
     tiniest[::91] = -2 * 5e-324
     largest = normal.copy()
     largest[::512] = np.finfo(np.float64).max           # bits minus 1 just below Inf's
+    # The least |term| of a block exactly a power of two at the window's
+    # least (2^-38 for 2 cells, 2^-85 for 3, 2^-132 for 4 under T = 4): the
+    # portable kernel on x86-64 keys the smallest |term| by the top 16 bits
+    # of |term| - 1, reads it one binade lower and refuses the block, which
+    # then takes a cell more.
+    least_power_of_two = 1 + rng.random(N)
+    for block, e in enumerate([-38, -85, -132, -38, -37]):
+        least_power_of_two[(block + 1) * 256 + 11] = (-1) ** block * 2.0**e
+    # A subnormal below 2^-1026 (its top 16 bits are 0, as a zero's) beside
+    # terms that cancel: the sum is that subnormal, which a key taking it
+    # for a zero would lose.
+    tiny_beside_cancel = cancel.copy()
+    tiny_beside_cancel[300] = 2.0**-1070
+    tiny_beside_cancel[N // 2 + 300] = 0.0
     return {
+        "least_power_of_two": least_power_of_two, "tiny_beside_cancel": tiny_beside_cancel,
         "nan_at_ends": nan_at_ends, "inf_and_zeros": inf_and_zeros, "inf_both": inf_both,
         "tiniest": tiniest, "largest": largest,
         "ties": ties,
@@ -534,6 +549,17 @@ def test_columns_under_every_kernel(kernel, tmp_path):
     cases["f32_tie_of_subnormals"] = tie
     cases["f32_power_of_two_least"] = np.where(rng.random((300, 24)) < 0.5, 1.0,
                                                rng.integers(1, 2**20, (300, 24))).astype(np.float32)
+    # float64 strips: the portable range on x86-64 keys the least |x| by the
+    # top 16 bits of |x| - 1 (a power of two reads one binade lower), and a
+    # subnormal below 2^-1026 (top 16 bits 0, as a zero's) must not pass for
+    # a zero: here it is the sum of its column, the rest cancelling.
+    least = np.where(rng.random((300, 24)) < 0.5, 2.0**-40, rng.standard_normal((300, 24)))
+    least[:, 5] = 2.0 ** rng.integers(-60, 0, 300)
+    cases["f64_power_of_two_least"] = least
+    tiny = rng.standard_normal((300, 24))
+    tiny[150:] = -tiny[:150]
+    tiny[77, 9], tiny[227, 9] = 2.0**-1070, 0.0
+    cases["f64_tiny_beside_cancel"] = tiny
     with np.errstate(all="ignore"):
         cases["f32_seams"] = _column_seams(300).astype(np.float32)
     with np.errstate(all="ignore"):

@@ -212,17 +212,47 @@ static int fits_no_window(uint64_t max_bits)
     return max_bits >= (uint64_t)(XS_CELLS_TOP_MAX + XS_CELLS_EXP_BIAS) << XS_F64_MANT_BITS;
 }
 
+/* Whether x_m1 (the portable kernel's) is the smallest non-zero |value|
+ * (pattern y_m1 + 1, exact; all zero: UINT64_MAX) as that kernel reports
+ * it.  With `top16` (x86-64) its 16-bit key (xs_top16.h) keeps the top 16
+ * bits of the pattern of |value| - 1 alone: the same exponent field, except
+ * one binade lower for a power of two; otherwise the same exponent field. */
+static int same_minimum_portable(uint64_t x_m1, uint64_t y_m1, int top16)
+{
+    if (!top16) {
+        return same_minimum(x_m1, y_m1);
+    }
+    if (x_m1 == UINT64_MAX || y_m1 == UINT64_MAX) {
+        return x_m1 == y_m1;
+    }
+    return x_m1 == y_m1 >> 48 << 48;
+}
+
+/* Whether the portable row kernels measure on 16-bit keys, and the strips
+ * (x86-64; the strips need vector extensions on every CPU). */
+#ifdef XS_CELLS_PORTABLE_TOP16
+#define CELLS_TOP16 1
+#else
+#define CELLS_TOP16 0
+#endif
+#ifdef XS_CPU_X86
+#define STRIPS_TOP16 1
+#else
+#define STRIPS_TOP16 0
+#endif
+
 /* The same range, as far as the driver can tell: both fit no window
  * (fits_no_window), or the same exponent fields of the largest |term| and
- * of the smallest non-zero one, and the same "all zero" (the drivers read
- * nothing else of them; the portable kernels on x86-64 measure the top 16
- * bits of each term only). */
+ * the smallest non-zero one as the portable kernel x reports it, and the
+ * same "all zero" (the drivers read nothing else of them; the portable
+ * kernels on x86-64 measure the top 16 bits of each term only). */
 static int same_cells_range(const xs_cells_range *x, const xs_cells_range *y)
 {
     if (fits_no_window(x->max_bits) || fits_no_window(y->max_bits)) {
         return fits_no_window(x->max_bits) && fits_no_window(y->max_bits);
     }
-    return same_exponent(x->max_bits, y->max_bits) && same_minimum(x->min_bits_m1, y->min_bits_m1);
+    return same_exponent(x->max_bits, y->max_bits) &&
+           same_minimum_portable(x->min_bits_m1, y->min_bits_m1, CELLS_TOP16);
 }
 
 /* One type's kernels, ref (generic) against alt, on rows of `blocks`
@@ -263,6 +293,16 @@ static void cells_type(const xs_cells_kernel *ref, const xs_cells_kernel *alt, c
         }
         ok_ref = ref[w.cells](p, terms, lanes_ref, &w, &r_ref);
         ok_alt = alt[w.cells](p, terms, lanes_alt, &w, &r_alt);
+        /* The portable kernel on 16-bit keys refuses a block whose
+         * smallest |term| is the window's least, a power of two, which its
+         * key reads one binade lower (same_minimum_portable): then the
+         * lanes take alt's block. */
+        if (CELLS_TOP16 && !ok_ref && ok_alt && r_alt.min_bits_m1 == w.min_limit_m1 &&
+                r_ref.max_bits < w.max_limit &&
+                same_minimum_portable(r_ref.min_bits_m1, r_alt.min_bits_m1, 1)) {
+            memcpy(lanes_ref, lanes_alt, sizeof lanes_ref);
+            ok_ref = 1;
+        }
         CHECK(ok_ref == ok_alt, "accepted", family, isa, kind);
         CHECK(same_cells_range(&r_ref, &r_alt), "range", family, isa, kind);
         CHECK(same_total(lanes_ref, lanes_alt), "lanes", family, isa, kind);
@@ -464,7 +504,8 @@ static int same_strip_range(const xs_strip_block *x, const xs_strip_block *y, in
         }
 #ifdef XS_CPU_X86
         int min_ok = f32 ? same_minimum_f32_top16(x->min_bits_m1[k], y->min_bits_m1[k])
-                         : same_minimum(x->min_bits_m1[k], y->min_bits_m1[k]);
+                         : same_minimum_portable(x->min_bits_m1[k], y->min_bits_m1[k],
+                                                 STRIPS_TOP16);
         int max_ok = f32 ? same_maximum_f32_top16(x->max_bits[k], y->max_bits[k])
                          : same_exponent(x->max_bits[k], y->max_bits[k]);
 #else

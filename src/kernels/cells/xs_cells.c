@@ -130,28 +130,33 @@ static inline void cv_store(double *p, xs_cv v)
 }
 
 #define XS_CK_TARGET
+/* Half the chains for cells 2..K (xs_cells_kernel.h): with four, GCC kept
+ * two of the last cell's lanes in memory (Zen 5, the paper's data, three
+ * cells: 0.52 -> 0.48 ns per term). */
+#define XS_CK_LOW_CHAINS (XS_CK_CHAINS / 2)
 #define XS_CK_V xs_cv
 #define XS_CK_LOAD(p) cv_load(p)
 #define XS_CK_STORE(p, v) cv_store((p), (v))
 #define XS_CK_ADD(a, b) ((a) + (b))
 #define XS_CK_SUB(a, b) ((a) - (b))
-#if defined(__SSE2__) && XS_CK_VW == 2
-/* x86-64: the range on the integer vector units (xs_top16.h), a zero
- * counted as the largest top for the minimum (by a compare with 0.0,
- * exact: the pinned mode has no DAZ).  A least top of 0 is a subnormal
- * below 2^-1026 (min_bits_m1 0: exponent field 0); the largest, all zero
- * (or a NaN, which the maximum reports). */
+#ifdef XS_CELLS_PORTABLE_TOP16
+/* x86-64 (XS_CELLS_PORTABLE_TOP16): the range on the integer vector units
+ * (xs_top16.h), the 16-bit maximum of the tops of |x| and the minimum of
+ * xs_top16_min_key's keys, which puts zeros last with an integer addition
+ * (a compare with 0.0 took an adder: Zen 5, 1e6 normal terms 0.37 -> 0.33
+ * ns per term, the paper's data 0.58 -> 0.52).  The key reads a smallest
+ * |x| that is a power of two one binade lower: a block whose smallest is
+ * the window's least is refused, and takes a cell more. */
 #define XS_CK_RANGE_INIT \
-    const __m128i top_abs = XS_TOP16_ABS_LANES(); \
-    __m128i mxv = _mm_setzero_si128(), mnv = top_abs;
+    const __m128i abs_bits = _mm_set1_epi64x((long long)XS_CELLS_ABS_BITS); \
+    __m128i mxv = _mm_setzero_si128(), mnv = XS_TOP16_ABS_LANES();
 #define XS_CK_RANGE_STEP(v, j) { \
-        __m128i t = xs_top16((__m128d)(v)); \
-        __m128i z = _mm_castpd_si128(_mm_cmpeq_pd((__m128d)(v), _mm_setzero_pd())); \
-        mxv = _mm_max_epi16(mxv, t); \
-        mnv = _mm_min_epi16(mnv, _mm_or_si128(t, _mm_and_si128(z, top_abs))); }
+        __m128i a = _mm_and_si128(_mm_castpd_si128((__m128d)(v)), abs_bits); \
+        mxv = _mm_max_epi16(mxv, a); \
+        mnv = _mm_min_epi16(mnv, xs_top16_min_key(a)); }
 #define XS_CK_RANGE_END(range) { \
         (range)->max_bits = xs_top16_bits(xs_top16_larger(mxv)); \
-        (range)->min_bits_m1 = xs_top16_min_m1(xs_top16_bits(xs_top16_smaller(mnv))); }
+        (range)->min_bits_m1 = xs_top16_key_min_m1(xs_top16_least_key(mnv)); }
 #else
 /* Elsewhere on the integer units, one minimum and maximum per chain
  * (XS_CK_MEASURES of them: a single pair would chain every term's compare

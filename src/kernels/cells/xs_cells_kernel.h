@@ -53,6 +53,22 @@
  * were (the range tells the driver why).
  */
 
+/* Optional: XS_CK_LOW_CHAINS, the chains of cells 2..K (a divisor of
+ * XS_CK_CHAINS; default all of them), so that the portable kernels' 16
+ * vector registers hold every running sum (no lane kept in memory).  Fewer
+ * lanes are enough there: a part of cell c >= 2 is at most u_(c-1)/2 =
+ * 2^46 u_c, half a part of cell 1, so twice as many per lane keep both
+ * bounds, 32 per run (t_c within 2^51 u_c of s_c) and 64 per lane and
+ * block ((64 * 2^46 + 2^46) u_c < 2^53 u_c, xs_cells.h): 4 lanes per
+ * cell. */
+#ifndef XS_CK_LOW_CHAINS
+#define XS_CK_LOW_CHAINS XS_CK_CHAINS
+#endif
+/* The chains of cell c (1..K), and the one that vector j of a step adds
+ * into. */
+#define XS_CK_CHAINS_OF(c) ((c) >= 2 ? XS_CK_LOW_CHAINS : XS_CK_CHAINS)
+#define XS_CK_CHAIN(c, j) ((j) % XS_CK_CHAINS_OF(c))
+
 XS_CK_TARGET
 static int XS_CK_NAME(const void *input, int terms, double *lanes, const xs_cells_window *w,
                       xs_cells_range *range)
@@ -91,16 +107,18 @@ static int XS_CK_NAME(const void *input, int terms, double *lanes, const xs_cell
                 XS_CK_RANGE_STEP(v, j)
                 XS_CK_V r = v;
                 for (int c = 1; c < XS_CK_CELLS; c++) {
-                    XS_CK_V t = XS_CK_ADD(run[c][j], r);
-                    XS_CK_V q = XS_CK_SUB(t, run[c][j]);
-                    run[c][j] = t;
+                    int h = XS_CK_CHAIN(c, j);
+                    XS_CK_V t = XS_CK_ADD(run[c][h], r);
+                    XS_CK_V q = XS_CK_SUB(t, run[c][h]);
+                    run[c][h] = t;
                     r = XS_CK_SUB(r, q);
                 }
-                acc[XS_CK_CELLS][j] = XS_CK_ADD(acc[XS_CK_CELLS][j], r);
+                int h = XS_CK_CHAIN(XS_CK_CELLS, j);
+                acc[XS_CK_CELLS][h] = XS_CK_ADD(acc[XS_CK_CELLS][h], r);
             }
         }
         for (int c = 1; c < XS_CK_CELLS; c++) {
-            for (int j = 0; j < XS_CK_CHAINS; j++) {
+            for (int j = 0; j < XS_CK_CHAINS_OF(c); j++) {
                 acc[c][j] = XS_CK_ADD(acc[c][j], XS_CK_SUB(run[c][j], sigma[c]));
             }
         }

@@ -33,6 +33,14 @@ typedef struct {
     {NULL, cells_f32_##ISA##_1, cells_f32_##ISA##_2, cells_f32_##ISA##_3, cells_f32_##ISA##_4}, \
     {NULL, cells_bf16_##ISA##_1, cells_bf16_##ISA##_2, cells_bf16_##ISA##_3, cells_bf16_##ISA##_4}}
 
+/* Whether the portable instances measure a block's range on the top 16
+ * bits of each term (xs_top16.h), as they do on x86-64 with GCC's or
+ * Clang's vector extensions (SSE2); elsewhere on whole 64-bit patterns. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(XS_NO_VECTOR_EXT) && \
+    defined(__SSE2__)
+#define XS_CELLS_PORTABLE_TOP16 1
+#endif
+
 #ifdef XS_CPU_NEON
 /* aarch64's Advanced SIMD instances (xs_cells_neon.c). */
 extern const xs_cells_set xs_cells_neon;

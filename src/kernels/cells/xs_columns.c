@@ -108,7 +108,6 @@ static xs_small *column_acc(xs_columns *st, int j)
 #define XS_CS_TOP16_RANGE 1
 #define XS_CS_TOP16_MAX(a, b) _mm_max_epi16((__m128i)(a), (__m128i)(b))
 #define XS_CS_TOP16_MIN(a, b) _mm_min_epi16((__m128i)(a), (__m128i)(b))
-#define XS_CS_ZEROS(v) ((xs_cs_vi_generic)_mm_cmpeq_pd((v), _mm_setzero_pd()))
 #define XS_CS_MAX16(a, b) _mm_max_epi16((__m128i)(a), (__m128i)(b))
 #define XS_CS_MIN16(a, b) _mm_min_epi16((__m128i)(a), (__m128i)(b))
 #define XS_CS_FP_UNORDF(a, b) _mm_cmpunord_ps((a), (b))

@@ -16,8 +16,7 @@
  *                 range on the top 16 bits of each |x| (xs_top16.h, which
  *                 the includer includes), with XS_CS_TOP16_MAX(a, b) and
  *                 XS_CS_TOP16_MIN(a, b), signed 16-bit maxima and minima of
- *                 two XS_CS_VI, and XS_CS_ZEROS(v), all ones in the lanes
- *                 where v is 0.0
+ *                 two XS_CS_VI
  *   XS_CS_MAXU32 and XS_CS_MINU32, or XS_CS_MAX16 and XS_CS_MIN16, and
  *                 XS_CS_FP_UNORDF (optional): float32 rows are then measured
  *                 unwidened, on the integer units (XS_CS_F32_RANGE below)
@@ -76,10 +75,13 @@
  *     instance on x86-64), on the top 16 bits of the patterns alone, with
  *     16-bit maxima and minima on the integer vector units, so that the
  *     floating-point adders do only the cuts and the cell sums (SSE2 has
- *     no FMA to take the cuts): a zero counted as the largest top for the
- *     minimum (a compare with 0.0).  The drivers read only what those bits
- *     keep (xs_top16.h): the exponent fields, and the order against the
- *     windows' limits, which are powers of two.  A NaN's or an Inf's top
+ *     no FMA to take the cuts): the minimum of xs_top16_min_key's keys,
+ *     which put zeros last with integer additions (a compare with 0.0
+ *     took an adder: Zen 5, (1000, 1000) normal columns 0.42 -> 0.37 ns
+ *     per element).  The drivers read only what those bits keep
+ *     (xs_top16.h): the exponent fields, and the order against the
+ *     windows' limits, which are powers of two (a least |x| that is a
+ *     power of two reads one binade lower: a cell more at worst).  A NaN's or an Inf's top
  *     is that of +Inf or above it, which no window takes.
  * A lane with nothing but zeros has UINT64_MAX as its minimum, as
  * xs_strip_block wants.
@@ -90,6 +92,7 @@
 #define XS_CS_VD XS_CS_FN(xs_cs_vd)
 #define XS_CS_VF XS_CS_FN(xs_cs_vf)
 #define XS_CS_VI XS_CS_FN(xs_cs_vi)
+#define XS_CS_V64U XS_CS_FN(xs_cs_v64u)
 #define XS_CS_PARTS (XS_STRIP / XS_CS_W)
 #define XS_CS_RANGE XS_CS_FN(xs_cs_range)
 #define XS_CS_TRACK XS_CS_FN(xs_cs_track)
@@ -97,6 +100,9 @@
 typedef double XS_CS_VD __attribute__((vector_size(8 * XS_CS_W)));
 typedef float XS_CS_VF __attribute__((vector_size(4 * XS_CS_W)));
 typedef int64_t XS_CS_VI __attribute__((vector_size(8 * XS_CS_W)));
+/* Unsigned: for additions modulo 2^64 (a signed vector sum that overflows
+ * is undefined, as a scalar one is). */
+typedef uint64_t XS_CS_V64U __attribute__((vector_size(8 * XS_CS_W)));
 
 /* XS_CS_W values of a row from q as doubles (float32 widened exactly). */
 XS_CS_TARGET XS_INLINE XS_CS_VD XS_CS_FN(cs_load)(const char *q, int itemsize)
@@ -150,8 +156,10 @@ XS_CS_TARGET XS_INLINE XS_CS_RANGE XS_CS_FN(cs_range_init)(void)
 XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_keys)(XS_CS_VD v, XS_CS_VI *hi, XS_CS_VI *lo)
 {
 #ifdef XS_CS_TOP16_RANGE
-    *hi = (XS_CS_VI)v & (int64_t)XS_TOP16_ABS_BITS;
-    *lo = *hi | (XS_CS_ZEROS(v) & (int64_t)XS_TOP16_ABS_BITS);
+    /* hi: |x| whole (its top 16 bits are all a 16-bit maximum keeps that
+     * cs_range_end reads); lo: xs_top16_min_key's key, modulo 2^64. */
+    *hi = (XS_CS_VI)v & (int64_t)XS_CELLS_ABS_BITS;
+    *lo = (XS_CS_VI)((XS_CS_V64U)*hi + XS_TOP16_KEY_ADD);
 #else
     XS_CS_VI a = (XS_CS_VI)v & (int64_t)XS_CELLS_ABS_BITS;
     *hi = a;
@@ -246,7 +254,8 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, XS_CS_VD cut, 
 #ifdef XS_CS_FP_RANGE
         mn = mn == XS_CELLS_INF_BITS ? UINT64_MAX : mn;
 #elif defined(XS_CS_TOP16_RANGE)
-        mn = xs_top16_min_m1(mn);
+        mx = mx & XS_TOP16_ABS_BITS;
+        mn = xs_top16_key_min_m1((unsigned)(mn >> XS_TOP16_SHIFT));
 #else
         mn = mn == XS_CELLS_ABS_BITS ? UINT64_MAX : mn;
 #endif
@@ -714,6 +723,7 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_VG
 #undef XS_CS_VJ
 #undef XS_CS_VU
+#undef XS_CS_V64U
 #undef XS_CS_RANGE32
 #undef XS_CS_W32
 #undef XS_CS_ABS32
@@ -723,5 +733,4 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_TOP16_RANGE
 #undef XS_CS_TOP16_MAX
 #undef XS_CS_TOP16_MIN
-#undef XS_CS_ZEROS
 #undef XS_CS_CUT_SUB

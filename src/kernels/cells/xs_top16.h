@@ -7,10 +7,13 @@
  * compare; a double max or min would take an adder).
  *
  * The top 16 bits of |x| are its exponent field and its 4 leading fraction
- * bits: every value the drivers read of a range (whether it is below a
- * power of two, its exponent field) is the same for the whole pattern and
+ * bits: every value the drivers read of a largest |x| (whether it is below
+ * a power of two, its exponent field) is the same for the whole pattern and
  * for those bits followed by zeros.  A pattern's top 16 bits (sign off) are
- * at most 0x7fff, a signed 16-bit maximum.
+ * at most 0x7fff, a signed 16-bit maximum.  The smallest non-zero |x| is
+ * the minimum of a key (xs_top16_min_key) that puts zeros last with one
+ * integer addition; it keeps the top 16 bits of |x| - 1, the same exponent
+ * field but for a power of two (one binade lower: a cell more at worst).
  */
 #ifndef XS_TOP16_H
 #define XS_TOP16_H
@@ -27,12 +30,6 @@
 #define XS_TOP16_ABS_BITS ((uint64_t)XS_TOP16_MAX << XS_TOP16_SHIFT)
 /* The same in each 64-bit lane of a vector. */
 #define XS_TOP16_ABS_LANES() _mm_set1_epi64x((long long)XS_TOP16_ABS_BITS)
-
-/* The top 16 bits of each lane of x's pattern, the sign off, the rest 0. */
-static inline __m128i xs_top16(__m128d x)
-{
-    return _mm_and_si128(_mm_castpd_si128(x), XS_TOP16_ABS_LANES());
-}
 
 /* The larger (smaller) of the two lanes' tops of a measure m. */
 static inline unsigned xs_top16_larger(__m128i m)
@@ -55,14 +52,37 @@ static inline uint64_t xs_top16_bits(unsigned top)
     return (uint64_t)top << XS_TOP16_SHIFT;
 }
 
-/* A range's min_bits_m1 from its least top in place (xs_top16_bits):
- * UINT64_MAX when that is the largest top, the minimum's start (no non-zero
- * |x|: the measures count a zero as the largest top); 0 for a least top of
- * 0 (a subnormal below 2^-1026, exponent field 0, as the 64-bit measures
- * report it); else the pattern less 1. */
-static inline uint64_t xs_top16_min_m1(uint64_t least)
+/* What a key adds to |x|'s pattern (modulo 2^64), and the top bit of a
+ * non-zero |x|'s key top (see xs_top16_min_key). */
+#define XS_TOP16_KEY_ADD ((uint64_t)INT64_MAX)
+#define XS_TOP16_KEY_SIGN 0x8000u
+
+/* The key of a minimum of non-zero |x| on signed 16-bit lanes, from abs,
+ * the pattern of |x|: abs + 2^63 - 1 modulo 2^64.  Its top 16 bits are
+ * 0x7fff for a zero, the largest (zeros pass), and for |x| > 0 those of
+ * |x| - 1 with the top bit set, below every zero's and in the order of |x|
+ * (a subnormal's too: no compare with 0.0, which would take an adder). */
+static inline __m128i xs_top16_min_key(__m128i abs)
 {
-    return least == XS_TOP16_ABS_BITS ? UINT64_MAX : least != 0 ? least - 1 : 0;
+    return _mm_add_epi64(abs, _mm_set1_epi64x((long long)XS_TOP16_KEY_ADD));
+}
+
+/* The smaller of the two lanes' key tops of a minimum m (signed order). */
+static inline unsigned xs_top16_least_key(__m128i m)
+{
+    int16_t w[8];
+    _mm_storeu_si128((__m128i *)w, m);
+    return (uint16_t)(w[3] < w[7] ? w[3] : w[7]);
+}
+
+/* A range's min_bits_m1 from a least key top (xs_top16_min_key):
+ * UINT64_MAX when every |x| was 0; else the top 16 bits of the smallest
+ * |x| - 1 followed by zeros, at most that pattern less 1.  Its exponent
+ * field is the smallest |x|'s, except when that is a power of two: one
+ * binade lower (a window then may take a cell more); a subnormal's is 0. */
+static inline uint64_t xs_top16_key_min_m1(unsigned key)
+{
+    return key == XS_TOP16_MAX ? UINT64_MAX : xs_top16_bits(key ^ XS_TOP16_KEY_SIGN);
 }
 
 #endif
