@@ -132,7 +132,8 @@ static inline void cv_store(double *p, xs_cv v)
 #define XS_CK_TARGET
 /* Half the chains for cells 2..K (xs_cells_kernel.h): with four, GCC kept
  * two of the last cell's lanes in memory (Zen 5, the paper's data, three
- * cells: 0.52 -> 0.48 ns per term). */
+ * cells: 0.52 -> 0.48 ns per term).  The portable instances only: the
+ * AVX2 and AVX-512 ones have registers enough. */
 #define XS_CK_LOW_CHAINS (XS_CK_CHAINS / 2)
 #define XS_CK_V xs_cv
 #define XS_CK_LOAD(p) cv_load(p)

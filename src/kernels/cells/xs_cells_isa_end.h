@@ -7,6 +7,7 @@
 #undef XS_CK_V
 #undef XS_CK_VW
 #undef XS_CK_CHAINS
+#undef XS_CK_LOW_CHAINS
 #undef XS_CK_LOAD
 #undef XS_CK_STORE
 #undef XS_CK_ADD
