@@ -53,8 +53,8 @@
  * were (the range tells the driver why).
  */
 
-/* Optional: XS_CK_LOW_CHAINS, the chains of cells 2..K (a divisor of
- * XS_CK_CHAINS; default all of them), so that the portable kernels' 16
+/* Optional: XS_CK_LOW_CHAINS, the chains of cells 2..K: half of
+ * XS_CK_CHAINS (default: all of them), so that the portable kernels' 16
  * vector registers hold every running sum (no lane kept in memory).  Fewer
  * lanes are enough there: a part of cell c >= 2 is at most u_(c-1)/2 =
  * 2^46 u_c, half a part of cell 1, so twice as many per lane keep both
@@ -64,6 +64,8 @@
 #ifndef XS_CK_LOW_CHAINS
 #define XS_CK_LOW_CHAINS XS_CK_CHAINS
 #endif
+_Static_assert(XS_CK_LOW_CHAINS == XS_CK_CHAINS || 2 * XS_CK_LOW_CHAINS == XS_CK_CHAINS,
+               "cells 2..K take all the chains or half of them (the lane bounds above)");
 /* The chains of cell c (1..K), and the one that vector j of a step adds
  * into. */
 #define XS_CK_CHAINS_OF(c) ((c) >= 2 ? XS_CK_LOW_CHAINS : XS_CK_CHAINS)
