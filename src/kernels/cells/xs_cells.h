@@ -27,7 +27,9 @@
  * u_(c-1) out of cell c into cell c-1 (cell 0, quantum 2^T, takes those of
  * cell 1), leaving at most u_(c-1)/2 behind.  So a lane never exceeds
  * (32 * 2^47 + 2^46) u_c < 2^53 u_c: every sum of multiples of u_c below
- * 2^53 u_c is a double, and no addition rounds.  Cell 0 grows by at most
+ * 2^53 u_c is a double, and no addition rounds.  (The portable row kernels
+ * keep cells 2..K on half the lanes, 64 parts of at most 2^46 u_c per lane
+ * and block: (64 * 2^46 + 2^46) u_c < 2^53 u_c too; xs_cells_kernel.h.)  Cell 0 grows by at most
  * 2^6 * 2^T per block and is emptied every XS_CELLS_FLUSH_BLOCKS blocks.
  *
  * Per block of XS_CELLS_BLOCK terms (the last one shorter) the kernel also
@@ -65,8 +67,8 @@
  * vectors of 8 doubles); the last block of a row is padded with zeros up to
  * one. */
 #define XS_CELLS_STEP 16
-/* Most parts one lane takes per block: every kernel has at least 8 lanes
- * per cell. */
+/* Most parts one lane of cell 1 takes per block: every kernel has at least
+ * 8 lanes there (of cells 2..K, whose parts are half as large, at least 4). */
 #define XS_CELLS_LANE_TERMS (XS_CELLS_BLOCK / 8)
 /* Running cuts (xs_cells_kernel.h): parts per lane between
  * two restarts of a running sum t_c, so that it stays within 2^51 u_c of
