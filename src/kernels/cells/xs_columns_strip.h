@@ -81,8 +81,8 @@
  *     per element).  The drivers read only what those bits keep
  *     (xs_top16.h): the exponent fields, and the order against the
  *     windows' limits, which are powers of two (a least |x| that is a
- *     power of two reads one binade lower: a cell more at worst).  A NaN's or an Inf's top
- *     is that of +Inf or above it, which no window takes.
+ *     power of two reads one binade lower: a cell more at worst).  A NaN's
+ *     or an Inf's top is that of +Inf or above it, which no window takes.
  * A lane with nothing but zeros has UINT64_MAX as its minimum, as
  * xs_strip_block wants.
  */
@@ -250,11 +250,13 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, XS_CS_VD cut, 
 #endif
     for (int k = 0; k < XS_CS_W; k++) {
         uint64_t mx = (uint64_t)r.mx[k], mn = (uint64_t)r.mn[k];
+#ifdef XS_CS_TOP16_RANGE
+        mx &= XS_TOP16_ABS_BITS;        /* the top 16 bits, all the maximum keeps */
+#endif
         mx = special[k] ? UINT64_MAX : mx;
 #ifdef XS_CS_FP_RANGE
         mn = mn == XS_CELLS_INF_BITS ? UINT64_MAX : mn;
 #elif defined(XS_CS_TOP16_RANGE)
-        mx = mx & XS_TOP16_ABS_BITS;
         mn = xs_top16_key_min_m1((unsigned)(mn >> XS_TOP16_SHIFT));
 #else
         mn = mn == XS_CELLS_ABS_BITS ? UINT64_MAX : mn;
