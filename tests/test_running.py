@@ -224,14 +224,28 @@ def lane_rows(rng, n):
                                                                      999)
     # Means on and next to ties (of a window of 50), over and over.
     mean_ties = np.resize(mean_tie_row(50, 53), n)
+    # Window sums exactly on the lanes' limits and one ulp off them: 2^1000
+    # (the safe range's end: 2^999 twice, or 2^1000 less an ulp) in the
+    # first half, and 2^-800 (the least sum the fast decision takes) in the
+    # second, among zeros and terms that cancel.
+    edges = np.zeros(n)
+    half = n // 2
+    edges[0:half:97] = 2.0**999
+    edges[1:half:97] = 2.0**999
+    edges[40:half:97] = float(np.nextafter(2.0**1000, 0.0))
+    edges[60:half:97] = -(2.0**999)
+    edges[half::89] = 2.0**-800
+    edges[half + 23::89] = float(np.nextafter(2.0**-800, 0.0))
+    edges[half + 45::89] = -(2.0**-801)
+    edges[half + 67::89] = 2.0**-801 + 2.0**-853
     return {"normal": kinds["normal"], "lognormal": kinds["lognormal"], "wide": kinds["wide"],
             "ties": ties, "zeros": zeros, "huge": huge, "crossings": crossings,
-            "near_max": near_max, "mean_ties": mean_ties, "tiny": kinds["tiny"]}
+            "near_max": near_max, "mean_ties": mean_ties, "tiny": kinds["tiny"], "edges": edges}
 
 
 @pytest.mark.parametrize("mean", [False, True], ids=["sum", "mean"])
 @pytest.mark.parametrize("kind", ["normal", "lognormal", "wide", "ties", "zeros", "huge",
-                                  "crossings", "near_max", "mean_ties", "tiny"])
+                                  "crossings", "near_max", "mean_ties", "tiny", "edges"])
 def test_moving_lanes_against_the_oracle(kind, mean):
     n = 4099                                   # 4 lanes of 1024 and a tail of 3
     rng = np.random.default_rng(len(kind) + 10 * mean)

@@ -202,17 +202,6 @@ static inline void cv_store(double *p, xs_cv v)
 #ifdef XS_CPU_X86
 #define XS_CELLS_X86 1
 
-/* The floating-point range measure of SSE2 and AVX2 (no unsigned 64-bit
- * min/max there): |term| as a double, zeros counted as +Inf for the
- * minimum, NaN seen separately; turned into bit patterns at the end. */
-static inline void fp_range_bits(double max_abs, double min_abs, int has_nan,
-                                 xs_cells_range *range)
-{
-    range->max_bits = has_nan ? UINT64_MAX : xs_double_bits(max_abs);
-    range->min_bits_m1 = xs_double_bits(min_abs) == XS_CELLS_INF_BITS
-        ? UINT64_MAX : xs_double_bits(min_abs) - 1;
-}
-
 /* AVX2: 4-double vectors, 2 chains. */
 #define XS_CK_TARGET XS_TARGET_AVX2
 #define XS_CK_V __m256d

@@ -10,6 +10,14 @@
  *   XS_ML_ALL(m)   1 when every lane of the mask m is set
  *   XS_ML_TRANSPOSE(r)  (optional) transpose the W x W matrix of the W
  *                  registers r[0..W-1] in place (rows become columns)
+ *   XS_ML_WITHIN(hi)  (optional) the mask of the lanes with |hi| below
+ *                  XS_RUNNING_MAX (default: at most it, a floating-point
+ *                  compare), for an ISA whose compares of doubles take
+ *                  the adders (x86-64's SSE2: xs_moving.c)
+ *   XS_ML_FAST_ALL(approx, bound, valid, short_of)  (optional) 1 when every
+ *                  lane is decided by XS_ML_NAME_decide_sum's fast test;
+ *                  it may say 0 where that test holds (the full decision
+ *                  then runs), never 1 where it fails
  * The arithmetic is written with GCC/clang vector extensions, so that one
  * text serves any width (AVX2's 4, NEON's and the portable 2: xs_moving.c).
  *
@@ -47,6 +55,10 @@ typedef float XS_ML_CAT(XS_ML_NAME, _vf) __attribute__((vector_size(4 * XS_ML_W)
 /* The smallest magnitude of a sum (or mean) the approximation decides, as
  * in xs_running_round: below it the rounding goes to the accumulator. */
 #define XS_ML_TINY_SUM 0x1p-800
+/* Its bit pattern (for XS_ML_FAST_ALL), whose low 32 bits are 0: a test of
+ * the top 32 bits of a magnitude's pattern against it is exact. */
+#define XS_ML_TINY_SUM_BITS ((uint64_t)(XS_F64_EXP_BIAS - 800) << XS_F64_MANT_BITS)
+_Static_assert((XS_ML_TINY_SUM_BITS & UINT32_MAX) == 0, "the top 32 bits decide");
 
 /* xs_running_round for a float64 target, lane by lane: the lanes of
  * `usable` whose approximation a_hi + a_lo (error at most a_bound) decides
@@ -153,7 +165,11 @@ static inline void XS_ML_CAT(XS_ML_NAME, _move)(XS_ML_V d, XS_ML_V d_lo, XS_ML_V
     V err2 = (lo - (l2 - bb)) + (f - bb);
     lo = l2;
     bound = bound + (XS_ML_ABS(err1) + XS_ML_ABS(err2));
+#ifdef XS_ML_WITHIN
+    *valid_io &= ok & XS_ML_WITHIN(hi);
+#else
     *valid_io &= ok & (XS_ML_ABS(hi) <= XS_RUNNING_MAX);
+#endif
     if (--*block_left == 0) {
         *block_left = XS_RUNNING_BLOCK;
         bound = bound * XS_RUNNING_GROWTH;
@@ -178,12 +194,19 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _decide_sum)(XS_ML_V hi, XS_ML_V lo
                                                           XS_ML_VI short_of, XS_ML_V *approx)
 {
     *approx = hi + lo;
+#ifdef XS_ML_FAST_ALL
+    if (__builtin_expect(XS_ML_FAST_ALL(*approx, bound, valid, short_of), 1)) {
+        return (XS_ML_VI){0} - 1;
+    }
+    return XS_ML_CAT(XS_ML_NAME, _round)(hi, lo, bound, valid, approx) | short_of;
+#else
     XS_ML_VI decided = (valid & (XS_ML_ABS(*approx) >= XS_ML_TINY_SUM) & (bound == 0.0)) |
                        short_of;
     if (__builtin_expect(!XS_ML_ALL(decided), 0)) {
         decided = XS_ML_CAT(XS_ML_NAME, _round)(hi, lo, bound, valid, approx) | short_of;
     }
     return decided;
+#endif
 }
 
 /* The decision of the lanes' means.
@@ -665,6 +688,7 @@ static int XS_ML_NAME(xs_running *run, int64_t *nans, const npy_intp *start, npy
 }
 
 #undef XS_ML_TINY_SUM
+#undef XS_ML_TINY_SUM_BITS
 #undef XS_ML_BLOCK
 #undef XS_ML_STORE
 #undef XS_ML_ABS
@@ -682,3 +706,5 @@ static int XS_ML_NAME(xs_running *run, int64_t *nans, const npy_intp *start, npy
 #undef XS_ML_FNMSUB
 #undef XS_ML_ALL
 #undef XS_ML_TRANSPOSE
+#undef XS_ML_WITHIN
+#undef XS_ML_FAST_ALL
