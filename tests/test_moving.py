@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from childrun import check_under_kernel
 from helpers import assert_same, quiet, same
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -153,6 +154,41 @@ def test_long_rows_with_a_term_at_the_safe_range_or_beyond(layout, dtype, data):
         expected = moving_oracle(x[start:stop], window, window, False, dtype)
         for i in range(start + window - 1, stop):
             assert_same(got[i], expected[i - start], f"window ending at {i}")
+
+
+def _special_rows():
+    """Rows of 4103 normal terms, one of them NaN, Inf or beyond the safe
+    range: at the row's start, in each of the four registers of the
+    pre-scan's unrolled step (terms 8k + 3, 8k + 5, 8k + 7), in the
+    registers after it and in the last term, which no register reads."""
+    rng = np.random.default_rng(21)
+    base = rng.standard_normal(4103)
+    cases = {}
+    for name, odd in (("nan", math.nan), ("inf", -math.inf), ("beyond", 2.0**1001)):
+        for at in (0, 1, 1027, 2053, 3071, 4098, 4101, 4102):
+            x = base.copy()
+            x[at] = odd
+            cases[f"{name}_{at}"] = x
+    cases["plain"] = base
+    return cases
+
+
+def _moving_rows(x):
+    """The child's side of test_row_scan_under_every_forced_kernel."""
+    with np.errstate(all="ignore"):
+        return [xs.exact_moving_sum(x, 3), xs.exact_moving_mean(x, 3, min_count=2)]
+
+
+@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512"])
+def test_row_scan_under_every_forced_kernel(kernel, tmp_path):
+    """The pre-scan that sends a row to the vector lanes (no NaN, Inf or term
+    beyond the safe range), or not, under every forced level: the windows
+    of rows with one such term anywhere, against the oracle."""
+    cases = _special_rows()
+    expected = {name: [np.array(moving_oracle(x, 3, 3, False, FLOAT64), FLOAT64),
+                       np.array(moving_oracle(x, 3, 2, True, FLOAT64), FLOAT64)]
+                for name, x in cases.items()}
+    check_under_kernel(kernel, tmp_path, cases, _moving_rows, expected)
 
 
 def _float32_layout(x, layout):

@@ -273,15 +273,28 @@ static int xs_row_kind_vector(const char *in, npy_intp n, int in32)
                                                    : UINT64_C(0x7fff000000000000));
     const xs_row_v16 least = (xs_row_v16){0} +
         (int16_t)(in32 ? (XS_F32_EXP_MASK << XS_F32_MANT_BITS) >> 16 : XS_RUNNING_MAX_BITS >> 48);
-    xs_row_v16 hits = {0};
+    /* XS_ROW_UNROLL registers a step, each its own chain of ors. */
+    enum { XS_ROW_UNROLL = 4 };
+    const npy_intp step = (npy_intp)sizeof(xs_row_v64) / size;     /* terms a register */
+    xs_row_v16 hits[XS_ROW_UNROLL] = {{0}};
     npy_intp k = 0;
-    for (; n - k >= (npy_intp)sizeof hits / size; k += (npy_intp)sizeof hits / size) {
+    for (; n - k >= XS_ROW_UNROLL * step; k += XS_ROW_UNROLL * step) {
+        for (int u = 0; u < XS_ROW_UNROLL; u++) {
+            xs_row_v64 v;
+            memcpy(&v, in + (k + u * step) * size, sizeof v);
+            hits[u] |= (xs_row_v16)(v & top) >= least;       /* the other words are 0 */
+        }
+    }
+    for (; n - k >= step; k += step) {
         xs_row_v64 v;
         memcpy(&v, in + k * size, sizeof v);
-        hits |= (xs_row_v16)(v & top) >= least;       /* the other words are 0 */
+        hits[0] |= (xs_row_v16)(v & top) >= least;
+    }
+    for (int u = 1; u < XS_ROW_UNROLL; u++) {
+        hits[0] |= hits[u];
     }
     uint64_t any[2];
-    memcpy(any, &hits, sizeof any);
+    memcpy(any, &hits[0], sizeof any);
     if (any[0] | any[1]) {
         return xs_row_kind_scalar(in, size, n, in32);
     }
@@ -401,7 +414,7 @@ static int xs_row_kind_avx2_float32(const char *in, npy_intp n)
 #define XS_ML_FNMSUB(a, b, c) ((V){fma(-(a)[0], (b)[0], (c)[0]), fma(-(a)[1], (b)[1], (c)[1])})
 #if defined(XS_CPU_X86) && defined(__SSE2__)
 /* x86-64 (SSE2): a compare of doubles runs on the two adders, which the
- * step's TwoSums keep busy (Zen 4: four cmppd beside eight independent
+ * step's TwoSums keep busy (Zen 5: four cmppd beside eight independent
  * addpd took 1.37-1.41 ns against 0.94, four pcmpgtd 0.91).  So the
  * portable lanes test magnitudes on the integer units: by the top 32 bits
  * of their patterns (which order as the magnitudes do), against limits
