@@ -306,9 +306,43 @@ static int xs_row_kind_vector(const char *in, npy_intp n, int in32)
 #define XS_MOVING_X86 1
 #include <immintrin.h>
 
+/* The AVX2 lanes test magnitudes on the integer units, as the portable
+ * lanes on x86-64 do (below: a compare of doubles takes the adders the
+ * TwoSums need), here by exact 64-bit compares of the patterns (a
+ * magnitude's pattern orders as it does; a NaN's is above every limit).
+ * XS_ML_WITHIN: the lanes with |hi| <= XS_RUNNING_MAX. */
+XS_TARGET_AVX2
+static inline __m256i xs_lanes_avx2_within(__m256d hi)
+{
+    const __m256i magnitude = _mm256_set1_epi64x(INT64_MAX);
+    const __m256i above_max = _mm256_set1_epi64x((int64_t)XS_RUNNING_MAX_BITS + 1);
+    return _mm256_cmpgt_epi64(above_max, _mm256_and_si256(_mm256_castpd_si256(hi), magnitude));
+}
+
+/* XS_ML_FAST_ALL: every lane valid with |approx| >= the tiny sum (of bits
+ * tiny_bits) and a bound whose pattern is 0, or short of terms (as
+ * xs_lanes_sse2_fast_all, below). */
+XS_TARGET_AVX2
+static inline int xs_lanes_avx2_fast_all(__m256d approx, __m256d bound, __m256i valid,
+                                         __m256i short_of, uint64_t tiny_bits)
+{
+    const __m256i magnitude = _mm256_set1_epi64x(INT64_MAX);
+    const __m256i below_tiny = _mm256_set1_epi64x((int64_t)tiny_bits - 1);
+    __m256i large = _mm256_cmpgt_epi64(
+        _mm256_and_si256(_mm256_castpd_si256(approx), magnitude), below_tiny);
+    __m256i exact = _mm256_cmpeq_epi64(_mm256_castpd_si256(bound), _mm256_setzero_si256());
+    __m256i m = _mm256_or_si256(_mm256_and_si256(_mm256_and_si256(large, exact), valid),
+                                short_of);
+    return _mm256_movemask_pd(_mm256_castsi256_pd(m)) == 0xf;
+}
+
 #define XS_ML_NAME xs_lanes_avx2
 #define XS_ML_W 4
 #define XS_ML_TARGET XS_TARGET_AVX2
+#define XS_ML_WITHIN(hi) ((XS_ML_VI)xs_lanes_avx2_within((__m256d)(hi)))
+#define XS_ML_FAST_ALL(approx, bound, valid, short_of)                              \
+    xs_lanes_avx2_fast_all((__m256d)(approx), (__m256d)(bound), (__m256i)(valid),   \
+                           (__m256i)(short_of), XS_ML_TINY_SUM_BITS)
 #define XS_ML_FNMSUB(a, b, c) \
     ((V)_mm256_fnmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
 #define XS_ML_ALL(m) (_mm256_movemask_pd((__m256d)(m)) == 0xf)
