@@ -10,10 +10,11 @@
  *   XS_ML_ALL(m)   1 when every lane of the mask m is set
  *   XS_ML_TRANSPOSE(r)  (optional) transpose the W x W matrix of the W
  *                  registers r[0..W-1] in place (rows become columns)
- *   XS_ML_WITHIN(hi)  (optional) the mask of the lanes with |hi| below
- *                  XS_RUNNING_MAX (default: at most it, a floating-point
- *                  compare), for an ISA whose compares of doubles take
- *                  the adders (x86-64's SSE2: xs_moving.c)
+ *   XS_ML_WITHIN(hi)  (optional) the mask of the lanes with |hi| at most
+ *                  XS_RUNNING_MAX, or below it (a lane at it then takes the
+ *                  exact path); default: a floating-point compare.  For an
+ *                  ISA whose compares of doubles take the adders (x86-64:
+ *                  xs_moving.c)
  *   XS_ML_FAST_ALL(approx, bound, valid, short_of)  (optional) 1 when every
  *                  lane is decided by XS_ML_NAME_decide_sum's fast test;
  *                  it may say 0 where that test holds (the full decision
