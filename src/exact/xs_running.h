@@ -42,9 +42,27 @@
 #include "exact/xs_round.h"
 #include "exact/xs_small.h"
 
-/* The safe range (see above), and the smallest |t| the bound grows by. */
-#define XS_RUNNING_MAX 0x1p1000
+/* Powers of two whose exponent is written once: the double (a hexadecimal
+ * constant pasted from the exponent's digits, 2^e or 2^-e) and its bit
+ * pattern come from the same number. */
+#define XS_RUNNING_POW2_(e) 0x1p##e
+#define XS_RUNNING_POW2(e) XS_RUNNING_POW2_(e)
+#define XS_RUNNING_POW2_NEG_(e) 0x1p-##e
+#define XS_RUNNING_POW2_NEG(e) XS_RUNNING_POW2_NEG_(e)
+#define XS_RUNNING_POW2_BITS(e) ((uint64_t)(XS_F64_EXP_BIAS + (e)) << XS_F64_MANT_BITS)
+
+/* The safe range (see above), 2^1000, its bit pattern (magnitudes order as
+ * their patterns do), and the smallest |t| the bound grows by. */
+#define XS_RUNNING_MAX_EXP 1000
+#define XS_RUNNING_MAX XS_RUNNING_POW2(XS_RUNNING_MAX_EXP)
+#define XS_RUNNING_MAX_BITS XS_RUNNING_POW2_BITS(XS_RUNNING_MAX_EXP)
 #define XS_RUNNING_TINY 0x1p-900
+/* The smallest |sum| whose rounding the approximation decides
+ * (xs_running_round, and the vector lanes of xs_moving.c), 2^-800, and its
+ * bit pattern. */
+#define XS_RUNNING_TINY_SUM_EXP 800
+#define XS_RUNNING_TINY_SUM XS_RUNNING_POW2_NEG(XS_RUNNING_TINY_SUM_EXP)
+#define XS_RUNNING_TINY_SUM_BITS XS_RUNNING_POW2_BITS(-XS_RUNNING_TINY_SUM_EXP)
 /* After a rebuild that could not make the approximation valid (the sum out
  * of the safe range), the next attempt waits this many terms. */
 #define XS_RUNNING_RETRY 64
@@ -201,7 +219,7 @@ static inline int xs_running_round(const xs_running *r, const xs_format *fmt, do
     memcpy(&bits, &approx, sizeof bits);
     uint64_t magnitude = bits & ~XS_F64_SIGN_BIT;
     int e = (int)(magnitude >> XS_F64_MANT_BITS) - XS_F64_EXP_BIAS;          /* hi in [2^e, 2^(e+1)) */
-    if (e < fmt->emin || e > fmt->emax || xs_running_abs(approx) < 0x1p-800) {
+    if (e < fmt->emin || e > fmt->emax || xs_running_abs(approx) < XS_RUNNING_TINY_SUM) {
         return 0;                                   /* zero, tiny, subnormal or huge */
     }
     int shift = 53 - fmt->precision;

@@ -224,10 +224,6 @@ static inline void xs_lane_step(xs_running *run, xs_window_exact *exact, int64_t
 #define XS_ROW_BEYOND 1
 #define XS_ROW_NAN 2
 #define XS_ROW_INF 4
-/* The bits of 2^1000 = XS_RUNNING_MAX.  Magnitudes of doubles order as
- * their bits do (sign bit cleared), so |x| <= XS_RUNNING_MAX exactly when
- * x's bits without the sign are at most these. */
-#define XS_RUNNING_MAX_BITS ((uint64_t)(XS_F64_EXP_BIAS + 1000) << XS_F64_MANT_BITS)
 
 static int xs_row_kind_scalar(const char *in, npy_intp stride, npy_intp n, int in32)
 {
@@ -319,9 +315,9 @@ static inline __m256i xs_lanes_avx2_within(__m256d hi)
     return _mm256_cmpgt_epi64(above_max, _mm256_and_si256(_mm256_castpd_si256(hi), magnitude));
 }
 
-/* XS_ML_FAST_ALL: every lane valid with |approx| >= the tiny sum (of bits
- * tiny_bits) and a bound whose pattern is 0, or short of terms (as
- * xs_lanes_sse2_fast_all, below). */
+/* XS_ML_FAST_ALL: every lane valid with |approx| at least the value of
+ * bits tiny_bits (XS_RUNNING_TINY_SUM's) and a bound whose pattern is 0,
+ * or short of terms (as xs_lanes_sse2_fast_all, below). */
 XS_TARGET_AVX2
 static inline int xs_lanes_avx2_fast_all(__m256d approx, __m256d bound, __m256i valid,
                                          __m256i short_of, uint64_t tiny_bits)
@@ -342,7 +338,7 @@ static inline int xs_lanes_avx2_fast_all(__m256d approx, __m256d bound, __m256i 
 #define XS_ML_WITHIN(hi) ((XS_ML_VI)xs_lanes_avx2_within((__m256d)(hi)))
 #define XS_ML_FAST_ALL(approx, bound, valid, short_of)                              \
     xs_lanes_avx2_fast_all((__m256d)(approx), (__m256d)(bound), (__m256i)(valid),   \
-                           (__m256i)(short_of), XS_ML_TINY_SUM_BITS)
+                           (__m256i)(short_of), XS_RUNNING_TINY_SUM_BITS)
 #define XS_ML_FNMSUB(a, b, c) \
     ((V)_mm256_fnmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
 #define XS_ML_ALL(m) (_mm256_movemask_pd((__m256d)(m)) == 0xf)
@@ -454,6 +450,7 @@ static int xs_row_kind_avx2_float32(const char *in, npy_intp n)
  * of their patterns (which order as the magnitudes do), against limits
  * whose low 32 bits are 0; lane masks from movmskps (one instruction). */
 _Static_assert((XS_RUNNING_MAX_BITS & UINT32_MAX) == 0, "XS_RUNNING_MAX: the top 32 bits decide");
+_Static_assert((XS_RUNNING_TINY_SUM_BITS & UINT32_MAX) == 0, "the tiny sum: the top 32 bits decide");
 
 /* The lanes with |hi| < XS_RUNNING_MAX (|hi| = XS_RUNNING_MAX goes stale
  * too: the lane is then settled from its accumulator, the same value). */
@@ -465,8 +462,9 @@ static inline __m128i xs_lanes_sse2_within(__m128d hi)
     return _mm_shuffle_epi32(below, _MM_SHUFFLE(3, 3, 1, 1));   /* the high words' verdict */
 }
 
-/* XS_ML_FAST_ALL: every lane valid with |approx| >= the tiny sum (of bits
- * tiny_bits) and a bound whose pattern is 0 (+0.0; a bound is never
+/* XS_ML_FAST_ALL: every lane valid with |approx| at least the value of
+ * bits tiny_bits (XS_RUNNING_TINY_SUM's, whose low 32 bits are 0) and a
+ * bound whose pattern is 0 (+0.0; a bound is never
  * negative, and -0.0 would only take the full decision), or short of
  * terms. */
 static inline int xs_lanes_sse2_fast_all(__m128d approx, __m128d bound, __m128i valid,
@@ -485,7 +483,7 @@ static inline int xs_lanes_sse2_fast_all(__m128d approx, __m128d bound, __m128i 
 #define XS_ML_WITHIN(hi) ((XS_ML_VI)xs_lanes_sse2_within((__m128d)(hi)))
 #define XS_ML_FAST_ALL(approx, bound, valid, short_of)                              \
     xs_lanes_sse2_fast_all((__m128d)(approx), (__m128d)(bound), (__m128i)(valid),   \
-                           (__m128i)(short_of), XS_ML_TINY_SUM_BITS)
+                           (__m128i)(short_of), XS_RUNNING_TINY_SUM_BITS)
 #define XS_ML_ALL(m) (_mm_movemask_pd((__m128d)(m)) == 3)
 #else
 #define XS_ML_ALL(m) (((m)[0] & (m)[1]) != 0)

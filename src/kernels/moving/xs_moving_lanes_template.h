@@ -55,11 +55,7 @@ typedef float XS_ML_CAT(XS_ML_NAME, _vf) __attribute__((vector_size(4 * XS_ML_W)
 
 /* The smallest magnitude of a sum (or mean) the approximation decides, as
  * in xs_running_round: below it the rounding goes to the accumulator. */
-#define XS_ML_TINY_SUM 0x1p-800
-/* Its bit pattern (for XS_ML_FAST_ALL), whose low 32 bits are 0: a test of
- * the top 32 bits of a magnitude's pattern against it is exact. */
-#define XS_ML_TINY_SUM_BITS ((uint64_t)(XS_F64_EXP_BIAS - 800) << XS_F64_MANT_BITS)
-_Static_assert((XS_ML_TINY_SUM_BITS & UINT32_MAX) == 0, "the top 32 bits decide");
+#define XS_ML_TINY_SUM XS_RUNNING_TINY_SUM
 
 /* xs_running_round for a float64 target, lane by lane: the lanes of
  * `usable` whose approximation a_hi + a_lo (error at most a_bound) decides
@@ -689,7 +685,6 @@ static int XS_ML_NAME(xs_running *run, int64_t *nans, const npy_intp *start, npy
 }
 
 #undef XS_ML_TINY_SUM
-#undef XS_ML_TINY_SUM_BITS
 #undef XS_ML_BLOCK
 #undef XS_ML_STORE
 #undef XS_ML_ABS
