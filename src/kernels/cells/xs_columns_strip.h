@@ -20,6 +20,8 @@
  *   XS_CS_MAXU32 and XS_CS_MINU32, or XS_CS_MAX16 and XS_CS_MIN16, and
  *                 XS_CS_FP_UNORDF (optional): float32 rows are then measured
  *                 unwidened, on the integer units (XS_CS_F32_RANGE below)
+ *   XS_CS_F64_ONLY (optional) no float32 strips: the level takes another
+ *                 instance's (AVX-512: see xs_columns.c)
  *   XS_CS_WIDEN32(q) (optional) XS_CS_W floats from q widened to doubles in
  *                 one instruction (see cs_load)
  *   XS_CS_CUT_SUB(a, b) (optional) a - b on the multiply-add units,
@@ -693,7 +695,9 @@ XS_CS_TARGET static void XS_CS_CAT(XS_CS_CAT(XS_CS_FN(strip_block), SUFFIX), ran
     XS_CS_FN(cs_range)(q, rows, row_stride, ITEMSIZE, b); \
 }
 XS_CS_TYPE(f64, 8)
+#ifndef XS_CS_F64_ONLY
 XS_CS_TYPE(f32, 4)
+#endif
 _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 3 and XS_CELLS_MAX");
 
 #undef XS_CS_TYPE
@@ -736,3 +740,4 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_TOP16_MAX
 #undef XS_CS_TOP16_MIN
 #undef XS_CS_CUT_SUB
+#undef XS_CS_F64_ONLY
