@@ -264,8 +264,8 @@ static const xs_strip_kernels avx2 = {strip_block_avx2_f64, strip_block_avx2_f32
  * has neither: xs_columns_strip.h).  Float32 (1000, 1000) columns, normal /
  * lognormal(0, 3), ns per element, the AVX-512 strips -> the AVX2 ones:
  * Zen 4 0.29-0.30 / 0.35-0.36 -> 0.21 / 0.28, Zen 5 0.19 / 0.22 ->
- * 0.14 / 0.18.  float64 strips stay 8 lanes wide (Zen 4: 0.26-0.29 against
- * 0.33-0.34 for normal columns). */
+ * 0.14 / 0.18.  float64 strips stay 8 lanes wide (Zen 4, normal columns:
+ * 0.26-0.30 against 0.33-0.38; docs/performance.md). */
 static const xs_strip_kernels avx512 = {strip_block_avx512_f64, strip_block_avx2_f32,
                                         strip_block_avx512_f64_range, strip_block_avx2_f32_range};
 #endif

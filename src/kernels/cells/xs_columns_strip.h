@@ -303,7 +303,7 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, XS_CS_VD cut, 
  * NaN lanes are seen apart, as the doubles' are; an Inf or NaN largest
  * |x| is reported as UINT64_MAX without converting it (a signaling NaN's
  * conversion would raise a flag).  Only where a strip has more than one
- * part: a level with one part (AVX-512) keeps its measure. */
+ * part (AVX-512, with one, makes no float32 strips: XS_CS_F64_ONLY). */
 #if (defined(XS_CS_MAXU32) || defined(XS_CS_MAX16)) && XS_CS_PARTS > 1
 #define XS_CS_F32_RANGE 1
 #define XS_CS_VG XS_CS_FN(xs_cs_vg)

@@ -53,10 +53,6 @@ typedef float XS_ML_CAT(XS_ML_NAME, _vf) __attribute__((vector_size(4 * XS_ML_W)
 #define XS_ML_ABS(x) ((XS_ML_V)((XS_ML_VI)(x) & ((XS_ML_VI){0} + INT64_MAX)))
 #define XS_ML_KEEP(x, m) ((XS_ML_V)((XS_ML_VI)(x) & (m)))     /* x where m, else +0 */
 
-/* The smallest magnitude of a sum (or mean) the approximation decides, as
- * in xs_running_round: below it the rounding goes to the accumulator. */
-#define XS_ML_TINY_SUM XS_RUNNING_TINY_SUM
-
 /* xs_running_round for a float64 target, lane by lane: the lanes of
  * `usable` whose approximation a_hi + a_lo (error at most a_bound) decides
  * the correctly rounded value fl(a_hi + a_lo), stored in *approx. */
@@ -81,7 +77,7 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _round)(XS_ML_V a_hi, XS_ML_V a_lo,
                          ((VI)((V){0} + 0.5) & ~binade_start));
     V error = (V)((VI)c & abs_mask) + a_bound * XS_RUNNING_GROWTH;
     *approx_out = approx;
-    return usable & ((V)bits >= XS_ML_TINY_SUM) &
+    return usable & ((V)bits >= XS_RUNNING_TINY_SUM) &
            ((error < half_gap * XS_RUNNING_MARGIN) | (a_bound == 0.0));
 }
 
@@ -183,7 +179,7 @@ static inline void XS_ML_CAT(XS_ML_NAME, _move)(XS_ML_V d, XS_ML_V d_lo, XS_ML_V
 /* The decision of the lanes' sums: fast when the bound is 0, for then the
  * approximation hi + lo is the exact sum and fl(hi + lo) its correctly
  * rounded value (xs_running_round, bound 0), when it is at least
- * XS_ML_TINY_SUM in magnitude; else xs_running_round.  The lanes decided
+ * XS_RUNNING_TINY_SUM in magnitude; else xs_running_round.  The lanes decided
  * (short_of among them), their values in *approx. */
 XS_ML_TARGET __attribute__((always_inline))
 static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _decide_sum)(XS_ML_V hi, XS_ML_V lo,
@@ -197,7 +193,7 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _decide_sum)(XS_ML_V hi, XS_ML_V lo
     }
     return XS_ML_CAT(XS_ML_NAME, _round)(hi, lo, bound, valid, approx) | short_of;
 #else
-    XS_ML_VI decided = (valid & (XS_ML_ABS(*approx) >= XS_ML_TINY_SUM) & (bound == 0.0)) |
+    XS_ML_VI decided = (valid & (XS_ML_ABS(*approx) >= XS_RUNNING_TINY_SUM) & (bound == 0.0)) |
                        short_of;
     if (__builtin_expect(!XS_ML_ALL(decided), 0)) {
         decided = XS_ML_CAT(XS_ML_NAME, _round)(hi, lo, bound, valid, approx) | short_of;
@@ -216,7 +212,7 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _decide_sum)(XS_ML_V hi, XS_ML_V lo
  * (as in xs_running_round: ulp(q)/2, or ulp(q)/4 when q is a power
  * of two; both sides at least h); that is tested here, when n <
  * 2^39, 2^-700 <= |hi| (a valid lane's hi is below 2^1001), |lo| <=
- * 2^-40 |hi| and |q| >= XS_ML_TINY_SUM.
+ * 2^-40 |hi| and |q| >= XS_RUNNING_TINY_SUM.
  * Each rounding is by a relative d, |d| <= 2^-53, or an absolute
  * 2^-1075 at most if it underflows (which changes no bound here by
  * more than its last digit).  q0 = (hi/n)(1 + d1)(1 + d2), so r0 =
@@ -264,7 +260,7 @@ static inline XS_ML_VI XS_ML_CAT(XS_ML_NAME, _decide_mean)(XS_ML_V hi, XS_ML_V l
     V r = XS_ML_FNMSUB(q, window_terms, hi);              /* exact */
     V residual = XS_ML_ABS(r + lo) + bound * XS_RUNNING_GROWTH;
     VI q_bits = (VI)q & abs_mask;
-    VI normal = (V)q_bits >= XS_ML_TINY_SUM;
+    VI normal = (V)q_bits >= XS_RUNNING_TINY_SUM;
     /* ulp(q), or 0 for a tiny q (whose exponent field is too small to
      * subtract from: the difference could be a huge double, whose
      * product by n would overflow and raise the flag). */
@@ -684,7 +680,6 @@ static int XS_ML_NAME(xs_running *run, int64_t *nans, const npy_intp *start, npy
 #undef XS_ML_LOOP
 }
 
-#undef XS_ML_TINY_SUM
 #undef XS_ML_BLOCK
 #undef XS_ML_STORE
 #undef XS_ML_ABS
