@@ -11,8 +11,9 @@ process), one thread, same-process interleaved medians (bench.measure) of
 our call and its NumPy twin on the same array; a cell is our ns per element
 and the ratio to the twin.  Data: standard normal, lognormal(0, 3) with
 random signs, the paper's data (exp(30u)*u), as in bench_spread.py, and
-normal data with 10% zeros (sparse data).  The goals are issue 27's (the
-AVX2 and generic floors; sparse data: those of normal data).  With
+normal data with 10% zeros (sparse data); rows of (1000, 1000), and
+narrow ones of 100 and 10 terms.  The goals are issue 27's (the AVX2 and
+generic floors; sparse data: those of normal data; narrow rows: none).  With
 --write, the table replaces the block between the markers
 ``<!-- bench_cpu begin -->`` and ``<!-- bench_cpu end -->`` of the page,
 with the machine named.
@@ -41,6 +42,11 @@ CASES = [
     ("1-D sum n=1e6", "sum", "normal, 10% zeros", (10**6,), None, "float64", 2.0, 3.0),
     ("rows (1000, 1000) axis=1", "sum", "normal", (1000, 1000), 1, "float64", 2.5, 3.5),
     ("rows (1000, 1000) axis=1", "sum", "lognormal(0, 3)", (1000, 1000), 1, "float64", 2.5, 3.5),
+    # Narrow rows (no goal of issue 27's: its rows are (1000, 1000)).
+    ("rows (10^4, 100) axis=1", "sum", "normal", (10**4, 100), 1, "float64", None, None),
+    ("rows (10^4, 100) axis=1", "sum", "lognormal(0, 3)", (10**4, 100), 1, "float64", None,
+     None),
+    ("rows (10^5, 10) axis=1", "sum", "normal", (10**5, 10), 1, "float64", None, None),
     ("columns (1000, 1000) axis=0", "sum", "normal", (1000, 1000), 0, "float64", 2.5, 4.0),
     ("columns (1000, 1000) axis=0", "sum", "lognormal(0, 3)", (1000, 1000), 0, "float64", 2.5,
      4.0),
@@ -121,8 +127,8 @@ def table(results, levels, runs):
             ns = statistics.median(s[0] for s in samples)
             ratio = statistics.median(s[1] for s in samples)
             cells.append(f"{ns:.2f} ns ({ratio:.1f}x)")
-        goals = f"{goal2 or '-'} / {goalg}"
-        lines.append(f"| {label} | {kind} | " + " | ".join(cells) + f" | <= {goals} |")
+        goals = f"<= {goal2 or '-'} / {goalg}" if goalg is not None else "-"
+        lines.append(f"| {label} | {kind} | " + " | ".join(cells) + f" | {goals} |")
     twin = ("ratios to `np.sum` (float32 columns: of float32), `np.dot`, and bottleneck's "
             "`move_sum`")
     note = (f"Machine: {platform.machine()}, {_cpu_name()}; one thread; median of {runs} "

@@ -1,9 +1,12 @@
 """The fixed-grid cells (src/kernels/cells/xs_cells.c) against the oracle.
 
-Contiguous float64, float32 and bfloat16 rows of XS_CELLS_MIN_TERMS (192)
-terms or more are summed block by block (256 terms) in double lanes, each
-term cut at fixed grid positions into 1-4 cells under a top above the
-block's largest term, when the block fits such a window, and by the large
+Contiguous float64, float32 and bfloat16 rows of XS_CELLS_MIN_TERMS (64)
+terms or more that the short path leaves (rows of up to 1023 terms within
+a window of 17 to 19 binades take that: tests/test_short_rows.py; most
+cases here spread wider) are summed block by block (256 terms) in double
+lanes, each term cut at fixed grid positions into 1-4 cells under a top
+above the block's largest term, when the block fits such a window, and by
+the large
 accumulator otherwise; rows shorter than 2^20 terms are rounded from their
 cell sums when the two-double approximation decides.  These inputs reach
 every branch: windows that move, blocks that need more cells, windows that
@@ -152,7 +155,8 @@ def test_default_kernel(name):
 @pytest.mark.parametrize("name", sorted(CASES))
 @pytest.mark.parametrize("length", [256, 300, 1000])
 def test_rows_of_a_2d_array(name, length):
-    # Rows from XS_CELLS_MIN_TERMS (256) terms on take the cells, means too.
+    # Rows from XS_CELLS_MIN_TERMS (64) terms on take the cells, means too
+    # (those the short path leaves).
     x = CASES[name][: N // length * length].reshape(-1, length)
     with np.errstate(all="ignore"):
         sums = xs.exact_sum(x, axis=1)

@@ -27,7 +27,7 @@ SOURCES = [
     "src/kernels/cells/xs_cells.c", "src/kernels/cells/xs_cells_neon.c",
     "src/kernels/cells/xs_columns.c",
     "src/kernels/dot/xs_dot_cells.c", "src/kernels/dot/xs_dot_cells_generic.c",
-    "src/kernels/dot/xs_dot_cells_neon.c",
+    "src/kernels/dot/xs_dot_cells_neon.c", "src/kernels/dot/xs_short_row.c",
 ]
 
 

@@ -10,7 +10,9 @@
  * (SSE2, AVX2, AVX-512) with the generic ones the same way.
  *
  * Kernel level, per family (cells of rows: float64, float32, bfloat16;
- * dot cells; column strips: float64, float32): the same blocks through the
+ * dot cells; column strips: float64, float32; short rows, whose ranges
+ * must match bit for bit and sums when the row fits the window, below
+ * xs_short_row.h's window: test_short_rows): the same blocks through the
  * generic variant and each other one, from the same lanes, under windows
  * chosen from the block's range and under windows moved off it (too few
  * cells, tops lower and higher, a window none fits), several blocks in a
@@ -26,7 +28,8 @@
  * smallest doubles, powers of two at window edges).
  *
  * Driver level, under the level in force (XSUMUFUNC_KERNEL caps it): sums,
- * dot products and column sums of rows of every length 1..3000 made of
+ * short rows' sums and means (when the short path decides them), dot
+ * products and column sums of rows of every length 1..3000 made of
  * segments of different kinds (so windows move and blocks are refused)
  * must round to the same value as the scalar exact accumulators.
  *
@@ -37,6 +40,8 @@
 #include "kernels/cells/xs_columns_variants.h"
 #include "kernels/dot/xs_dot_cells_variants.h"
 #include "kernels/dot/xs_dot_cells.h"
+#include "kernels/dot/xs_short_row.h"
+#include "kernels/dot/xs_short_row_variants.h"
 #include "exact/xs_dot.h"
 #include "exact/xs_large.h"
 #include "exact/xs_small.h"
@@ -586,6 +591,69 @@ static void test_columns(const xs_strip_kernels *ref, const xs_strip_kernels *al
     }
 }
 
+/* ---- short rows ------------------------------------------------------- */
+
+/* Whether a row of n terms with this largest and smallest non-zero |x| fits
+ * the window of xs_short_row.h (its sums are then exact), as the test sees
+ * it: every non-zero |x| in [2^(t - (27 - k)), 2^t), t <= 1013, n < 2^k. */
+static int short_row_fits(int n, double max_abs, double min_abs)
+{
+    if (!(max_abs > 0.0) || max_abs == INFINITY) {
+        return 0;
+    }
+    int k = 1, t;
+    while (n >> k) {
+        k++;
+    }
+    frexp(max_abs, &t);
+    return t <= 1013 && (t - (27 - k) < -1074 || min_abs >= ldexp(1.0, t - (27 - k)));
+}
+
+/* The same rows (float64 and float32, every length up to 1023, every kind,
+ * some near the window's edge) through the generic short-row kernel and
+ * another: the largest and smallest non-zero |x| bit for bit (rows without
+ * NaN), and the sums when the row fits its window (exact, so the same). */
+static void test_short_rows(const xs_short_row_kernels *ref, const xs_short_row_kernels *alt,
+                            const char *isa, int trials)
+{
+    static double x[XS_SHORT_ROW_MAX];
+    static float xf[XS_SHORT_ROW_MAX];
+    for (int t = 0; t < trials; t++) {
+        int n = 1 + below(below(2) ? 40 : XS_SHORT_ROW_MAX), kind = below(KINDS);
+        int itemsize = below(3) ? 8 : 4;
+        fill(x, n, kind, below(2) ? 0 : 1 + below(300));
+        if (below(3) == 0) {                 /* a term at the window's edge, or below it */
+            int k = 1;
+            while (n >> k) {
+                k++;
+            }
+            x[below(n)] = ldexp(below(2) ? 1.0 : 1.0 - 0x1p-53, 1 - (27 - k));
+            x[below(n)] = 1.5;
+        }
+        int nan = 0;
+        for (int i = 0; i < n; i++) {
+            xf[i] = (float)x[i];
+            double v = itemsize == 8 ? x[i] : (double)xf[i];
+            nan |= v != v;
+        }
+        const char *q = itemsize == 8 ? (const char *)x : (const char *)xf;
+        xs_short_row_split s_ref, s_alt;
+        (itemsize == 8 ? ref->f64 : ref->f32)(q, n, &s_ref);
+        (itemsize == 8 ? alt->f64 : alt->f32)(q, n, &s_alt);
+        if (nan) {
+            CHECK(s_ref.lo != s_ref.lo && s_alt.lo != s_alt.lo, "NaN row", "short rows", isa,
+                  kind);
+            continue;
+        }
+        CHECK(same(s_ref.max_abs, s_alt.max_abs) && same(s_ref.min_abs, s_alt.min_abs),
+              "range", "short rows", isa, kind);
+        if (short_row_fits(n, s_ref.max_abs, s_ref.min_abs)) {
+            CHECK(same(s_ref.hi, s_alt.hi) && same(s_ref.lo, s_alt.lo), "sums", "short rows",
+                  isa, kind);
+        }
+    }
+}
+
 /* ---- the drivers against the scalar accumulators ----------------------- */
 
 /* n values in segments of random kinds and lengths. */
@@ -638,6 +706,30 @@ static void test_drivers(int trials, const char *level)
         CHECK(same(xs_small_round(&acc, &xs_format_float64),
                    xs_small_round(&ref, &xs_format_float64)), "float32 sum", "cells driver",
               level, -1);
+        /* short rows: sums and means of float64 and float32 rows, when the
+         * short path decides them (rows of one kind: it often does) */
+        if (n <= XS_SHORT_ROW_MAX) {
+            static double z[XS_SHORT_ROW_MAX];
+            static float zf[XS_SHORT_ROW_MAX];
+            fill(z, n, below(2) ? NORMAL : below(KINDS), below(2) ? 0 : 1 + below(500));
+            for (int f32 = 0; f32 < 2; f32++) {
+                xs_small_init(&ref);
+                for (int i = 0; i < n; i++) {
+                    zf[i] = (float)z[i];
+                    xs_small_add_bits(&ref, xs_double_bits(f32 ? (double)zf[i] : z[i]));
+                }
+                const xs_format *fmt = f32 ? &xs_format_float32 : &xs_format_float64;
+                const char *q = f32 ? (const char *)zf : (const char *)z;
+                for (int mean = 0; mean < 2; mean++) {
+                    uint64_t divisor = mean ? (uint64_t)n : 1u;
+                    if (xs_short_row_round(q, n, f32 ? 4 : 8, divisor, fmt, &out)) {
+                        xs_small copy = ref;
+                        CHECK(same(out, xs_small_round_divided(&copy, divisor, fmt)),
+                              mean ? "mean" : "sum", "short-row driver", level, -1);
+                    }
+                }
+            }
+        }
         /* dot products (as the loops call them: a large accumulator) */
         xs_dot dot, dot_ref;
         xs_dot_init(&dot);
@@ -692,6 +784,8 @@ int main(int argc, char **argv)
         const xs_cells_set *cells = xs_cpu_variant(xs_cells_variants, (xs_isa)isa);
         const xs_dot_cells_set *dot = xs_cpu_variant(xs_dot_cells_variants, (xs_isa)isa);
         const xs_strip_kernels *strips = xs_cpu_variant(xs_columns_variants, (xs_isa)isa);
+        const xs_short_row_kernels *short_rows = xs_cpu_variant(xs_short_row_variants,
+                                                                (xs_isa)isa);
         if (cells != NULL) {
             test_cells(xs_cpu_variant(xs_cells_variants, XS_ISA_GENERIC), cells, name, trials);
             printf("cells (rows) %s against generic: float64, float32, bfloat16; "
@@ -710,9 +804,17 @@ int main(int argc, char **argv)
                    name);
             compared++;
         }
+        if (short_rows != NULL) {
+            test_short_rows(xs_cpu_variant(xs_short_row_variants, XS_ISA_GENERIC), short_rows,
+                            name, trials);
+            printf("short rows %s against generic: float64, float32; sums of rows that fit, "
+                   "ranges bit for bit\n", name);
+            compared++;
+        }
     }
     test_drivers(trials / 3 + 1, level);
-    printf("drivers at level %s against the scalar accumulators: sums, dot, columns\n", level);
+    printf("drivers at level %s against the scalar accumulators: sums, short rows, dot, "
+           "columns\n", level);
     printf("%ld checks, %d kernel families compared, %ld mismatches\n", checks, compared,
            failures);
     return failures != 0;

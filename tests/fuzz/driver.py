@@ -2,9 +2,9 @@
 
 Each case is built from ``numpy.random.default_rng([seed, index])`` alone, so
 any case can be rebuilt from its seed and index (``--case``).  A case draws
-an input dtype, a target dtype, a length (short rows <= 128, the large
-accumulator from 160 terms, the windowed SIMD front end from 1024 contiguous
-terms, lane flushes past 8192) and a kind of data:
+an input dtype, a target dtype, a length (the short path up to 1023 terms,
+the cells from 64 contiguous terms where it leaves a row, the large
+accumulator from 160 terms, lane flushes past 8192) and a kind of data:
 
 - ``wide``: random bit patterns, so every exponent and subnormals;
 - ``narrow``: one exponent window (the SIMD lanes' fast case);
@@ -139,9 +139,9 @@ def _length(rng):
     if u < 0.55:
         return int(rng.integers(0, 24))
     if u < 0.80:
-        return int(rng.integers(24, 160))           # short rows and just above 128
+        return int(rng.integers(24, 160))           # short rows, the cells from 64
     if u < 0.95:
-        return int(rng.integers(160, 1500))         # large accumulator, window from 1024
+        return int(rng.integers(160, 1500))         # large accumulator, short path to 1023
     if u < 0.995:
         return int(rng.integers(1500, 5000))
     return int(rng.integers(5000, 20000))           # lane flushes every 8192 terms

@@ -1,71 +1,223 @@
 /* Short rows summed exactly in two doubles (see xs_short_row.h). */
 #include "kernels/dot/xs_short_row.h"
+#include "kernels/dot/xs_short_row_variants.h"
 
 #include <fenv.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "exact/xs_exact.h"
+#include "exact/xs_ieee.h"
+#include "exact/xs_running.h"
 
-/* Binades of the window: 2^(27-19) = 256 > XS_SHORT_ROW_MAX terms per sum. */
-#define XS_SHORT_ROW_BINADES 19
-/* hi sums stay below 2^(t+8): keep that finite. */
-#define XS_SHORT_ROW_MAX_TOP_EXP 1015
+#if defined(__x86_64__) || defined(_M_X64)
+#include <xmmintrin.h>
+#define XS_SR_HAVE_MXCSR 1
+#endif
 
-/* x with its low 26 fraction bits cleared. */
-static double hi_part(double x)
+/* Significant bits of a hi part; the window of a row of n < 2^k terms is
+ * XS_SR_HI_BITS - k binades wide (xs_short_row.h). */
+#define XS_SR_HI_BITS 27
+/* The largest k: XS_SHORT_ROW_MAX < 2^XS_SR_MAX_K. */
+#define XS_SR_MAX_K 10
+_Static_assert(XS_SHORT_ROW_MAX < (1 << XS_SR_MAX_K), "rows within the window's bound");
+/* hi sums stay below 2^(t+k) <= 2^(t+10): t at most this keeps them finite. */
+#define XS_SHORT_ROW_MAX_TOP_EXP (1023 - XS_SR_MAX_K)
+/* Fraction bits a term's hi part leaves out. */
+#define XS_SR_LOW_BITS (XS_F64_MANT_BITS + 1 - XS_SR_HI_BITS)
+#define XS_SR_KEEP_BITS (~(((uint64_t)1 << XS_SR_LOW_BITS) - 1))
+/* |x| on the pattern: the sign bit off. */
+#define XS_SR_ABS_BITS (~XS_F64_SIGN_BIT)
+
+/* A term of a row as a double (float32 widened: exact). */
+static inline double xs_short_row_term(const char *p, int itemsize)
 {
-    return xs_bits_double(xs_double_bits(x) & 0xfffffffffc000000ull);
+    if (itemsize == 8) {
+        double v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    float f;
+    memcpy(&f, p, sizeof f);
+    return (double)f;
 }
 
-int xs_short_row_sum(const double *terms, int n, const xs_format *fmt, double *result)
+/* ---- the instances ------------------------------------------------------- */
+
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(XS_NO_VECTOR_EXT)
+#ifdef XS_CPU_X86
+#include <immintrin.h>
+/* The baseline: SSE2 (x86-64 always has it). */
+#define XS_SR_NAME short_row_generic
+#define XS_SR_TARGET
+#define XS_SR_W 2
+#define XS_SR_MAX(a, m) ((short_row_generic_v)_mm_max_pd((__m128d)(a), (__m128d)(m)))
+#define XS_SR_MIN(a, m) ((short_row_generic_v)_mm_min_pd((__m128d)(a), (__m128d)(m)))
+#include "kernels/dot/xs_short_row_kernel.h"
+#define XS_SR_NAME short_row_avx2
+#define XS_SR_TARGET XS_TARGET_AVX2
+#define XS_SR_W 4
+#define XS_SR_MAX(a, m) ((short_row_avx2_v)_mm256_max_pd((__m256d)(a), (__m256d)(m)))
+#define XS_SR_MIN(a, m) ((short_row_avx2_v)_mm256_min_pd((__m256d)(a), (__m256d)(m)))
+#include "kernels/dot/xs_short_row_kernel.h"
+#define XS_SR_NAME short_row_avx512
+#define XS_SR_TARGET XS_TARGET_AVX512
+#define XS_SR_W 8
+#define XS_SR_MAX(a, m) ((short_row_avx512_v)_mm512_max_pd((__m512d)(a), (__m512d)(m)))
+#define XS_SR_MIN(a, m) ((short_row_avx512_v)_mm512_min_pd((__m512d)(a), (__m512d)(m)))
+#include "kernels/dot/xs_short_row_kernel.h"
+#else
+/* Elsewhere (aarch64: Advanced SIMD registers) 16-byte vectors, the maximum
+ * and minimum by a compare and a blend: a NaN compares false and keeps m. */
+#define XS_SR_BLEND(V, VI, take, a, m) ((V)(((take) & (VI)(a)) | (~(take) & (VI)(m))))
+#define XS_SR_NAME short_row_generic
+#define XS_SR_TARGET
+#define XS_SR_W 2
+#define XS_SR_MAX(a, m) \
+    XS_SR_BLEND(short_row_generic_v, short_row_generic_vi, (a) > (m), (a), (m))
+#define XS_SR_MIN(a, m) \
+    XS_SR_BLEND(short_row_generic_v, short_row_generic_vi, (a) < (m), (a), (m))
+#include "kernels/dot/xs_short_row_kernel.h"
+#ifdef XS_CPU_NEON
+/* aarch64: the same code, a level of its own for the tests. */
+#define XS_SR_NAME short_row_neon
+#define XS_SR_TARGET
+#define XS_SR_W 2
+#define XS_SR_MAX(a, m) XS_SR_BLEND(short_row_neon_v, short_row_neon_vi, (a) > (m), (a), (m))
+#define XS_SR_MIN(a, m) XS_SR_BLEND(short_row_neon_v, short_row_neon_vi, (a) < (m), (a), (m))
+#include "kernels/dot/xs_short_row_kernel.h"
+#endif
+#endif
+#else
+/* Another compiler: the same per term in plain C. */
+static void short_row_scalar(const char *x, int n, int itemsize, xs_short_row_split *out)
 {
-    int is64 = fmt == &xs_format_float64, is32 = fmt == &xs_format_float32;
-    if (!(is64 || is32)) {
-        return 0;
+    double hi = 0.0, lo = 0.0, big = 0.0, small = (double)INFINITY;
+    for (int i = 0; i < n; i++) {
+        double v = xs_short_row_term(x + (ptrdiff_t)i * itemsize, itemsize);
+        double a = xs_bits_double(xs_double_bits(v) & XS_SR_ABS_BITS);
+        big = a > big ? a : big;
+        small = a != 0.0 && a < small ? a : small;
+        double h = xs_bits_double(xs_double_bits(v) & XS_SR_KEEP_BITS);
+        hi += h;
+        lo += v - h;
     }
-    double max_abs = 0.0, min_abs = INFINITY;
-    for (int k = 0; k < n; k++) {
-        double a = fabs(terms[k]);
-        if (a != a || a == INFINITY) {
-            return 0;          /* NaN or Inf (tested with quiet comparisons first) */
-        }
-        if (a > max_abs) {
-            max_abs = a;
-        }
-        if (a != 0.0 && a < min_abs) {
-            min_abs = a;
-        }
+    out->hi = hi;
+    out->lo = lo;
+    out->max_abs = big;
+    out->min_abs = small;
+}
+
+static void short_row_generic_f64(const char *x, int n, xs_short_row_split *out)
+{
+    short_row_scalar(x, n, 8, out);
+}
+
+static void short_row_generic_f32(const char *x, int n, xs_short_row_split *out)
+{
+    short_row_scalar(x, n, 4, out);
+}
+#endif
+
+/* The kernels of each level (src/cpu/xs_cpu.h picks, under
+ * XSUMUFUNC_KERNEL's cap: sse2 takes the generic ones). */
+static const xs_short_row_kernels generic = {short_row_generic_f64, short_row_generic_f32};
+#if defined(XS_CPU_X86) && !defined(XS_NO_VECTOR_EXT)
+#define XS_SHORT_ROW_X86 1
+static const xs_short_row_kernels avx2 = {short_row_avx2_f64, short_row_avx2_f32};
+static const xs_short_row_kernels avx512 = {short_row_avx512_f64, short_row_avx512_f32};
+#endif
+#if defined(XS_CPU_NEON) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(XS_NO_VECTOR_EXT)
+#define XS_SHORT_ROW_NEON 1
+static const xs_short_row_kernels neon = {short_row_neon_f64, short_row_neon_f32};
+#endif
+const void *const xs_short_row_variants[XS_ISA_COUNT] = {
+    [XS_ISA_GENERIC] = &generic,
+#ifdef XS_SHORT_ROW_X86
+    [XS_ISA_AVX2] = &avx2, [XS_ISA_AVX512] = &avx512,
+#endif
+#ifdef XS_SHORT_ROW_NEON
+    [XS_ISA_NEON] = &neon,
+#endif
+};
+
+/* ---- the decision -------------------------------------------------------- */
+
+/* Whether a double is finite, on its pattern (no flag raised). */
+static inline int finite_bits(double x)
+{
+    return (xs_double_bits(x) & XS_F64_INF_BITS) != XS_F64_INF_BITS;
+}
+
+/* Whether a row of n terms whose largest |x| is max_abs (finite, not 0) and
+ * smallest non-zero one min_abs fits the window of xs_short_row.h: t the
+ * least with max_abs < 2^t, at most XS_SHORT_ROW_MAX_TOP_EXP, and min_abs
+ * at least 2^(t - B) (or that below 2^-1074: every term fits). */
+static int fits_window(int n, double max_abs, double min_abs)
+{
+    int k = 1;                                   /* n < 2^k */
+    while (n >> k) {
+        k++;
     }
-    if (max_abs == 0.0) {
-        return 0;                       /* only zeros: their sign needs the flags */
-    }
+    int field = (int)(xs_double_bits(max_abs) >> XS_F64_MANT_BITS);
     int top_exp;
-    frexp(max_abs, &top_exp);            /* max_abs < 2^top_exp */
-    if (top_exp > XS_SHORT_ROW_MAX_TOP_EXP ||
-            (top_exp - XS_SHORT_ROW_BINADES >= -1074 &&
-             min_abs < ldexp(1.0, top_exp - XS_SHORT_ROW_BINADES))) {
+    if (field != 0) {
+        top_exp = field - XS_F64_EXP_BIAS + 1;   /* in [2^(top_exp-1), 2^top_exp) */
+    }
+    else {
+        frexp(max_abs, &top_exp);                /* a subnormal: rare */
+    }
+    if (top_exp > XS_SHORT_ROW_MAX_TOP_EXP) {
         return 0;
     }
-    double hi = 0.0, lo = 0.0;
-    for (int k = 0; k < n; k++) {
-        double h = hi_part(terms[k]);
-        hi += h;                         /* exact: see xs_short_row.h */
-        lo += terms[k] - h;
-    }
-    double err;
-    double s = xs_two_sum(hi, lo, &err);    /* s = round(hi + lo), the float64 result */
-    if (s == 0.0) {
-        return 0;                        /* the zero's sign: leave it to the flags */
-    }
-    if (is64) {
-        *result = s;                     /* overflow gives Inf with the IEEE flag */
+    int low = top_exp - (XS_SR_HI_BITS - k);     /* every non-zero |x| >= 2^low */
+    if (low < -1074) {
         return 1;
     }
-    /* Round to odd: if inexact and the last bit is even, step towards err. */
-    if (err != 0.0 && !(xs_double_bits(s) & 1u)) {
-        s = nextafter(s, err > 0.0 ? INFINITY : -INFINITY);
+    /* 2^low's pattern: a normal power of two, or a subnormal one. */
+    uint64_t low_bits = low >= 1 - XS_F64_EXP_BIAS
+                            ? (uint64_t)(low + XS_F64_EXP_BIAS) << XS_F64_MANT_BITS
+                            : (uint64_t)1 << (low + 1074);
+    return xs_double_bits(min_abs) >= low_bits;
+}
+
+int xs_short_row_round(const char *x, int n, int itemsize, uint64_t divisor,
+                       const xs_format *fmt, double *result)
+{
+    const xs_short_row_kernels *kernels = xs_cpu_pick(xs_short_row_variants);
+    xs_short_row_split s;
+    /* The flags of a row left to the next path (the maximum's NaN, the
+     * inexact sums of a row that does not fit) are not the caller's: they
+     * are put back.  A row that fits raised none (xs_short_row_kernel.h). */
+#ifdef XS_SR_HAVE_MXCSR
+    unsigned csr = _mm_getcsr();
+#else
+    fexcept_t flags;
+    fegetexceptflag(&flags, FE_ALL_EXCEPT);
+#endif
+    (itemsize == 8 ? kernels->f64 : kernels->f32)(x, n, &s);
+    /* Inf or NaN terms; only zeros (their sign needs the flags); too wide. */
+    if (!finite_bits(s.hi) || !finite_bits(s.lo) || s.max_abs == 0.0 ||
+            !fits_window(n, s.max_abs, s.min_abs)) {
+#ifdef XS_SR_HAVE_MXCSR
+        _mm_setcsr(csr);
+#else
+        fesetexceptflag(&flags, FE_ALL_EXCEPT);
+#endif
+        return 0;
     }
-    *result = (double)(float)s;          /* one correct rounding to float32 */
-    return 1;
+    /* S = hi + lo exactly: an approximation with a bound of 0. */
+    xs_running r;
+    r.hi = xs_two_sum(s.hi, s.lo, &r.lo);
+    r.bound = 0.0;
+    r.valid = 1;
+    r.block_left = XS_RUNNING_BLOCK;
+    r.retry_in = 0;
+    if (divisor != 1u && !xs_running_divide(&r, divisor, &r)) {
+        return 0;
+    }
+    return xs_running_round(&r, fmt, result);
 }

@@ -1,25 +1,49 @@
 /*
- * Short rows without the superaccumulator.  A row of at most
- * XS_SHORT_ROW_MAX terms whose non-zero magnitudes lie in [2^(t-19), 2^t)
- * is split term by term into hi (27 significant bits) and lo = x - hi:
- * every hi is a multiple of 2^(t-45) and every lo of 2^(t-71), and fewer
- * than 2^8 of either add up exactly in one double (below 2^53 quanta).  The
- * exact sum is then hi_sum + lo_sum, two doubles:
- *   float64 result: one IEEE addition rounds it correctly;
- *   float32 result: rounded to odd in double (53 >= 24 + 2 bits), then one
- *   conversion to float rounds it correctly.
- * Other results, Inf/NaN, rows beyond the window and exact zeros (whose
- * sign needs the -0.0 bookkeeping) are left to the accumulator.
+ * Short rows without the superaccumulator.  A row of n < 2^k terms
+ * (k <= 10) whose non-zero magnitudes lie in [2^(t-B), 2^t), B = 27 - k
+ * binades (19 for rows of up to 255 terms, 17 for up to 1023), is split
+ * term by term into hi (27 significant bits) and lo = x - hi.  A term in
+ * [2^e, 2^(e+1)) has hi a multiple of 2^(e-26) and lo one of 2^(e-52),
+ * with |lo| < 2^(e-26); e >= t - B makes every hi a multiple of
+ * 2^(t-53+k) and every lo one of 2^(t-79+k), while the sums of n of them
+ * stay below 2^(t+k) and 2^(t-27+k): 53 and 52 bits of those quanta,
+ * whatever the order of the additions, so every partial sum is a double.
+ * So the lanes of a vector add them in any order, and the exact sum S of
+ * the row is hi_sum + lo_sum, two doubles, from one pass over it.  S (or
+ * S / n, a mean) is rounded into the target from those two doubles
+ * (xs_running.h, with a bound of 0: the hardware's rounding decides every
+ * tie).
+ *
+ * The pass measures the row's largest and smallest non-zero |x| as it adds
+ * (the window is judged after it, the sums thrown away if the row does not
+ * fit), on the vector width of the CPU (xs_short_row.c: SSE2 or Advanced
+ * SIMD, AVX2, AVX-512; the instances give the same sums, being exact).
+ * Rows that do not fit the window (more than B binades between the
+ * largest and smallest non-zero term, a largest term beyond 2^1013, Inf or
+ * NaN), only zeros (the sign of a zero sum needs the accumulator's
+ * bookkeeping), sums the two-double rounding does not decide (below 2^-800,
+ * overflowing, or a mean beyond its range) are left to the caller's next
+ * path.
  */
 #ifndef XS_SHORT_ROW_H
 #define XS_SHORT_ROW_H
 
+#include <stdint.h>
+
 #include "exact/xs_round.h"
 
-#define XS_SHORT_ROW_MAX 128
+/* The longest row: k = 10 above (rows of 2^10 terms and more take the
+ * cells, xs_cells.h, as fast as this from a few hundred terms on). */
+#define XS_SHORT_ROW_MAX 1023
 
-/* terms[0..n) as doubles; 1 and *result (exactly representable in fmt) on
- * success, 0 when the caller must use the accumulator. */
-int xs_short_row_sum(const double *terms, int n, const xs_format *fmt, double *result);
+/* x: n (1 <= n <= XS_SHORT_ROW_MAX) contiguous float64 (itemsize 8) or
+ * float32 (itemsize 4) values, any alignment; divisor 1 (the sum) or n (the
+ * mean); fmt: any target of at most 53 bits.  1 and *result (a value of
+ * fmt) when decided, 0 when the caller must take another path.  The pass
+ * over the row raises no exception flag the caller sees (it may raise
+ * some on rows it leaves: they are put back); the rounding raises
+ * "inexact" when it rounds. */
+int xs_short_row_round(const char *x, int n, int itemsize, uint64_t divisor,
+                       const xs_format *fmt, double *result);
 
 #endif

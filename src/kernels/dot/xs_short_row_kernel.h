@@ -1,0 +1,125 @@
+/*
+ * One short-row kernel of xs_short_row.c (xs_short_row_variants.h), made
+ * per instruction set from GCC's vector extensions (Clang has them too).
+ * The includer defines XS_SR_NAME (the instance makes XS_SR_NAME##_f64 and
+ * XS_SR_NAME##_f32), XS_SR_TARGET (a target attribute, or nothing), XS_SR_W
+ * (doubles per vector) and XS_SR_MAX(a, m), XS_SR_MIN(a, m): the lane-wise
+ * maximum and minimum that give m where a is a NaN (x86's maxpd and minpd
+ * do; elsewhere a compare and a blend).  They are undefined at the end,
+ * for the next instance.
+ *
+ * Per vector of terms x: a = |x| (the sign bit off) goes into the maximum,
+ * a with its zeros made +Inf (a quiet compare, no flag) into the minimum,
+ * hi = x with its low XS_SR_LOW_BITS fraction bits cleared into one sum and
+ * x - hi (exact) into the other.  Two chains of sums, then a vector more
+ * if a whole one is left, then the last terms one by one.  float32 terms are
+ * widened to doubles first (exactly).  A row of finite terms that fits the window raises no flag
+ * (every operation exact, no NaN anywhere); a row with a NaN raises
+ * "invalid" in the maximum, one that does not fit "inexact" in the sums:
+ * xs_short_row.c puts the flags back for those.
+ */
+
+#define XS_SR_CAT_(a, b) a##b
+#define XS_SR_CAT(a, b) XS_SR_CAT_(a, b)
+#define XS_SR_FN(suffix) XS_SR_CAT(XS_SR_NAME, suffix)
+#define XS_SR_V XS_SR_FN(_v)
+#define XS_SR_VI XS_SR_FN(_vi)
+#define XS_SR_VF XS_SR_FN(_vf)
+
+typedef double XS_SR_V __attribute__((vector_size(8 * XS_SR_W)));
+typedef int64_t XS_SR_VI __attribute__((vector_size(8 * XS_SR_W)));
+typedef float XS_SR_VF __attribute__((vector_size(4 * XS_SR_W)));
+
+/* XS_SR_W terms from p, widened from float32 when itemsize is 4. */
+XS_SR_TARGET static inline __attribute__((always_inline)) XS_SR_V
+XS_SR_FN(_load)(const char *p, int itemsize)
+{
+    if (itemsize == 8) {
+        XS_SR_V v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    XS_SR_VF f;
+    memcpy(&f, p, sizeof f);
+    return __builtin_convertvector(f, XS_SR_V);
+}
+
+/* One vector of terms into the sums (hs, ls) and the range (mx, mn). */
+#define XS_SR_STEP(v, hs, ls) \
+    do { \
+        XS_SR_VI bits_ = (XS_SR_VI)(v); \
+        XS_SR_V a_ = (XS_SR_V)(bits_ & abs_bits); \
+        mx = XS_SR_MAX(a_, mx); \
+        mn = XS_SR_MIN((XS_SR_V)((XS_SR_VI)a_ | ((a_ == zero) & inf_bits)), mn); \
+        XS_SR_V h_ = (XS_SR_V)(bits_ & keep); \
+        (hs) += h_; \
+        (ls) += (v) - h_; \
+    } while (0)
+
+XS_SR_TARGET static inline __attribute__((always_inline)) void
+XS_SR_FN(_row)(const char *x, int n, int itemsize, xs_short_row_split *out)
+{
+    const XS_SR_VI abs_bits = (XS_SR_VI){0} + (int64_t)XS_SR_ABS_BITS;
+    const XS_SR_VI keep = (XS_SR_VI){0} + (int64_t)XS_SR_KEEP_BITS;
+    const XS_SR_VI inf_bits = (XS_SR_VI){0} + (int64_t)XS_F64_INF_BITS;
+    const XS_SR_V zero = {0};
+    XS_SR_V hs0 = zero, hs1 = zero, ls0 = zero, ls1 = zero, mx = zero;
+    XS_SR_V mn = (XS_SR_V){0} + (double)INFINITY;
+    int i = 0;
+    for (; i + 2 * XS_SR_W <= n; i += 2 * XS_SR_W) {
+        XS_SR_V v0 = XS_SR_FN(_load)(x + (ptrdiff_t)i * itemsize, itemsize);
+        XS_SR_V v1 = XS_SR_FN(_load)(x + (ptrdiff_t)(i + XS_SR_W) * itemsize, itemsize);
+        XS_SR_STEP(v0, hs0, ls0);
+        XS_SR_STEP(v1, hs1, ls1);
+    }
+    if (i + XS_SR_W <= n) {
+        XS_SR_V v0 = XS_SR_FN(_load)(x + (ptrdiff_t)i * itemsize, itemsize);
+        XS_SR_STEP(v0, hs0, ls0);
+        i += XS_SR_W;
+    }
+    /* Exact in any order (xs_short_row.h); the range's lanes hold no NaN. */
+    XS_SR_V hs = hs0 + hs1, ls = ls0 + ls1;
+    double hi = 0.0, lo = 0.0, big = 0.0, small = (double)INFINITY;
+    for (int k = 0; k < XS_SR_W; k++) {
+        hi += hs[k];
+        lo += ls[k];
+        big = mx[k] > big ? mx[k] : big;
+        small = mn[k] < small ? mn[k] : small;
+    }
+    /* The last terms (fewer than a vector) one by one, as the lanes take
+     * them (a vector of them put together in memory would be read before
+     * its parts are written: a stall). */
+    for (; i < n; i++) {
+        double v = xs_short_row_term(x + (ptrdiff_t)i * itemsize, itemsize);
+        double a = xs_bits_double(xs_double_bits(v) & XS_SR_ABS_BITS);
+        big = a > big ? a : big;
+        small = a != 0.0 && a < small ? a : small;
+        double h = xs_bits_double(xs_double_bits(v) & XS_SR_KEEP_BITS);
+        hi += h;
+        lo += v - h;
+    }
+    out->hi = hi;
+    out->lo = lo;
+    out->max_abs = big;
+    out->min_abs = small;
+}
+
+XS_SR_TARGET static void XS_SR_FN(_f64)(const char *x, int n, xs_short_row_split *out)
+{
+    XS_SR_FN(_row)(x, n, 8, out);
+}
+
+XS_SR_TARGET static void XS_SR_FN(_f32)(const char *x, int n, xs_short_row_split *out)
+{
+    XS_SR_FN(_row)(x, n, 4, out);
+}
+
+#undef XS_SR_STEP
+#undef XS_SR_V
+#undef XS_SR_VI
+#undef XS_SR_VF
+#undef XS_SR_NAME
+#undef XS_SR_TARGET
+#undef XS_SR_W
+#undef XS_SR_MAX
+#undef XS_SR_MIN
