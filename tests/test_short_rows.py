@@ -194,3 +194,16 @@ def test_every_forced_kernel(kernel, tmp_path):
                 np.array([exact_sum_oracle(r[::2].tolist(), dt) for r in y], dtype=dt),
             ]
     check_under_kernel(kernel, tmp_path, cases, _short_rows, expected)
+
+
+def test_rows_that_miss_in_runs_and_alone():
+    """The loop's backoff after misses (the next 2**(m-1) rows skip the short
+    path after m misses in a row): runs of rows too wide for the window,
+    then rows that fit, then the two alternating, every row exact whichever
+    path it took."""
+    rng = np.random.default_rng(23)
+    n = 300
+    fit = rng.standard_normal((40, n))
+    wide = np.ldexp(rng.standard_normal((40, n)), rng.integers(-60, 60, (40, n)))
+    order = [wide[:20], fit[:20], np.stack([r for pair in zip(wide[20:], fit[20:]) for r in pair])]
+    check_rows(np.concatenate(order))

@@ -148,11 +148,15 @@ static void XS_FN(accumulate_)(xs_small *acc, xs_large **large, const char *p,
 }
 
 #if XS_IN_IS_FLOAT
-/* After a row the short path left, the next rows of the call skip it: the
+/* After rows the short path left, the next rows of the call skip it: the
  * rows of an array tend to be alike, and a row too wide for its window
- * (lognormal(0, 3) data, say) pays a pass for nothing (rows of 200 terms:
- * 0.72 -> 1.0 ns per term); one in XS_SHORT_ROW_SKIP + 1 tries again. */
-#define XS_SHORT_ROW_SKIP 8
+ * (lognormal(0, 3) data, say) pays a pass for nothing (rows of 200 terms,
+ * every row trying: 0.72 -> 1.0 ns per term).  After m misses in a row the
+ * next 2^(m-1) rows skip it, at most 2^XS_SHORT_ROW_BACKOFF: a row of normal
+ * data that misses now and then (one of 40 rows of 1000 terms has a term
+ * below the window) costs its neighbour little, rows that all miss try
+ * about once in 2^XS_SHORT_ROW_BACKOFF. */
+#define XS_SHORT_ROW_BACKOFF 8
 
 /* A short row's sum (divisor 1) or mean (divisor n) rounded from two
  * doubles (see xs_short_row.h): 1 and the result in *result when it could,
@@ -220,6 +224,7 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, p
     ptrdiff_t work = 0;
 #if XS_IN_IS_FLOAT
     int short_skip = 0;               /* rows to go before the short path's next try */
+    int short_misses = 0;             /* its misses in a row (at most BACKOFF + 1) */
 #endif
     for (npy_intp i = begin; i < end && !xs_interrupted_after(&work, n); i++) {
         const char *row = job->in + i * job->in_step;
@@ -233,9 +238,11 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, p
             if (XS_FN(short_row_)(row, n, job->row_stride, job->target,
                                   job->divide ? (uint64_t)n : 1u, &quick)) {
                 XS_STORE(job->target, result, quick);
+                short_misses = 0;
                 continue;
             }
-            short_skip = XS_SHORT_ROW_SKIP;
+            short_misses += short_misses <= XS_SHORT_ROW_BACKOFF;
+            short_skip = 1 << (short_misses - 1);
         }
         if (n > 0 && n <= XS_RUNNING_ROW_MAX && !XS_FN(takes_cells_)(row, n, job->row_stride) &&
                 XS_FN(running_row_)(row, n, job->row_stride, job->target,

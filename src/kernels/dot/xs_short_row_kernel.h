@@ -5,8 +5,10 @@
  * XS_SR_NAME##_f32), XS_SR_TARGET (a target attribute, or nothing), XS_SR_W
  * (doubles per vector) and XS_SR_MAX(a, m), XS_SR_MIN(a, m): the lane-wise
  * maximum and minimum that give m where a is a NaN (x86's maxpd and minpd
- * do; elsewhere a compare and a blend).  They are undefined at the end,
- * for the next instance.
+ * do; elsewhere a compare and a blend); optionally XS_SR_NARROW_BELOW and
+ * XS_SR_NARROW(x, n, itemsize, out): rows shorter than that go to another
+ * instance's body instead (AVX-512's to AVX2's).  They are undefined at the
+ * end, for the next instance.
  *
  * Per vector of terms x: a = |x| (the sign bit off) goes into the maximum,
  * a with its zeros made +Inf (a quiet compare, no flag) into the minimum,
@@ -59,6 +61,12 @@ XS_SR_FN(_load)(const char *p, int itemsize)
 XS_SR_TARGET static inline __attribute__((always_inline)) void
 XS_SR_FN(_row)(const char *x, int n, int itemsize, xs_short_row_split *out)
 {
+#ifdef XS_SR_NARROW_BELOW
+    if (n < XS_SR_NARROW_BELOW) {
+        XS_SR_NARROW(x, n, itemsize, out);
+        return;
+    }
+#endif
     const XS_SR_VI abs_bits = (XS_SR_VI){0} + (int64_t)XS_SR_ABS_BITS;
     const XS_SR_VI keep = (XS_SR_VI){0} + (int64_t)XS_SR_KEEP_BITS;
     const XS_SR_VI inf_bits = (XS_SR_VI){0} + (int64_t)XS_F64_INF_BITS;
@@ -123,3 +131,5 @@ XS_SR_TARGET static void XS_SR_FN(_f32)(const char *x, int n, xs_short_row_split
 #undef XS_SR_W
 #undef XS_SR_MAX
 #undef XS_SR_MIN
+#undef XS_SR_NARROW_BELOW
+#undef XS_SR_NARROW
