@@ -2,9 +2,10 @@
 
 A row of n < 2**k terms whose non-zero magnitudes lie in [2**(t-B), 2**t),
 B = 27 - k binades and t <= 1013, is summed exactly as two doubles in one
-vector pass, then rounded (sums and means, every target); every other row
-goes on to the running sum, the cells or the accumulators.  These tests sit
-on the window's edges (for every k), its top, zeros, subnormals, Inf and
+vector pass, then rounded (sums and means, every target); a row within
+B = 36 - k binades by a second pass of three sums; every other row goes on
+to the running sum, the cells or the accumulators.  These tests sit on both
+windows' edges (for every k), their top, zeros, subnormals, Inf and
 NaN, float32 rows read in place and other rows copied, the flags a row
 leaves behind, and every forced kernel level, and compare bit for bit with
 the Fraction oracle.
@@ -25,12 +26,14 @@ import xsumufunc as xs
 
 SHORT_MAX = 1023
 HI_BITS = 27
+THREE_BITS = 36
 TARGETS = [FLOAT64, FLOAT32, FLOAT16, BFLOAT16]
 
 
-def window_binades(n):
-    """B of a row of n terms: 27 - k, n < 2**k."""
-    return HI_BITS - n.bit_length()
+def window_binades(n, bits=HI_BITS):
+    """B of a row of n terms: bits - k, n < 2**k (27: the first pass's
+    window, 36: the second's)."""
+    return bits - n.bit_length()
 
 
 def check_rows(x, targets=(None,)):
@@ -48,11 +51,11 @@ def check_rows(x, targets=(None,)):
             assert_same(means[i], exact_mean_oracle(values, dt), f"mean row {i} -> {dt}")
 
 
-def edge_row(rng, n, top, below_edge):
+def edge_row(rng, n, top, below_edge, bits=HI_BITS):
     """A row of n terms in the window of top `top`: its largest term in
     [2**(top-1), 2**top), its smallest 2**(top - B) exactly, or (below_edge)
     the double just below that, which the window does not take."""
-    b = window_binades(n)
+    b = window_binades(n, bits)
     exps = rng.integers(top - b, top, n)
     x = np.ldexp(1.0 + rng.random(n), exps) * rng.choice([-1.0, 1.0], n)
     x = np.clip(x, -np.ldexp(1.0, top) * (1 - 2.0**-53), np.ldexp(1.0, top) * (1 - 2.0**-53))
@@ -66,12 +69,15 @@ def edge_row(rng, n, top, below_edge):
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 8, 15, 16, 17, 31, 63, 64, 100, 127, 128, 255, 256,
                                257, 511, 512, 1000, 1023, 1024])
 @pytest.mark.parametrize("below_edge", [False, True])
-def test_the_window_edge_for_every_row_length(n, below_edge):
-    """The smallest term at the window's bottom is taken, the one just below
-    left to the next path; both give the exact result.  Rows of 1 term have
-    no edge (one term fits any window); 1024 terms take the cells."""
-    rng = np.random.default_rng(n + 2000 * below_edge)
-    rows = np.array([edge_row(rng, n, top, below_edge) if n > 1 else [np.ldexp(1.5, top)]
+@pytest.mark.parametrize("bits", [HI_BITS, THREE_BITS])
+def test_the_window_edge_for_every_row_length(n, below_edge, bits):
+    """The smallest term at a window's bottom is taken, the one just below
+    left to the next path (the first pass's to the second, the second's
+    to the running sum or the cells); every one gives the exact result.
+    Rows of 1 term have no edge (one term fits any window); 1024 terms take
+    the cells."""
+    rng = np.random.default_rng(n + 2000 * below_edge + 5000 * bits)
+    rows = np.array([edge_row(rng, n, top, below_edge, bits) if n > 1 else [np.ldexp(1.5, top)]
                      for top in (0, 30, -40, 1013, 1014, -1000, -1050)])
     check_rows(rows, (None, FLOAT32))
 

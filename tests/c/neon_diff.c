@@ -11,8 +11,8 @@
  *
  * Kernel level, per family (cells of rows: float64, float32, bfloat16;
  * dot cells; column strips: float64, float32; short rows, whose ranges
- * must match bit for bit and sums when the row fits the window, below
- * xs_short_row.h's window: test_short_rows): the same blocks through the
+ * must match bit for bit, and the sums of either pass when the row fits its
+ * window: test_short_rows): the same blocks through the
  * generic variant and each other one, from the same lanes, under windows
  * chosen from the block's range and under windows moved off it (too few
  * cells, tops lower and higher, a window none fits), several blocks in a
@@ -594,9 +594,10 @@ static void test_columns(const xs_strip_kernels *ref, const xs_strip_kernels *al
 /* ---- short rows ------------------------------------------------------- */
 
 /* Whether a row of n terms with this largest and smallest non-zero |x| fits
- * the window of xs_short_row.h (its sums are then exact), as the test sees
- * it: every non-zero |x| in [2^(t - (27 - k)), 2^t), t <= 1013, n < 2^k. */
-static int short_row_fits(int n, double max_abs, double min_abs)
+ * a window of xs_short_row.h (its sums are then exact), as the test sees
+ * it: every non-zero |x| in [2^(t - (bits - k)), 2^t), t <= 1013, n < 2^k;
+ * bits 27 for the first pass, 36 for the second. */
+static int short_row_fits(int n, double max_abs, double min_abs, int bits)
 {
     if (!(max_abs > 0.0) || max_abs == INFINITY) {
         return 0;
@@ -606,7 +607,7 @@ static int short_row_fits(int n, double max_abs, double min_abs)
         k++;
     }
     frexp(max_abs, &t);
-    return t <= 1013 && (t - (27 - k) < -1074 || min_abs >= ldexp(1.0, t - (27 - k)));
+    return t <= 1013 && (t - (bits - k) < -1074 || min_abs >= ldexp(1.0, t - (bits - k)));
 }
 
 /* The same rows (float64 and float32, every length up to 1023, every kind,
@@ -622,6 +623,12 @@ static void test_short_rows(const xs_short_row_kernels *ref, const xs_short_row_
         int n = 1 + below(below(2) ? 40 : XS_SHORT_ROW_MAX), kind = below(KINDS);
         int itemsize = below(3) ? 8 : 4;
         fill(x, n, kind, below(2) ? 0 : 1 + below(300));
+        if (below(3) == 0) {                 /* 16 to 36 binades: the second pass's */
+            int spread = 16 + below(21);
+            for (int i = 0; i < n; i++) {
+                x[i] = with_field(1023 - below(spread));
+            }
+        }
         if (below(3) == 0) {                 /* a term at the window's edge, or below it */
             int k = 1;
             while (n >> k) {
@@ -647,9 +654,15 @@ static void test_short_rows(const xs_short_row_kernels *ref, const xs_short_row_
         }
         CHECK(same(s_ref.max_abs, s_alt.max_abs) && same(s_ref.min_abs, s_alt.min_abs),
               "range", "short rows", isa, kind);
-        if (short_row_fits(n, s_ref.max_abs, s_ref.min_abs)) {
+        if (short_row_fits(n, s_ref.max_abs, s_ref.min_abs, 27)) {
             CHECK(same(s_ref.hi, s_alt.hi) && same(s_ref.lo, s_alt.lo), "sums", "short rows",
                   isa, kind);
+        }
+        if (short_row_fits(n, s_ref.max_abs, s_ref.min_abs, 36)) {
+            double t_ref[3], t_alt[3];
+            (itemsize == 8 ? ref->three64 : ref->three32)(q, n, t_ref);
+            (itemsize == 8 ? alt->three64 : alt->three32)(q, n, t_alt);
+            CHECK(same_doubles(t_ref, t_alt, 3), "three sums", "short rows", isa, kind);
         }
     }
 }
@@ -712,6 +725,12 @@ static void test_drivers(int trials, const char *level)
             static double z[XS_SHORT_ROW_MAX];
             static float zf[XS_SHORT_ROW_MAX];
             fill(z, n, below(2) ? NORMAL : below(KINDS), below(2) ? 0 : 1 + below(500));
+            if (below(3) == 0) {             /* within the second pass's window, or just beyond */
+                int spread = 16 + below(24);
+                for (int i = 0; i < n; i++) {
+                    z[i] = with_field(1023 - below(spread));
+                }
+            }
             for (int f32 = 0; f32 < 2; f32++) {
                 xs_small_init(&ref);
                 for (int i = 0; i < n; i++) {

@@ -28,6 +28,13 @@ _Static_assert(XS_SHORT_ROW_MAX < (1 << XS_SR_MAX_K), "rows within the window's 
 /* Fraction bits a term's hi part leaves out. */
 #define XS_SR_LOW_BITS (XS_F64_MANT_BITS + 1 - XS_SR_HI_BITS)
 #define XS_SR_KEEP_BITS (~(((uint64_t)1 << XS_SR_LOW_BITS) - 1))
+/* The second pass: parts of XS_SR_TOP_BITS, XS_SR_TOP_BITS and 17
+ * significant bits, a window of XS_SR_THREE_BITS - k binades; the masks
+ * keep a term's top XS_SR_TOP_BITS and 2 XS_SR_TOP_BITS bits. */
+#define XS_SR_TOP_BITS 18
+#define XS_SR_THREE_BITS (2 * XS_SR_TOP_BITS)
+#define XS_SR_KEEP1_BITS (~(((uint64_t)1 << (XS_F64_MANT_BITS + 1 - XS_SR_TOP_BITS)) - 1))
+#define XS_SR_KEEP12_BITS (~(((uint64_t)1 << (XS_F64_MANT_BITS + 1 - XS_SR_THREE_BITS)) - 1))
 /* |x| on the pattern: the sign bit off. */
 #define XS_SR_ABS_BITS (~XS_F64_SIGN_BIT)
 
@@ -71,6 +78,8 @@ static inline double xs_short_row_term(const char *p, int itemsize)
  * terms 0.59 / 0.64. */
 #define XS_SR_NARROW_BELOW 64
 #define XS_SR_NARROW(x, n, itemsize, out) short_row_avx2_row((x), (n), (itemsize), (out))
+#define XS_SR_NARROW_THREE(x, n, itemsize, sums) \
+    short_row_avx2_three((x), (n), (itemsize), (sums))
 #define XS_SR_MAX(a, m) ((short_row_avx512_v)_mm512_max_pd((__m512d)(a), (__m512d)(m)))
 #define XS_SR_MIN(a, m) ((short_row_avx512_v)_mm512_min_pd((__m512d)(a), (__m512d)(m)))
 #include "kernels/dot/xs_short_row_kernel.h"
@@ -125,20 +134,52 @@ static void short_row_generic_f32(const char *x, int n, xs_short_row_split *out)
 {
     short_row_scalar(x, n, 4, out);
 }
+
+static void short_row_scalar_three(const char *x, int n, int itemsize, double *sums)
+{
+    double s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    for (int i = 0; i < n; i++) {
+        double v = xs_short_row_term(x + (ptrdiff_t)i * itemsize, itemsize);
+        double h1 = xs_bits_double(xs_double_bits(v) & XS_SR_KEEP1_BITS);
+        double h12 = xs_bits_double(xs_double_bits(v) & XS_SR_KEEP12_BITS);
+        s1 += h1;
+        s2 += h12 - h1;
+        s3 += v - h12;
+    }
+    sums[0] = s1;
+    sums[1] = s2;
+    sums[2] = s3;
+}
+
+static void short_row_generic_three_f64(const char *x, int n, double *sums)
+{
+    short_row_scalar_three(x, n, 8, sums);
+}
+
+static void short_row_generic_three_f32(const char *x, int n, double *sums)
+{
+    short_row_scalar_three(x, n, 4, sums);
+}
 #endif
 
 /* The kernels of each level (src/cpu/xs_cpu.h picks, under
  * XSUMUFUNC_KERNEL's cap: sse2 takes the generic ones). */
-static const xs_short_row_kernels generic = {short_row_generic_f64, short_row_generic_f32};
+static const xs_short_row_kernels generic = {short_row_generic_f64, short_row_generic_f32,
+                                             short_row_generic_three_f64,
+                                             short_row_generic_three_f32};
 #if defined(XS_CPU_X86) && !defined(XS_NO_VECTOR_EXT)
 #define XS_SHORT_ROW_X86 1
-static const xs_short_row_kernels avx2 = {short_row_avx2_f64, short_row_avx2_f32};
-static const xs_short_row_kernels avx512 = {short_row_avx512_f64, short_row_avx512_f32};
+static const xs_short_row_kernels avx2 = {short_row_avx2_f64, short_row_avx2_f32,
+                                          short_row_avx2_three_f64, short_row_avx2_three_f32};
+static const xs_short_row_kernels avx512 = {short_row_avx512_f64, short_row_avx512_f32,
+                                            short_row_avx512_three_f64,
+                                            short_row_avx512_three_f32};
 #endif
 #if defined(XS_CPU_NEON) && (defined(__GNUC__) || defined(__clang__)) && \
     !defined(XS_NO_VECTOR_EXT)
 #define XS_SHORT_ROW_NEON 1
-static const xs_short_row_kernels neon = {short_row_neon_f64, short_row_neon_f32};
+static const xs_short_row_kernels neon = {short_row_neon_f64, short_row_neon_f32,
+                                          short_row_neon_three_f64, short_row_neon_three_f32};
 #endif
 const void *const xs_short_row_variants[XS_ISA_COUNT] = {
     [XS_ISA_GENERIC] = &generic,
@@ -159,10 +200,12 @@ static inline int finite_bits(double x)
 }
 
 /* Whether a row of n terms whose largest |x| is max_abs (finite, not 0) and
- * smallest non-zero one min_abs fits the window of xs_short_row.h: t the
+ * smallest non-zero one min_abs fits a window of xs_short_row.h: t the
  * least with max_abs < 2^t, at most XS_SHORT_ROW_MAX_TOP_EXP, and min_abs
- * at least 2^(t - B) (or that below 2^-1074: every term fits). */
-static int fits_window(int n, double max_abs, double min_abs)
+ * at least 2^(t - B), B = bits - k (or that below 2^-1074: every term
+ * fits); bits: XS_SR_HI_BITS (the first pass), XS_SR_THREE_BITS (the
+ * second). */
+static int fits_window(int n, double max_abs, double min_abs, int bits)
 {
     int k = 1;                                   /* n < 2^k */
     while (n >> k) {
@@ -179,7 +222,7 @@ static int fits_window(int n, double max_abs, double min_abs)
     if (top_exp > XS_SHORT_ROW_MAX_TOP_EXP) {
         return 0;
     }
-    int low = top_exp - (XS_SR_HI_BITS - k);     /* every non-zero |x| >= 2^low */
+    int low = top_exp - (bits - k);              /* every non-zero |x| >= 2^low */
     if (low < -1074) {
         return 1;
     }
@@ -205,23 +248,38 @@ int xs_short_row_round(const char *x, int n, int itemsize, uint64_t divisor,
     fegetexceptflag(&flags, FE_ALL_EXCEPT);
 #endif
     (itemsize == 8 ? kernels->f64 : kernels->f32)(x, n, &s);
-    /* Inf or NaN terms; only zeros (their sign needs the flags); too wide. */
-    if (!finite_bits(s.hi) || !finite_bits(s.lo) || s.max_abs == 0.0 ||
-            !fits_window(n, s.max_abs, s.min_abs)) {
+    xs_running r;
+    r.valid = 1;
+    r.block_left = XS_RUNNING_BLOCK;
+    r.retry_in = 0;
+    int fits = finite_bits(s.hi) && finite_bits(s.lo) && s.max_abs != 0.0;
+    if (fits && fits_window(n, s.max_abs, s.min_abs, XS_SR_HI_BITS)) {
+        /* S = hi + lo exactly: an approximation with a bound of 0. */
+        r.hi = xs_two_sum(s.hi, s.lo, &r.lo);
+        r.bound = 0.0;
+    }
+    else {
 #ifdef XS_SR_HAVE_MXCSR
         _mm_setcsr(csr);
 #else
         fesetexceptflag(&flags, FE_ALL_EXCEPT);
 #endif
-        return 0;
+        /* Inf or NaN terms; only zeros (their sign needs the flags); too
+         * wide for the second pass's window too. */
+        if (!fits || !fits_window(n, s.max_abs, s.min_abs, XS_SR_THREE_BITS)) {
+            return 0;
+        }
+        /* S = s1 + s2 + s3 exactly (the second pass raises no flag on such
+         * a row): TwoSums give S = h + e1 + e2, then l + e3 = e1 + e2 with
+         * e3 the rounding error of l, and hi + lo = h + l exactly. */
+        double sums[3], e1, e2, e3;
+        (itemsize == 8 ? kernels->three64 : kernels->three32)(x, n, sums);
+        double h = xs_two_sum(sums[0], sums[1], &e1);
+        h = xs_two_sum(h, sums[2], &e2);
+        double l = xs_two_sum(e1, e2, &e3);
+        r.hi = xs_two_sum(h, l, &r.lo);
+        r.bound = fabs(e3);
     }
-    /* S = hi + lo exactly: an approximation with a bound of 0. */
-    xs_running r;
-    r.hi = xs_two_sum(s.hi, s.lo, &r.lo);
-    r.bound = 0.0;
-    r.valid = 1;
-    r.block_left = XS_RUNNING_BLOCK;
-    r.retry_in = 0;
     if (divisor != 1u && !xs_running_divide(&r, divisor, &r)) {
         return 0;
     }

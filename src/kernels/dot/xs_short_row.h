@@ -18,12 +18,25 @@
  * (the window is judged after it, the sums thrown away if the row does not
  * fit), on the vector width of the CPU (xs_short_row.c: SSE2 or Advanced
  * SIMD, AVX2, AVX-512; the instances give the same sums, being exact).
- * Rows that do not fit the window (more than B binades between the
- * largest and smallest non-zero term, a largest term beyond 2^1013, Inf or
- * NaN), only zeros (the sign of a zero sum needs the accumulator's
+ *
+ * A row that misses that window but lies within B = 36 - k binades (29 up
+ * to 127 terms, 26 up to 1023: rows of lognormal(0, 3) data of a hundred
+ * terms, say) takes a second pass of three sums: x's top 18 significant
+ * bits h1, the next 18 (h2 = h12 - h1, h12 its top 36), and the rest
+ * h3 = x - h12 (both differences exact).  A term in [2^e, 2^(e+1)) has h1 a
+ * multiple of 2^(e-17), h2 of 2^(e-35) with |h2| < 2^(e-17), h3 of
+ * 2^(e-52) with |h3| < 2^(e-35); with e >= t - B the three sums of n terms
+ * span 2^(t+k) / 2^(t-53+k), 2^(t-18+k) / 2^(t-71+k) and 2^(t-36+k) /
+ * 2^(t-88+k): 53, 53 and 52 bits, exact in any order again.  S = s1 + s2 +
+ * s3 becomes a two-double hi + lo whose error is that of one rounding of
+ * two TwoSum errors (the bound handed to the rounding: 0 when that rounding
+ * is exact).
+ *
+ * Rows that fit neither window (a largest term beyond 2^1013, Inf or NaN
+ * included), only zeros (the sign of a zero sum needs the accumulator's
  * bookkeeping), sums the two-double rounding does not decide (below 2^-800,
- * overflowing, or a mean beyond its range) are left to the caller's next
- * path.
+ * overflowing, a hair from a rounding boundary, or a mean beyond its range)
+ * are left to the caller's next path.
  */
 #ifndef XS_SHORT_ROW_H
 #define XS_SHORT_ROW_H

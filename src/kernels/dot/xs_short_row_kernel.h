@@ -5,10 +5,12 @@
  * XS_SR_NAME##_f32), XS_SR_TARGET (a target attribute, or nothing), XS_SR_W
  * (doubles per vector) and XS_SR_MAX(a, m), XS_SR_MIN(a, m): the lane-wise
  * maximum and minimum that give m where a is a NaN (x86's maxpd and minpd
- * do; elsewhere a compare and a blend); optionally XS_SR_NARROW_BELOW and
- * XS_SR_NARROW(x, n, itemsize, out): rows shorter than that go to another
- * instance's body instead (AVX-512's to AVX2's).  They are undefined at the
- * end, for the next instance.
+ * do; elsewhere a compare and a blend); optionally XS_SR_NARROW_BELOW,
+ * XS_SR_NARROW(x, n, itemsize, out) and XS_SR_NARROW_THREE(x, n, itemsize,
+ * sums): rows shorter than that go to another instance's bodies instead
+ * (AVX-512's to AVX2's).  They are undefined at the end, for the next
+ * instance.  Each instance makes the first pass (XS_SR_NAME##_f64, _f32)
+ * and the second (XS_SR_NAME##_three_f64, _three_f32).
  *
  * Per vector of terms x: a = |x| (the sign bit off) goes into the maximum,
  * a with its zeros made +Inf (a quiet compare, no flag) into the minimum,
@@ -122,7 +124,78 @@ XS_SR_TARGET static void XS_SR_FN(_f32)(const char *x, int n, xs_short_row_split
     XS_SR_FN(_row)(x, n, 4, out);
 }
 
+/* One vector of terms into the three sums of the second pass: x's top
+ * XS_SR_TOP_BITS bits, the next XS_SR_TOP_BITS, and the rest (both
+ * differences exact: each removes bits that x has). */
+#define XS_SR_STEP3(v, s1, s2, s3) \
+    do { \
+        XS_SR_VI bits_ = (XS_SR_VI)(v); \
+        XS_SR_V h1_ = (XS_SR_V)(bits_ & keep1), h12_ = (XS_SR_V)(bits_ & keep12); \
+        (s1) += h1_; \
+        (s2) += h12_ - h1_; \
+        (s3) += (v) - h12_; \
+    } while (0)
+
+/* The second pass of a row of finite terms (xs_short_row.h): the three
+ * sums into sums[0..2], exact in any order when the row fits its wider
+ * window. */
+XS_SR_TARGET static inline __attribute__((always_inline)) void
+XS_SR_FN(_three)(const char *x, int n, int itemsize, double *sums)
+{
+#ifdef XS_SR_NARROW_BELOW
+    if (n < XS_SR_NARROW_BELOW) {
+        XS_SR_NARROW_THREE(x, n, itemsize, sums);
+        return;
+    }
+#endif
+    const XS_SR_VI keep1 = (XS_SR_VI){0} + (int64_t)XS_SR_KEEP1_BITS;
+    const XS_SR_VI keep12 = (XS_SR_VI){0} + (int64_t)XS_SR_KEEP12_BITS;
+    const XS_SR_V zero = {0};
+    XS_SR_V a0 = zero, b0 = zero, c0 = zero, a1 = zero, b1 = zero, c1 = zero;
+    int i = 0;
+    for (; i + 2 * XS_SR_W <= n; i += 2 * XS_SR_W) {
+        XS_SR_V v0 = XS_SR_FN(_load)(x + (ptrdiff_t)i * itemsize, itemsize);
+        XS_SR_V v1 = XS_SR_FN(_load)(x + (ptrdiff_t)(i + XS_SR_W) * itemsize, itemsize);
+        XS_SR_STEP3(v0, a0, b0, c0);
+        XS_SR_STEP3(v1, a1, b1, c1);
+    }
+    if (i + XS_SR_W <= n) {
+        XS_SR_V v0 = XS_SR_FN(_load)(x + (ptrdiff_t)i * itemsize, itemsize);
+        XS_SR_STEP3(v0, a0, b0, c0);
+        i += XS_SR_W;
+    }
+    XS_SR_V a = a0 + a1, b = b0 + b1, c = c0 + c1;
+    double s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    for (int k = 0; k < XS_SR_W; k++) {
+        s1 += a[k];
+        s2 += b[k];
+        s3 += c[k];
+    }
+    for (; i < n; i++) {
+        double v = xs_short_row_term(x + (ptrdiff_t)i * itemsize, itemsize);
+        double h1 = xs_bits_double(xs_double_bits(v) & XS_SR_KEEP1_BITS);
+        double h12 = xs_bits_double(xs_double_bits(v) & XS_SR_KEEP12_BITS);
+        s1 += h1;
+        s2 += h12 - h1;
+        s3 += v - h12;
+    }
+    sums[0] = s1;
+    sums[1] = s2;
+    sums[2] = s3;
+}
+
+XS_SR_TARGET static void XS_SR_FN(_three_f64)(const char *x, int n, double *sums)
+{
+    XS_SR_FN(_three)(x, n, 8, sums);
+}
+
+XS_SR_TARGET static void XS_SR_FN(_three_f32)(const char *x, int n, double *sums)
+{
+    XS_SR_FN(_three)(x, n, 4, sums);
+}
+
 #undef XS_SR_STEP
+#undef XS_SR_STEP3
 #undef XS_SR_V
 #undef XS_SR_VI
 #undef XS_SR_VF
@@ -133,3 +206,4 @@ XS_SR_TARGET static void XS_SR_FN(_f32)(const char *x, int n, xs_short_row_split
 #undef XS_SR_MIN
 #undef XS_SR_NARROW_BELOW
 #undef XS_SR_NARROW
+#undef XS_SR_NARROW_THREE
