@@ -35,6 +35,12 @@ _Static_assert(XS_SHORT_ROW_MAX < (1 << XS_SR_MAX_K), "rows within the window's 
 #define XS_SR_THREE_BITS (2 * XS_SR_TOP_BITS)
 #define XS_SR_KEEP1_BITS (~(((uint64_t)1 << (XS_F64_MANT_BITS + 1 - XS_SR_TOP_BITS)) - 1))
 #define XS_SR_KEEP12_BITS (~(((uint64_t)1 << (XS_F64_MANT_BITS + 1 - XS_SR_THREE_BITS)) - 1))
+/* Rows this long or shorter take the second pass; longer ones go to the
+ * cells, which the two passes do not beat from a few hundred terms on
+ * (Zen 4, rows of lognormal(0, 3) data, ns per term, cells -> two passes:
+ * 200 terms 0.81 -> 0.63 under AVX2, 500 terms 0.48 -> 0.51, 1000 terms
+ * 0.31-0.35 -> 0.35-0.40 under AVX-512, where a third of the rows fit). */
+#define XS_SR_THREE_MAX 255
 /* |x| on the pattern: the sign bit off. */
 #define XS_SR_ABS_BITS (~XS_F64_SIGN_BIT)
 
@@ -266,7 +272,8 @@ int xs_short_row_round(const char *x, int n, int itemsize, uint64_t divisor,
 #endif
         /* Inf or NaN terms; only zeros (their sign needs the flags); too
          * wide for the second pass's window too. */
-        if (!fits || !fits_window(n, s.max_abs, s.min_abs, XS_SR_THREE_BITS)) {
+        if (!fits || n > XS_SR_THREE_MAX ||
+                !fits_window(n, s.max_abs, s.min_abs, XS_SR_THREE_BITS)) {
             return 0;
         }
         /* S = s1 + s2 + s3 exactly (the second pass raises no flag on such

@@ -19,9 +19,9 @@
  * fit), on the vector width of the CPU (xs_short_row.c: SSE2 or Advanced
  * SIMD, AVX2, AVX-512; the instances give the same sums, being exact).
  *
- * A row that misses that window but lies within B = 36 - k binades (29 up
- * to 127 terms, 26 up to 1023: rows of lognormal(0, 3) data of a hundred
- * terms, say) takes a second pass of three sums: x's top 18 significant
+ * A row of up to 255 terms that misses that window but lies within B =
+ * 36 - k binades (29 up to 127 terms, 28 up to 255: rows of lognormal(0, 3)
+ * data of a hundred terms, say) takes a second pass of three sums: x's top 18 significant
  * bits h1, the next 18 (h2 = h12 - h1, h12 its top 36), and the rest
  * h3 = x - h12 (both differences exact).  A term in [2^e, 2^(e+1)) has h1 a
  * multiple of 2^(e-17), h2 of 2^(e-35) with |h2| < 2^(e-17), h3 of
