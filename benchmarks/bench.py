@@ -131,6 +131,27 @@ def spread_data(kind, shape, rng):
     return signs * np.ldexp(rng.uniform(1, 2, shape), rng.integers(-span, span, shape))
 
 
+#: Byte offsets within a 4 KB page at which ``placed`` puts a copy: the
+#: 16 of a fresh large NumPy array (glibc maps it 16 bytes past a page) and
+#: three more, each a different offset modulo 64 too.  NumPy's own sums over
+#: columns run up to 1.6x faster or slower from one placement to another
+#: (Zen 4: 0.12 against 0.19 ns per element), our column sweep less so; a
+#: long-running process puts large arrays anywhere (glibc raises its mmap
+#: threshold after large frees), so a ratio taken at one placement is a
+#: lottery.
+PLACEMENTS = (16, 1072, 2080, 3136)
+
+
+def placed(x, offset):
+    """A C-contiguous copy of x whose data start ``offset`` bytes past a
+    4 KB page boundary."""
+    buf = np.empty(x.nbytes + 8192, np.uint8)
+    start = (offset - buf.ctypes.data) % 4096
+    y = buf[start:start + x.nbytes].view(x.dtype).reshape(x.shape)
+    y[...] = x
+    return y
+
+
 def data(n, dtype, rng):
     return rng.standard_normal(n).astype(dtype)
 

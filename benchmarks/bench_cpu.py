@@ -8,8 +8,10 @@ has, forced with XSUMUFUNC_KERNEL, side by side.
 
 Each level runs in its own child process (the level is read once per
 process), one thread, same-process interleaved medians (bench.measure) of
-our call and its NumPy twin on the same array; a cell is our ns per element
-and the ratio to the twin.  Data: standard normal, lognormal(0, 3) with
+our call and its NumPy twin on the same array, the array copied to four
+places in memory in turn (bench.PLACEMENTS: NumPy's sum over columns moves
+by half from one to another); a cell is the median over them of our ns per
+element and of the ratio to the twin.  Data: standard normal, lognormal(0, 3) with
 random signs, the paper's data (exp(30u)*u), as in bench_spread.py, and
 normal data with 10% zeros (sparse data); rows of (1000, 1000), and
 narrow ones of 100 and 10 terms.  The goals are issue 27's (the AVX2 and
@@ -30,7 +32,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import measure, spread_data  # noqa: E402
+from bench import PLACEMENTS, measure, placed, spread_data  # noqa: E402
 from bench_cli import parser  # noqa: E402
 from pages import write_block  # noqa: E402
 
@@ -76,22 +78,29 @@ def _methods(what, x, y, axis):
 
 
 def child(rounds):
-    """One run of every case at the level in force: a JSON list on stdout."""
+    """One run of every case at the level in force: a JSON list on stdout.
+    Each case is measured on copies of its data at each of bench.PLACEMENTS
+    (the same placement for both of a dot product's vectors), and the
+    medians over them are its cell: ns per element and the ratio."""
     import xsumufunc as xs
     xs.set_num_threads(1)
     rows = []
     with np.errstate(all="ignore"):
         for _label, what, kind, shape, axis, dtype, _, _ in CASES:
             rng = np.random.default_rng(0)
-            x = spread_data(kind, shape, rng).astype(dtype)
-            y = spread_data(kind, shape, rng).astype(dtype)
-            try:
-                ours, twin = _methods(what, x, y, axis)
-            except ImportError:
-                rows.append(None)                # bottleneck absent
-                continue
-            t = measure({"ours": ours, "twin": twin}, rounds)
-            rows.append((t["ours"] / x.size * 1e9, t["ours"] / t["twin"]))
+            x0 = spread_data(kind, shape, rng).astype(dtype)
+            y0 = spread_data(kind, shape, rng).astype(dtype)
+            samples = []
+            for offset in PLACEMENTS:
+                x, y = placed(x0, offset), placed(y0, offset)
+                try:
+                    ours, twin = _methods(what, x, y, axis)
+                except ImportError:
+                    break                        # bottleneck absent
+                t = measure({"ours": ours, "twin": twin}, rounds)
+                samples.append((t["ours"] / x.size * 1e9, t["ours"] / t["twin"]))
+            rows.append((statistics.median(s[0] for s in samples),
+                         statistics.median(s[1] for s in samples)) if samples else None)
     print(json.dumps({"level": xs._ufuncs._simd_levels()[0], "rows": rows}))
 
 
@@ -132,7 +141,8 @@ def table(results, levels, runs):
     twin = ("ratios to `np.sum` (float32 columns: of float32), `np.dot`, and bottleneck's "
             "`move_sum`")
     note = (f"Machine: {platform.machine()}, {_cpu_name()}; one thread; median of {runs} "
-            f"run(s) of same-process interleaved medians; ns per element (dot: per "
+            f"run(s) of same-process interleaved medians, each case on its data at "
+            f"{len(PLACEMENTS)} places in memory (their median); ns per element (dot: per "
             f"product) and {twin}.")
     return "\n".join(lines) + "\n\n" + note + "\n"
 
