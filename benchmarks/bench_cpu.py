@@ -5,6 +5,8 @@ has, forced with XSUMUFUNC_KERNEL, side by side.
     python benchmarks/bench_cpu.py --runs 3              # the median of three runs
     python benchmarks/bench_cpu.py --levels avx2 generic
     python benchmarks/bench_cpu.py --runs 3 --write docs/performance.md
+    python benchmarks/bench_cpu.py --runs 3 --save a.json     # keep the runs' numbers
+    python benchmarks/bench_cpu.py --merge a.json b.json --write README.md
 
 Each level runs in its own child process (the level is read once per
 process), one thread, same-process interleaved medians (bench.measure) of
@@ -18,7 +20,12 @@ narrow ones of 100 and 10 terms.  The goals are issue 27's (the AVX2 and
 generic floors; sparse data: those of normal data; narrow rows: none).  With
 --write, the table replaces the block between the markers
 ``<!-- bench_cpu begin -->`` and ``<!-- bench_cpu end -->`` of the page,
-with the machine named.
+with the machine named.  --save keeps every run's numbers in a JSON file;
+--merge makes the table (and the ranges of the ratios) from the runs of
+several such files instead of measuring: runs from another time, or from
+another install of the same commit (a regular and an editable install place
+the benchmark's arrays differently, which moved NumPy's column sums by a
+fifth even at the four places).
 """
 
 import argparse
@@ -165,21 +172,48 @@ def _cpu_name():
     return name
 
 
+def ranges(results, levels):
+    """Per case, the range of each level's ratios over the runs."""
+    lines = []
+    for i, (label, _, kind, *_rest) in enumerate(CASES):
+        spans = []
+        for lv in levels:
+            ratios = [r[i][1] for r in results[lv] if r[i] is not None]
+            spans.append(f"{lv} {min(ratios):.1f}-{max(ratios):.1f}x" if ratios else f"{lv} n/a")
+        lines.append(f"{label} / {kind}: " + ", ".join(spans))
+    return "\n".join(lines)
+
+
 def main(argv=None):
     cli = parser(__doc__, rounds=7, runs=True)
     cli.add_argument("--levels", nargs="*", help="default: every level this CPU has")
+    cli.add_argument("--save", help="write every run's numbers to this JSON file")
+    cli.add_argument("--merge", nargs="+", help="JSON files of --save to make the table from")
     cli.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = cli.parse_args(argv)
     if args.child:
         child(args.rounds)
         return
-    levels = args.levels or available_levels()
-    results = {lv: [] for lv in levels}
-    for _ in range(args.runs):
-        for lv in levels:                        # interleaved across levels too
-            results[lv].append(run_level(lv, args.rounds)["rows"])
-    text = table(results, levels, args.runs)
+    if args.merge:
+        levels, results = None, {}
+        for path in args.merge:
+            with open(path) as f:
+                saved = json.load(f)
+            levels = levels or saved["levels"]
+            for lv in levels:
+                results.setdefault(lv, []).extend(saved["results"][lv])
+    else:
+        levels = args.levels or available_levels()
+        results = {lv: [] for lv in levels}
+        for _ in range(args.runs):
+            for lv in levels:                    # interleaved across levels too
+                results[lv].append(run_level(lv, args.rounds)["rows"])
+        if args.save:
+            with open(args.save, "w") as f:
+                json.dump({"levels": levels, "results": results}, f)
+    text = table(results, levels, len(results[levels[0]]))
     print(text)
+    print(ranges(results, levels))
     if args.write:
         write_block(args.write, "bench_cpu", text)
 
