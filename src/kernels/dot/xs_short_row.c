@@ -11,6 +11,7 @@
 #include "exact/xs_exact.h"
 #include "exact/xs_ieee.h"
 #include "exact/xs_running.h"
+#include "exact/xs_types.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <xmmintrin.h>
@@ -47,14 +48,7 @@ _Static_assert(XS_SHORT_ROW_MAX < (1 << XS_SR_MAX_K), "rows within the window's 
 /* A term of a row as a double (float32 widened: exact). */
 static inline double xs_short_row_term(const char *p, int itemsize)
 {
-    if (itemsize == 8) {
-        double v;
-        memcpy(&v, p, sizeof v);
-        return v;
-    }
-    float f;
-    memcpy(&f, p, sizeof f);
-    return (double)f;
+    return itemsize == 8 ? xs_value_float64(p) : xs_value_float32(p);
 }
 
 /* ---- the instances ------------------------------------------------------- */
