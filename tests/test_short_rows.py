@@ -177,7 +177,7 @@ def _short_rows(*rows):
     return out
 
 
-@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512"])
+@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512", "neon"])
 def test_every_forced_kernel(kernel, tmp_path):
     """The same rows in a fresh process per XSUMUFUNC_KERNEL (SSE2 or
     Advanced SIMD, AVX2 and AVX-512 vectors; each reads its own tails),
