@@ -51,6 +51,33 @@ static inline double xs_short_row_term(const char *p, int itemsize)
     return itemsize == 8 ? xs_value_float64(p) : xs_value_float32(p);
 }
 
+/* The two passes one term at a time: the vector kernels' last terms
+ * (xs_short_row_kernel.h) and the whole row where a compiler has no vector
+ * extensions.  Macros, not functions: an inline function in their place
+ * changed the register allocation of the vector kernels. */
+/* The first pass: the term at p into the range (big, small: the largest
+ * |x|, the smallest nonzero one) and the sums (hi, lo). */
+#define XS_SR_TERM(p, itemsize, hi, lo, big, small) \
+    do { \
+        double v_ = xs_short_row_term((p), (itemsize)); \
+        double a_ = xs_bits_double(xs_double_bits(v_) & XS_SR_ABS_BITS); \
+        (big) = a_ > (big) ? a_ : (big); \
+        (small) = a_ != 0.0 && a_ < (small) ? a_ : (small); \
+        double h_ = xs_bits_double(xs_double_bits(v_) & XS_SR_KEEP_BITS); \
+        (hi) += h_; \
+        (lo) += v_ - h_; \
+    } while (0)
+/* The second pass: the term at p into the three sums. */
+#define XS_SR_TERM3(p, itemsize, s1, s2, s3) \
+    do { \
+        double v_ = xs_short_row_term((p), (itemsize)); \
+        double h1_ = xs_bits_double(xs_double_bits(v_) & XS_SR_KEEP1_BITS); \
+        double h12_ = xs_bits_double(xs_double_bits(v_) & XS_SR_KEEP12_BITS); \
+        (s1) += h1_; \
+        (s2) += h12_ - h1_; \
+        (s3) += v_ - h12_; \
+    } while (0)
+
 /* ---- the instances ------------------------------------------------------- */
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(XS_NO_VECTOR_EXT)
@@ -111,13 +138,7 @@ static void short_row_scalar(const char *x, int n, int itemsize, xs_short_row_sp
 {
     double hi = 0.0, lo = 0.0, big = 0.0, small = (double)INFINITY;
     for (int i = 0; i < n; i++) {
-        double v = xs_short_row_term(x + (ptrdiff_t)i * itemsize, itemsize);
-        double a = xs_bits_double(xs_double_bits(v) & XS_SR_ABS_BITS);
-        big = a > big ? a : big;
-        small = a != 0.0 && a < small ? a : small;
-        double h = xs_bits_double(xs_double_bits(v) & XS_SR_KEEP_BITS);
-        hi += h;
-        lo += v - h;
+        XS_SR_TERM(x + (ptrdiff_t)i * itemsize, itemsize, hi, lo, big, small);
     }
     out->hi = hi;
     out->lo = lo;
@@ -139,12 +160,7 @@ static void short_row_scalar_three(const char *x, int n, int itemsize, double *s
 {
     double s1 = 0.0, s2 = 0.0, s3 = 0.0;
     for (int i = 0; i < n; i++) {
-        double v = xs_short_row_term(x + (ptrdiff_t)i * itemsize, itemsize);
-        double h1 = xs_bits_double(xs_double_bits(v) & XS_SR_KEEP1_BITS);
-        double h12 = xs_bits_double(xs_double_bits(v) & XS_SR_KEEP12_BITS);
-        s1 += h1;
-        s2 += h12 - h1;
-        s3 += v - h12;
+        XS_SR_TERM3(x + (ptrdiff_t)i * itemsize, itemsize, s1, s2, s3);
     }
     sums[0] = s1;
     sums[1] = s2;

@@ -100,13 +100,7 @@ XS_SR_FN(_row)(const char *x, int n, int itemsize, xs_short_row_split *out)
      * them (a vector of them put together in memory would be read before
      * its parts are written: a stall). */
     for (; i < n; i++) {
-        double v = xs_short_row_term(x + (ptrdiff_t)i * itemsize, itemsize);
-        double a = xs_bits_double(xs_double_bits(v) & XS_SR_ABS_BITS);
-        big = a > big ? a : big;
-        small = a != 0.0 && a < small ? a : small;
-        double h = xs_bits_double(xs_double_bits(v) & XS_SR_KEEP_BITS);
-        hi += h;
-        lo += v - h;
+        XS_SR_TERM(x + (ptrdiff_t)i * itemsize, itemsize, hi, lo, big, small);
     }
     out->hi = hi;
     out->lo = lo;
@@ -172,12 +166,7 @@ XS_SR_FN(_three)(const char *x, int n, int itemsize, double *sums)
         s3 += c[k];
     }
     for (; i < n; i++) {
-        double v = xs_short_row_term(x + (ptrdiff_t)i * itemsize, itemsize);
-        double h1 = xs_bits_double(xs_double_bits(v) & XS_SR_KEEP1_BITS);
-        double h12 = xs_bits_double(xs_double_bits(v) & XS_SR_KEEP12_BITS);
-        s1 += h1;
-        s2 += h12 - h1;
-        s3 += v - h12;
+        XS_SR_TERM3(x + (ptrdiff_t)i * itemsize, itemsize, s1, s2, s3);
     }
     sums[0] = s1;
     sums[1] = s2;
