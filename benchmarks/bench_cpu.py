@@ -200,6 +200,9 @@ def main(argv=None):
             with open(path) as f:
                 saved = json.load(f)
             levels = levels or saved["levels"]
+            if saved["levels"] != levels:
+                cli.error(f"--merge: {path} has levels {saved['levels']}, "
+                          f"the first file {levels}; merge runs of the same levels")
             for lv in levels:
                 results.setdefault(lv, []).extend(saved["results"][lv])
     else:

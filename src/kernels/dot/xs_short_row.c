@@ -54,8 +54,9 @@ static inline double xs_short_row_term(const char *p, int itemsize)
 /* The two passes one term at a time: the vector kernels' last terms
  * (xs_short_row_kernel.h) and the whole row where a compiler has no vector
  * extensions.  Macros, not functions: an inline function in their place
- * changed the register allocation of the vector kernels. */
-/* The first pass: the term at p into the range (big, small: the largest
+ * changed the register allocation of the vector kernels.
+ *
+ * The first pass: the term at p into the range (big, small: the largest
  * |x|, the smallest nonzero one) and the sums (hi, lo). */
 #define XS_SR_TERM(p, itemsize, hi, lo, big, small) \
     do { \
