@@ -95,9 +95,14 @@ static xs_small *column_acc(xs_columns *st, int j)
 #ifdef XS_CPU_X86
 #include <immintrin.h>
 #endif
+/* Parts of 2-lane vectors swept together (xs_columns_strip.h): as many as
+ * keep a sweep's state in 16 registers, about. */
+#define XS_COLUMNS_SWEEP_W2(K, itemsize) \
+    ((K) == 1 ? 4 : (K) == 2 ? ((itemsize) == 4 ? 4 : 2) : (K) == 3 ? 2 : 1)
 #define XS_CS_ISA generic
 #define XS_CS_TARGET
 #define XS_CS_W 2
+#define XS_CS_SWEEP(K, itemsize) XS_COLUMNS_SWEEP_W2(K, itemsize)
 #ifdef XS_CPU_X86
 /* SSE2 has no 64-bit integer compare: the range on the top 16 bits of each
  * |x| (xs_top16.h), on the integer vector units, so that the two adders do
@@ -130,6 +135,7 @@ static xs_small *column_acc(xs_columns *st, int j)
 #define XS_CS_FP_UNORDF(a, b) _mm256_cmp_ps((a), (b), _CMP_UNORD_Q)
 #define XS_CS_WIDEN32(q) _mm256_cvtps_pd(_mm_loadu_ps((const float *)(q)))
 #define XS_CS_CUT_SUB(a, b) _mm256_fmsub_pd((a), _mm256_set1_pd(1.0), (b))
+#define XS_CS_SWEEP(K, itemsize) 2                 /* the whole strip */
 #include "kernels/cells/xs_columns_strip.h"
 #define XS_CS_ISA avx512
 #define XS_CS_TARGET XS_TARGET_AVX512
@@ -144,6 +150,7 @@ static xs_small *column_acc(xs_columns *st, int j)
 #define XS_CS_ISA neon
 #define XS_CS_TARGET
 #define XS_CS_W 2
+#define XS_CS_SWEEP(K, itemsize) XS_COLUMNS_SWEEP_W2(K, itemsize)
 #include "kernels/cells/xs_columns_strip.h"
 #endif
 #else

@@ -40,19 +40,35 @@
  *                 three on the multiply-add units: normal columns 0.23 ->
  *                 0.21, float32 lognormal columns 0.21 -> 0.19)
  *
+ *   XS_CS_SWEEP(K, itemsize) (optional) parts swept down the rows together
+ *                 for K cells and items of that size (a constant; 1 if not
+ *                 defined; see below)
+ *
  * and, before the first instance, XS_STRIP, xs_strip_block, XS_INLINE,
  * XS_PREFETCH, XS_PREFETCH_BYTES and XS_COLUMN_CARRY_ROWS.  It makes
  * strip_block_ISA_f64/_f32 (a block of a strip with K cells) and
  * strip_block_ISA_f64_range/_f32_range (its range alone); the
  * XS_CS_* macros are undefined at the end, for the next instance.
  *
- * A strip of XS_STRIP columns is XS_STRIP / XS_CS_W vectors wide.  The cuts
- * run one vector of lanes at a time down the whole block (the rows' lines
- * are in L1 after the first), so that the cell sums, cut constants and
- * range of one vector stay in registers: with four cells that is about a
- * dozen, where the whole strip in 4-lane vectors would need about 28 and
- * AVX2 has 16.  Every lane's operations are the same, in the same order,
- * whatever the width (the multiply-adds of XS_CS_CUT_SUB round as the adds
+ * A strip of XS_STRIP columns is XS_CS_PARTS = XS_STRIP / XS_CS_W vectors
+ * (parts) wide.  The cuts run XS_CS_SWEEP(K, itemsize) parts at a time down
+ * the whole block (the rows' lines are in L1 after the first sweep), so
+ * that the cell sums, running cuts and range of the parts of one sweep stay
+ * in registers.  Fewer sweeps read the block's rows fewer times, each row
+ * of the strip a page apart in a wide array: (1000, 1000) columns, Zen 4,
+ * ns per element, one part a sweep -> the parts below:
+ *   - AVX2, both parts (4-lane vectors): float32 normal 0.215 -> 0.20,
+ *     float32 lognormal(0, 3) 0.278 -> 0.256, float64 normal 0.38 -> 0.35,
+ *     the paper's data 0.448 -> 0.418, exponents over 120 binades (four
+ *     cells) 0.60 -> 0.56;
+ *   - the portable instance (2-lane vectors, four parts): one cell, all
+ *     four (float32 normal 0.378 -> 0.31); float32 with two cells, all four
+ *     (lognormal 0.524 -> 0.47); float64 with two or three cells, two
+ *     (normal 0.51 -> 0.485, the paper's data 0.75 -> 0.712; all four:
+ *     0.78, its 16 registers spill); four cells, one (two: 1.00 -> 1.03).
+ *   - AVX-512: one part is the whole strip.
+ * Every lane's operations are the same, in the same order, whatever the
+ * width and the sweep (the multiply-adds of XS_CS_CUT_SUB round as the adds
  * do), so every instance gives the same bits.
  *
  * The range is tracked on the bit patterns of |x| (no unsigned 64-bit
@@ -475,6 +491,9 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_track_end)(XS_CS_TRACK t, XS_CS_VD cut, 
 #ifndef XS_CS_CUT_SUB
 #define XS_CS_CUT_SUB(a, b) ((a) - (b))
 #endif
+#ifndef XS_CS_SWEEP
+#define XS_CS_SWEEP(K, itemsize) 1
+#endif
 
 /* One row's lanes v cut by running sums t[1..K-1] into the cells 1..K-1,
  * the rest left in v (three additions per cut cell, where a cut
@@ -503,105 +522,122 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_track_end)(XS_CS_TRACK t, XS_CS_VD cut, 
 _Static_assert(XS_COLUMN_CARRY_ROWS <= 2 * XS_CELLS_RUN_PARTS,
                "a carry step's rows take at most XS_CELLS_RUN_PARTS parts per running sum");
 
-/* Lanes lane0 .. lane0 + XS_CS_W - 1 of a strip's block with K cells: every
- * row cut (XS_CS_RUN) and its rest added to cell K, a carry step every
- * XS_COLUMN_CARRY_ROWS rows.  Rows go in pairs (in fours with one cell,
- * but for AVX-512) whose rests are added first, so that cell K's chain of
- * dependent adds is half as long (a quarter): a lane's sums of at most
- * XS_COLUMN_CARRY_ROWS parts are exact in any order (xs_cells.h). */
-XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_part)(const char *q, ptrdiff_t rows,
-                                                ptrdiff_t row_stride, int K, int itemsize,
-                                                const double (*sigma)[XS_STRIP],
-                                                xs_strip_block *b, int lane0)
+/* Lanes lane0 .. lane0 + G * XS_CS_W - 1 of a strip's block with K cells
+ * (G parts, swept down the rows together): every row cut (XS_CS_RUN) and
+ * its rest added to cell K, a carry step every XS_COLUMN_CARRY_ROWS rows.
+ * Rows go in pairs (in fours with one cell, but for AVX-512) whose rests
+ * are added first, so that cell K's chain of dependent adds is half as long
+ * (a quarter): a lane's sums of at most XS_COLUMN_CARRY_ROWS parts are
+ * exact in any order (xs_cells.h). */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_parts)(const char *q, ptrdiff_t rows,
+                                                 ptrdiff_t row_stride, int K, int itemsize,
+                                                 const double (*sigma)[XS_STRIP],
+                                                 xs_strip_block *b, int lane0, int G)
 {
-    XS_CS_VD acc[XS_CELLS_MAX + 1], sig[XS_CELLS_MAX + 1];
-    for (int c = 0; c <= K; c++) {
-        memcpy(&acc[c], &b->cells[c][lane0], sizeof acc[c]);
-        memcpy(&sig[c], &sigma[c][lane0], sizeof sig[c]);
+    XS_CS_VD acc[XS_CS_PARTS][XS_CELLS_MAX + 1], sig[XS_CS_PARTS][XS_CELLS_MAX + 1];
+    XS_CS_TRACK range[XS_CS_PARTS];
+    for (int g = 0; g < G; g++) {
+        for (int c = 0; c <= K; c++) {
+            memcpy(&acc[g][c], &b->cells[c][lane0 + g * XS_CS_W], sizeof acc[g][c]);
+            memcpy(&sig[g][c], &sigma[c][lane0 + g * XS_CS_W], sizeof sig[g][c]);
+        }
+        range[g] = XS_CS_FN(cs_track_init)();
     }
-    XS_CS_TRACK range = XS_CS_FN(cs_track_init)();
     q += lane0 * itemsize;
+    const ptrdiff_t part_bytes = XS_CS_W * itemsize;
     for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_CARRY_ROWS) {
         ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
         ptrdiff_t r = r0;
-        XS_CS_VD t0[XS_CELLS_MAX], t1[XS_CELLS_MAX];     /* even rows', odd rows' */
-        for (int c = 1; c < K; c++) {
-            t0[c] = sig[c];
-            t1[c] = sig[c];
+        XS_CS_VD t0[XS_CS_PARTS][XS_CELLS_MAX], t1[XS_CS_PARTS][XS_CELLS_MAX];
+        for (int g = 0; g < G; g++) {
+            for (int c = 1; c < K; c++) {
+                t0[g][c] = sig[g][c];
+                t1[g][c] = sig[g][c];
+            }
         }
         if (K == 1 && XS_CS_W < 8) {
-            /* One cell (float32 columns of like scales, float64 small
-             * integers): no cuts, only cell K's sum, whose chain of dependent
-             * adds takes rows in fours (Zen 5, float32 normal columns,
-             * AVX2: 0.145 -> 0.13 ns per element; AVX-512's one part per
-             * strip was 3% slower so, and keeps pairs). */
             for (; r + 3 < r1; r += 4, q += 4 * row_stride) {
-                XS_CS_VD v0 = XS_CS_FN(cs_load)(q, itemsize);
-                XS_CS_VD v1 = XS_CS_FN(cs_load)(q + row_stride, itemsize);
-                XS_CS_VD v2 = XS_CS_FN(cs_load)(q + 2 * row_stride, itemsize);
-                XS_CS_VD v3 = XS_CS_FN(cs_load)(q + 3 * row_stride, itemsize);
                 if (lane0 == 0) {
                     for (int k = 0; k < 4; k++) {
                         XS_PREFETCH((const void *)((uintptr_t)q + (uintptr_t)(k * row_stride) +
                                                    XS_PREFETCH_BYTES(itemsize)));
                     }
                 }
-                XS_CS_FN(cs_track)(&range, q, row_stride, 2, v0, v1, itemsize, lane0, 0);
-                XS_CS_FN(cs_track)(&range, q + 2 * row_stride, row_stride, 2, v2, v3, itemsize,
-                                   lane0, 0);
-                acc[K] += (v0 + v1) + (v2 + v3);
+                for (int g = 0; g < G; g++) {
+                    const char *at = q + g * part_bytes;
+                    int lane = lane0 + g * XS_CS_W;
+                    XS_CS_VD v0 = XS_CS_FN(cs_load)(at, itemsize);
+                    XS_CS_VD v1 = XS_CS_FN(cs_load)(at + row_stride, itemsize);
+                    XS_CS_VD v2 = XS_CS_FN(cs_load)(at + 2 * row_stride, itemsize);
+                    XS_CS_VD v3 = XS_CS_FN(cs_load)(at + 3 * row_stride, itemsize);
+                    XS_CS_FN(cs_track)(&range[g], at, row_stride, 2, v0, v1, itemsize, lane, 0);
+                    XS_CS_FN(cs_track)(&range[g], at + 2 * row_stride, row_stride, 2, v2, v3,
+                                       itemsize, lane, 0);
+                    acc[g][K] += (v0 + v1) + (v2 + v3);
+                }
             }
         }
         for (; r + 1 < r1; r += 2, q += 2 * row_stride) {
-            XS_CS_VD v0 = XS_CS_FN(cs_load)(q, itemsize);
-            XS_CS_VD v1 = XS_CS_FN(cs_load)(q + row_stride, itemsize);
             if (lane0 == 0) {
-                /* The strip after next reads these rows' lines that far
-                 * ahead: bring them in now (integer arithmetic: the
-                 * address may lie past the array, which a prefetch may
-                 * touch but C may not form). */
                 XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
                 XS_PREFETCH((const void *)((uintptr_t)q + (uintptr_t)row_stride +
                                            XS_PREFETCH_BYTES(itemsize)));
             }
-            XS_CS_FN(cs_track)(&range, q, row_stride, 2, v0, v1, itemsize, lane0, 0);
-            XS_CS_RUN(v0, t0)
-            XS_CS_RUN(v1, t1)
-            acc[K] += v0 + v1;
+            for (int g = 0; g < G; g++) {
+                const char *at = q + g * part_bytes;
+                XS_CS_VD v0 = XS_CS_FN(cs_load)(at, itemsize);
+                XS_CS_VD v1 = XS_CS_FN(cs_load)(at + row_stride, itemsize);
+                XS_CS_FN(cs_track)(&range[g], at, row_stride, 2, v0, v1, itemsize,
+                                   lane0 + g * XS_CS_W, 0);
+                XS_CS_RUN(v0, t0[g])
+                XS_CS_RUN(v1, t1[g])
+                acc[g][K] += v0 + v1;
+            }
         }
         if (r < r1) {                                   /* an odd row out */
-            XS_CS_VD v = XS_CS_FN(cs_load)(q, itemsize);
             if (lane0 == 0) {
                 XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(itemsize)));
             }
-            XS_CS_FN(cs_track)(&range, q, row_stride, 1, v, v, itemsize, lane0, 0);
-            XS_CS_RUN(v, t0)
-            acc[K] += v;
+            for (int g = 0; g < G; g++) {
+                const char *at = q + g * part_bytes;
+                XS_CS_VD v = XS_CS_FN(cs_load)(at, itemsize);
+                XS_CS_FN(cs_track)(&range[g], at, row_stride, 1, v, v, itemsize,
+                                   lane0 + g * XS_CS_W, 0);
+                XS_CS_RUN(v, t0[g])
+                acc[g][K] += v;
+            }
             q += row_stride;
         }
-        for (int c = 1; c < K; c++) {
-            acc[c] += (t0[c] - sig[c]) + (t1[c] - sig[c]);
-        }
-        for (int c = K; c >= 1; c--) {
-            XS_CS_VD carry = (acc[c] + sig[c - 1]) - sig[c - 1];
-            acc[c] -= carry;
-            acc[c - 1] += carry;
+        for (int g = 0; g < G; g++) {
+            for (int c = 1; c < K; c++) {
+                acc[g][c] += (t0[g][c] - sig[g][c]) + (t1[g][c] - sig[g][c]);
+            }
+            for (int c = K; c >= 1; c--) {
+                XS_CS_VD carry = (acc[g][c] + sig[g][c - 1]) - sig[g][c - 1];
+                acc[g][c] -= carry;
+                acc[g][c - 1] += carry;
+            }
         }
     }
-    for (int c = 0; c <= K; c++) {
-        memcpy(&b->cells[c][lane0], &acc[c], sizeof acc[c]);
+    for (int g = 0; g < G; g++) {
+        for (int c = 0; c <= K; c++) {
+            memcpy(&b->cells[c][lane0 + g * XS_CS_W], &acc[g][c], sizeof acc[g][c]);
+        }
+        XS_CS_FN(cs_track_end)(range[g], acc[g][K], itemsize, lane0 + g * XS_CS_W, b);
     }
-    XS_CS_FN(cs_track_end)(range, acc[K], itemsize, lane0, b);
 }
 
-/* The whole strip's block, K a constant in each call. */
+/* The whole strip's block, K a constant in each call: XS_CS_SWEEP(K,
+ * itemsize) parts at a time. */
 XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_block)(const char *q, ptrdiff_t rows,
                                                  ptrdiff_t row_stride, int K, int itemsize,
                                                  const double (*sigma)[XS_STRIP],
                                                  xs_strip_block *b)
 {
-    for (int part = 0; part < XS_CS_PARTS; part++) {
-        XS_CS_FN(cs_part)(q, rows, row_stride, K, itemsize, sigma, b, part * XS_CS_W);
+    const int G = XS_CS_SWEEP(K, itemsize) < XS_CS_PARTS ? XS_CS_SWEEP(K, itemsize)
+                                                          : XS_CS_PARTS;
+    for (int part = 0; part < XS_CS_PARTS; part += G) {
+        XS_CS_FN(cs_parts)(q, rows, row_stride, K, itemsize, sigma, b, part * XS_CS_W, G);
     }
 }
 
@@ -740,4 +776,5 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_TOP16_MAX
 #undef XS_CS_TOP16_MIN
 #undef XS_CS_CUT_SUB
+#undef XS_CS_SWEEP
 #undef XS_CS_F64_ONLY
