@@ -7,6 +7,7 @@ has, forced with XSUMUFUNC_KERNEL, side by side.
     python benchmarks/bench_cpu.py --runs 3 --write docs/performance.md
     python benchmarks/bench_cpu.py --runs 3 --save a.json     # keep the runs' numbers
     python benchmarks/bench_cpu.py --merge a.json b.json --write README.md
+    python benchmarks/bench_cpu.py --merge a.json --levels avx512 avx2 generic
 
 Each level runs in its own child process (the level is read once per
 process), one thread, same-process interleaved medians (bench.measure) of
@@ -186,7 +187,8 @@ def ranges(results, levels):
 
 def main(argv=None):
     cli = parser(__doc__, rounds=7, runs=True)
-    cli.add_argument("--levels", nargs="*", help="default: every level this CPU has")
+    cli.add_argument("--levels", nargs="*", help="default: every level this CPU has (with "
+                     "--merge: every level of the files)")
     cli.add_argument("--save", help="write every run's numbers to this JSON file")
     cli.add_argument("--merge", nargs="+", help="JSON files of --save to make the table from")
     cli.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -205,6 +207,11 @@ def main(argv=None):
                           f"the first file {levels}; merge runs of the same levels")
             for lv in levels:
                 results.setdefault(lv, []).extend(saved["results"][lv])
+        if args.levels:                          # a table of some of the saved levels
+            missing = [lv for lv in args.levels if lv not in levels]
+            if missing:
+                cli.error(f"--levels: {missing} not in the merged files' levels {levels}")
+            levels = args.levels
     else:
         levels = args.levels or available_levels()
         results = {lv: [] for lv in levels}
