@@ -41,8 +41,9 @@
  *                 0.21, float32 lognormal columns 0.21 -> 0.19)
  *
  *   XS_CS_SWEEP(K, itemsize) (optional) parts swept down the rows together
- *                 for K cells and items of that size (a constant; 1 if not
- *                 defined; see below)
+ *                 for K cells and items of that size (a constant: 1, 2 or
+ *                 4, divisors of every instance's XS_CS_PARTS, which caps
+ *                 it; 1 if not defined; see below)
  *
  * and, before the first instance, XS_STRIP, xs_strip_block, XS_INLINE,
  * XS_PREFETCH, XS_PREFETCH_BYTES and XS_COLUMN_CARRY_ROWS.  It makes
