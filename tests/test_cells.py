@@ -573,6 +573,95 @@ def test_columns_under_every_kernel(kernel, tmp_path):
     check_under_kernel(kernel, tmp_path, cases, _column_sums, expected)
 
 
+def _at_offset(x, offset, width=None):
+    """A copy of x (rows, cols) whose data start ``offset`` bytes past a
+    64-byte line, in rows of ``width`` elements (x's columns first; default
+    cols), so that every row starts at the same place in its line when
+    width * itemsize is a multiple of 64."""
+    rows, cols = x.shape
+    width = width or cols
+    buf = np.empty(rows * width * x.itemsize + 128, np.uint8)
+    start = (offset - buf.ctypes.data) % 64
+    wide = buf[start:start + rows * width * x.itemsize].view(x.dtype).reshape(rows, width)
+    wide[...] = 0
+    wide[:, :cols] = x
+    return wide[:, :cols]
+
+
+#: Shapes and row widths (elements) of the edge tests: rows a whole number of
+#: lines apart (widths multiples of 16: every row at the same place in its
+#: line), from 256 columns on (xs_columns.c's XS_EDGE_MIN_COLS); rows that
+#: are not (265), and too few columns (200): no edges, the rest as before.
+EDGE_SHAPES = [((300, 264), None), ((300, 262), 272), ((130, 257), 272), ((40, 300), 304),
+               ((300, 263), 265), ((60, 200), 208)]
+
+
+def _edge_columns(shape, dtype, seed):
+    x = _spread_columns("mixed", shape, seed)
+    x[:, -1] = x[:, 7]                                 # the Inf in a tail column
+    x[:, 0] = x[:, 9]                                  # the subnormal in a head column
+    x[:, 1] = np.where(np.arange(shape[0]) == shape[0] // 3, np.nan, 1.0)
+    x[:, -2] = x[:, 4]                                 # exact cancellation
+    with np.errstate(all="ignore"):
+        return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [FLOAT64, np.dtype(np.float32)])
+@pytest.mark.parametrize("shape,width", EDGE_SHAPES)
+def test_columns_at_every_place_in_a_line(shape, width, dtype):
+    # Columns whose rows start part-way into a 64-byte line: the columns
+    # before the first strip boundary and after the last whole strip are
+    # summed in a group of their own (xs_columns_edges), the rest in strips
+    # that start on lines; sums and means are the oracle's at every offset.
+    x = _edge_columns(shape, dtype, shape[0] * shape[1])
+    sums = [exact_sum_oracle(c, dtype) for c in x.T]
+    means = [exact_mean_oracle(c, dtype) for c in x.T]
+    for offset in range(0, 64, dtype.itemsize):
+        y = _at_offset(x, offset, width)
+        with np.errstate(all="ignore"):
+            got_sums = xs.exact_sum(y, axis=0)
+            got_means = xs.exact_mean(y, axis=0)
+        for j in range(shape[1]):
+            assert_same(got_sums[j], sums[j], f"offset {offset}, column {j}")
+            assert_same(got_means[j], means[j], f"offset {offset}, mean {j}")
+
+
+def _column_sums_at_offsets(x):
+    """The child's side of test_columns_at_every_place_under_every_kernel:
+    x's column sums with x at each place in a line, rows 272 elements apart."""
+    return [xs.exact_sum(_at_offset(x, offset, 272), axis=0)
+            for offset in range(0, 64, x.itemsize)]
+
+
+@pytest.mark.parametrize("kernel", ["generic", "sse2", "avx2", "avx512", "neon"])
+def test_columns_at_every_place_under_every_kernel(kernel, tmp_path):
+    cases = {f"{np.dtype(dtype).name}_{seed}": _edge_columns((300, 262), np.dtype(dtype), seed)
+             for dtype in (np.float64, np.float32) for seed in (1, 2)}
+    expected = {name: [np.array([exact_sum_oracle(c, x.dtype) for c in x.T])] *
+                (64 // x.itemsize) for name, x in cases.items()}
+    check_under_kernel(kernel, tmp_path, cases, _column_sums_at_offsets, expected)
+
+
+@settings(deadline=None, max_examples=60)
+@given(data=st.data(), dtype=st.sampled_from([FLOAT64, np.dtype(np.float32)]))
+def test_columns_at_every_place_property(data, dtype):
+    # hypothesis' hard columns beside normal ones, at any place in a line.
+    cols = data.draw(st.integers(256, 300))
+    hard = data.draw(_column_arrays(dtype))
+    rows = hard.shape[0]
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    x = rng.standard_normal((rows, cols)).astype(dtype)
+    at = data.draw(st.permutations(range(cols)))[: hard.shape[1]]
+    x[:, at] = hard
+    offset = data.draw(st.sampled_from(range(0, 64, dtype.itemsize)))
+    width = data.draw(st.sampled_from([cols, 304, 320]))
+    y = _at_offset(x, offset, max(width, cols))
+    with np.errstate(all="ignore"):
+        sums = xs.exact_sum(y, axis=0)
+    for j in range(cols):
+        assert_same(sums[j], exact_sum_oracle(x[:, j], dtype), f"offset {offset}, column {j}")
+
+
 def _rows_after_rows():
     """Rows of 1000 terms whose first block meets the last row's window in
     every way (src/kernels/cells/xs_cells.c tries it before measuring)."""

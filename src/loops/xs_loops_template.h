@@ -276,6 +276,37 @@ static void XS_FN(reduce_row_range_)(void *job_ptr, int part, ptrdiff_t begin, p
 }
 
 #ifdef XS_COLUMNS
+/* The edge columns of rows [begin, end) of a column job (xs_columns_edges):
+ * 1 when their results are stored, 0 if out of memory (nothing done), -1
+ * when interrupted. */
+static int XS_FN(reduce_column_edges_)(const xs_rows_job *job, ptrdiff_t begin, ptrdiff_t end,
+                                       xs_column_edges edges)
+{
+    xs_columns *group = xs_columns_new_edges(edges, (int)sizeof(XS_CONTIG_CTYPE));
+    if (group == NULL) {
+        return 0;
+    }
+    const char *first = job->in + begin * job->in_step;
+    npy_intp rows_per_block = XS_INTERRUPT_BLOCK / XS_COLUMN_CHUNK;  /* few columns a row */
+    for (npy_intp r0 = 0; r0 < job->n && !xs_interrupted_at(r0); r0 += rows_per_block) {
+        npy_intp rows = job->n - r0 < rows_per_block ? job->n - r0 : rows_per_block;
+        xs_columns_add_edges(group, first + r0 * job->row_stride, end - begin, rows,
+                             job->row_stride);
+    }
+    if (xs_stopped()) {
+        xs_columns_free(group);
+        return -1;
+    }
+    uint64_t divisor = job->divide ? (uint64_t)job->n : 1u;
+    for (npy_intp j = 0; j < edges.head + edges.tail; j++) {
+        npy_intp column = j < edges.head ? begin + j : end - edges.tail + (j - edges.head);
+        XS_STORE(job->target, job->out + column * job->out_step,
+                 xs_columns_round(group, j, divisor, job->target->format));
+    }
+    xs_columns_free(group);
+    return 1;
+}
+
 /* Rows [begin, end) of a job whose rows are columns of contiguous memory (a
  * slow axis): read row by row, a group of columns at once (xs_columns.h);
  * the general loop if out of memory. */
@@ -283,6 +314,20 @@ static void XS_FN(reduce_column_range_)(void *job_ptr, int part, ptrdiff_t begin
                                         ptrdiff_t end)
 {
     const xs_rows_job *job = job_ptr;
+    /* The edge columns apart, so that the middle's strips start on lines
+     * (xs_columns_edges); if out of memory, none apart. */
+    xs_column_edges edges = xs_columns_edges(job->in + begin * job->in_step, end - begin,
+                                             job->row_stride, (int)sizeof(XS_CONTIG_CTYPE));
+    if (edges.head + edges.tail > 0) {
+        int done = XS_FN(reduce_column_edges_)(job, begin, end, edges);
+        if (done < 0) {
+            return;                    /* interrupted */
+        }
+        if (done) {
+            begin += edges.head;
+            end -= edges.tail;
+        }
+    }
     npy_intp c0 = begin;
     for (; c0 < end; c0 += XS_COLUMN_GROUP) {
         npy_intp cols = end - c0 < XS_COLUMN_GROUP ? end - c0 : XS_COLUMN_GROUP;

@@ -34,9 +34,9 @@ For those input dtypes and rows up to MOVING_VAR_TERMS: ``exact_cov`` of
 ``exact_average`` of x with small integer weights, and ``exact_matmul`` of
 x and y cut into (4, k) @ (k, 3), with the thresholds of its sliced GEMMs
 lowered so that these small products take them (set on import).  And x cut
-into rows of 8 to 64 columns, summed or averaged down each column
+into rows of 8 to 264 columns, summed or averaged down each column
 (``axis=0``: the column sweep for float64 and float32 rows), C-contiguous
-or a column slice of a wider array.
+or a column slice of a wider array, starting anywhere in a 64-byte line.
 
 Two oracles give the expected values: ``fraction`` is tests/oracle.py and
 tests/oracle_products.py (``fractions.Fraction`` term by term); ``fast`` (the
@@ -332,9 +332,13 @@ class Case:
         # terms and summed (or averaged) down each column, C-contiguous or
         # a column slice of a wider array (float64 and float32 rows of 8
         # columns and 16 rows or more take the column sweep).
-        self.cols = int(rng.choice([8, 11, 16, 24, 37, 64]))
+        self.cols = int(rng.choice([8, 11, 16, 24, 37, 64, 256, 264]))
         self.column_mean = bool(rng.random() < 0.3)
         self.column_pad = int(rng.choice([0, 0, 1, 5]))
+        # Where the rows start in a 64-byte line (drawn after the above):
+        # from 256 columns on, rows a whole number of lines apart that start
+        # part-way into one have their edge columns summed apart.
+        self.column_offset = 8 * int(rng.integers(0, 8))
 
     def columns(self):
         """The (rows, cols) array of the column check, or None (no row)."""
@@ -342,11 +346,13 @@ class Case:
         if rows == 0:
             return None
         grid = self.x[:rows * self.cols].reshape(rows, self.cols)
-        if self.column_pad:
-            wide = np.zeros((rows, self.cols + self.column_pad), self.x.dtype)
-            wide[:, self.column_pad:] = grid
-            grid = wide[:, self.column_pad:]
-        return grid
+        width = self.cols + self.column_pad
+        size = rows * width * grid.itemsize
+        buf = np.zeros(size + 64, np.uint8)
+        start = (self.column_offset - buf.ctypes.data) % 64
+        wide = buf[start:start + size].view(grid.dtype).reshape(rows, width)
+        wide[:, self.column_pad:] = grid
+        return wide[:, self.column_pad:]
 
     def describe(self):
         return (f"seed={self.seed} case={self.index} kind={self.kind} n={self.x.size} "

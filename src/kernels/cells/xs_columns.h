@@ -40,4 +40,28 @@ void xs_columns_add(xs_columns *group, const char *p, ptrdiff_t rows, ptrdiff_t 
  * fmt (see xs_small_round_divided). */
 double xs_columns_round(xs_columns *group, ptrdiff_t j, uint64_t divisor, const xs_format *fmt);
 
+/* The edges of columns [0, cols) from p, rows row_stride bytes apart: the
+ * `head` columns before the first strip boundary of a row (a strip is 8
+ * elements: a 64-byte line of float64, half a line of float32) and the
+ * `tail` columns after the last whole strip from there; none unless every
+ * row begins at the same place in a line, not at its start (row_stride a
+ * multiple of a strip's bytes, p not), in rows of enough columns
+ * (xs_columns.c says how many).  Summed apart (xs_columns_add_edges), they
+ * leave strips that read one line (or half of one) per row, not two: a
+ * fresh NumPy array starts 16 bytes past a page.  Each column's sum is
+ * exact whichever group adds it: the results are the same. */
+typedef struct {
+    ptrdiff_t head, tail;
+} xs_column_edges;
+xs_column_edges xs_columns_edges(const char *p, ptrdiff_t cols, ptrdiff_t row_stride,
+                                 int itemsize);
+/* A group for the edges e: their head + tail columns side by side (head
+ * first), with room to copy blocks of their rows; NULL if out of memory.
+ * xs_columns_round(group, j, ...) gives edge column j. */
+xs_columns *xs_columns_new_edges(xs_column_edges e, int itemsize);
+/* The edge group's columns += their `rows` values: p and row_stride as for
+ * xs_columns_add, of all `cols` columns (the edges' and the middle's). */
+void xs_columns_add_edges(xs_columns *group, const char *p, ptrdiff_t cols, ptrdiff_t rows,
+                          ptrdiff_t row_stride);
+
 #endif
