@@ -101,10 +101,17 @@ def test_many_rows_same_bits_for_any_thread_count(shape, restore_threads):
             assert_same(xs.exact_sum(x, axis=1, dtype=target), expected, f"{threads} threads")
 
 
+@pytest.mark.parametrize("offset", [0, 16, 40])
 @pytest.mark.parametrize("shape", [(128, 1 << 13), (1 << 11, 1000)])
-def test_slow_axis_columns_split_between_threads(shape, restore_threads):
+def test_slow_axis_columns_split_between_threads(shape, offset, restore_threads):
+    # Rows `offset` bytes into a 64-byte line: each thread's columns have
+    # their edge columns summed apart (src/kernels/cells/xs_columns.c).
     x, ints, scale_exp = _many_rows(shape[::-1], 7)
-    x = np.ascontiguousarray(x.T)              # columns of x are the rows above
+    buf = np.empty(x.nbytes + 64, np.uint8)
+    start = (offset - buf.ctypes.data) % 64
+    placed = buf[start:start + x.nbytes].view(np.float64).reshape(shape)
+    placed[...] = x.T                          # columns of x are the rows above
+    x = placed
     expected = _row_oracle(ints, scale_exp, np.dtype(np.float64))
     for threads in (1, 2, 3):
         xs.set_num_threads(threads)
