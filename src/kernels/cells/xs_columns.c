@@ -76,8 +76,8 @@ struct xs_columns {
                                            * those that did not fit them (64 bits: one
                                            * strip of zeros tries every block) */
     xs_column_edges edges;                /* an edge group's (xs_columns_new_edges) */
-    unsigned char *copy;                  /* its rows, copied: XS_COLUMN_BLOCK_ROWS of
-                                           * `cols` columns; NULL for other groups */
+    unsigned char *copy;                  /* its rows, copied: XS_EDGE_ROWS of `cols`
+                                           * columns; NULL for other groups */
     xs_small acc[XS_COLUMN_GROUP];
 };
 
