@@ -151,3 +151,19 @@ def local_cluster_client(processes):
     client.close()
     cluster.close()
 
+
+def in_line(x, offset, width=None, first=0):
+    """A copy of the 2-D array x inside zeroed rows of ``width`` elements
+    (default: x's columns), at columns first .. first + cols, the buffer
+    starting ``offset`` bytes past a 64-byte line: every row starts at the
+    same place in its line when width * itemsize is a multiple of 64 (the
+    column sweep then sums the columns before the first line boundary
+    apart, src/kernels/cells/xs_columns.c)."""
+    rows, cols = x.shape
+    width = width or first + cols
+    size = rows * width * x.itemsize
+    buf = np.zeros(size + 64, np.uint8)
+    start = (offset - buf.ctypes.data) % 64
+    wide = buf[start:start + size].view(x.dtype).reshape(rows, width)
+    wide[:, first:first + cols] = x
+    return wide[:, first:first + cols]

@@ -19,7 +19,7 @@ through XSUMUFUNC_KERNEL.
 import numpy as np
 import pytest
 from childrun import check_under_kernel
-from helpers import assert_same
+from helpers import assert_same, in_line
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import BFLOAT16, exact_sum_oracle
@@ -573,21 +573,6 @@ def test_columns_under_every_kernel(kernel, tmp_path):
     check_under_kernel(kernel, tmp_path, cases, _column_sums, expected)
 
 
-def _at_offset(x, offset, width=None):
-    """A copy of x (rows, cols) whose data start ``offset`` bytes past a
-    64-byte line, in rows of ``width`` elements (x's columns first; default
-    cols), so that every row starts at the same place in its line when
-    width * itemsize is a multiple of 64."""
-    rows, cols = x.shape
-    width = width or cols
-    buf = np.empty(rows * width * x.itemsize + 128, np.uint8)
-    start = (offset - buf.ctypes.data) % 64
-    wide = buf[start:start + rows * width * x.itemsize].view(x.dtype).reshape(rows, width)
-    wide[...] = 0
-    wide[:, :cols] = x
-    return wide[:, :cols]
-
-
 #: Shapes and row widths (elements) of the edge tests: rows a whole number of
 #: lines apart (widths multiples of 16: every row at the same place in its
 #: line), from 256 columns on (xs_columns.c's XS_EDGE_MIN_COLS); rows that
@@ -617,7 +602,7 @@ def test_columns_at_every_place_in_a_line(shape, width, dtype):
     sums = [exact_sum_oracle(c, dtype) for c in x.T]
     means = [exact_mean_oracle(c, dtype) for c in x.T]
     for offset in range(0, 64, dtype.itemsize):
-        y = _at_offset(x, offset, width)
+        y = in_line(x, offset, width)
         with np.errstate(all="ignore"):
             got_sums = xs.exact_sum(y, axis=0)
             got_means = xs.exact_mean(y, axis=0)
@@ -629,7 +614,7 @@ def test_columns_at_every_place_in_a_line(shape, width, dtype):
 def _column_sums_at_offsets(x):
     """The child's side of test_columns_at_every_place_under_every_kernel:
     x's column sums with x at each place in a line, rows 272 elements apart."""
-    return [xs.exact_sum(_at_offset(x, offset, 272), axis=0)
+    return [xs.exact_sum(in_line(x, offset, 272), axis=0)
             for offset in range(0, 64, x.itemsize)]
 
 
@@ -655,7 +640,7 @@ def test_columns_at_every_place_property(data, dtype):
     x[:, at] = hard
     offset = data.draw(st.sampled_from(range(0, 64, dtype.itemsize)))
     width = data.draw(st.sampled_from([cols, 304, 320]))
-    y = _at_offset(x, offset, max(width, cols))
+    y = in_line(x, offset, max(width, cols))
     with np.errstate(all="ignore"):
         sums = xs.exact_sum(y, axis=0)
     for j in range(cols):

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from helpers import assert_same
+from helpers import assert_same, in_line
 from oracle import BFLOAT16, round_fraction
 
 import xsumufunc as xs
@@ -107,11 +107,7 @@ def test_slow_axis_columns_split_between_threads(shape, offset, restore_threads)
     # Rows `offset` bytes into a 64-byte line: each thread's columns have
     # their edge columns summed apart (src/kernels/cells/xs_columns.c).
     x, ints, scale_exp = _many_rows(shape[::-1], 7)
-    buf = np.empty(x.nbytes + 64, np.uint8)
-    start = (offset - buf.ctypes.data) % 64
-    placed = buf[start:start + x.nbytes].view(np.float64).reshape(shape)
-    placed[...] = x.T                          # columns of x are the rows above
-    x = placed
+    x = in_line(x.T, offset)                   # columns of x are the rows above
     expected = _row_oracle(ints, scale_exp, np.dtype(np.float64))
     for threads in (1, 2, 3):
         xs.set_num_threads(threads)

@@ -56,6 +56,7 @@ import warnings
 from fractions import Fraction
 
 import numpy as np
+from helpers import in_line
 from oracle import (
     BFLOAT16,
     CODE_DTYPES,
@@ -346,13 +347,7 @@ class Case:
         if rows == 0:
             return None
         grid = self.x[:rows * self.cols].reshape(rows, self.cols)
-        width = self.cols + self.column_pad
-        size = rows * width * grid.itemsize
-        buf = np.zeros(size + 64, np.uint8)
-        start = (self.column_offset - buf.ctypes.data) % 64
-        wide = buf[start:start + size].view(grid.dtype).reshape(rows, width)
-        wide[:, self.column_pad:] = grid
-        return wide[:, self.column_pad:]
+        return in_line(grid, self.column_offset, first=self.column_pad)
 
     def describe(self):
         return (f"seed={self.seed} case={self.index} kind={self.kind} n={self.x.size} "
