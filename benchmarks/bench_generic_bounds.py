@@ -7,7 +7,8 @@ Issue 27's goals for ``XSUMUFUNC_KERNEL=generic`` (SSE2, no FMA) are missed
 for the paper's data (1-D and columns) and for float32 columns of
 lognormal(0, 3) data (docs/performance.md).  This script prices why, with
 the kernels of ``benchmarks/c/generic_bounds.c`` (compiled here with the
-system's C compiler; not package code): the same cuts as the package's
+system's C compiler against the package's headers, whose grid it shares; not
+package code): the same cuts as the package's
 column sweep, run row by row with every column's state in memory, with and
 without the range, and for float32 a split by magnitude class that takes two
 adds a term where the cuts take four.  Every kernel's column sums are
@@ -36,18 +37,20 @@ os.environ["XSUMUFUNC_KERNEL"] = "generic"   # read once, when xsumufunc loads
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 from bench import measure, placed, spread_data  # noqa: E402
 
 import xsumufunc as xs  # noqa: E402
 
-SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "c", "generic_bounds.c")
+SOURCE = os.path.join(HERE, "c", "generic_bounds.c")
+#: The package's C headers (the harness takes its grid's constants from them).
+INCLUDE = os.path.join(os.path.dirname(HERE), "src")
 SHAPE = (1000, 1000)
-#: Bits per cell (xs_cells.h, XS_CELLS_WIDTH) and binades of headroom above
-#: a column's largest |x| (XS_CELLS_HEADROOM).
-WIDTH, HEADROOM = 47, 3
-#: Cell 2's quantum below the top under the float32 classes (generic_bounds.c).
-CLASS_QUANTUM = 71
+#: Binades of each float32 class (generic_bounds.c): class 1 holds |x| in
+#: [2^(T-24), 2^T), class 2 [2^(T-48), 2^(T-24)); a class's quantum is its
+#: smallest term's lowest bit (FLOAT32_LOW binades below it).
+CLASS_SPAN, FLOAT32_LOW = 24, 23
 
 #: (label, data kind, dtype, kernel, cells, operations a term on the adders)
 #: A term takes one lane of each operation: the cuts three per cut cell and
@@ -73,17 +76,18 @@ def build(workdir):
         return None
     out = os.path.join(workdir, "generic_bounds.so")
     subprocess.run([cc, "-O2", "-std=c17", "-D_POSIX_C_SOURCE=200809L", "-fPIC", "-shared",
-                    SOURCE, "-o", out], check=True)
+                    "-I" + INCLUDE, SOURCE, "-o", out], check=True)
     return ctypes.CDLL(out)
 
 
+def constant(lib, name):
+    """An int the harness exports (the package's grid: xs_cells.h)."""
+    return ctypes.c_int.in_dll(lib, name).value
+
+
 def aligned(shape, dtype):
-    """A zeroed array whose data start on a 64-byte line."""
-    dtype = np.dtype(dtype)
-    n = int(np.prod(shape))
-    buf = np.zeros(n * dtype.itemsize + 64, np.uint8)
-    start = (-buf.ctypes.data) % 64
-    return buf[start:start + n * dtype.itemsize].view(dtype).reshape(shape)
+    """A zeroed array whose data start on a page (so on a 64-byte line)."""
+    return placed(np.zeros(shape, dtype), 0)
 
 
 class Kernel:
@@ -93,17 +97,20 @@ class Kernel:
         self.f = getattr(lib, "xs_gb_" + name)
         self.x, self.cells_count = x, cells
         rows, cols = x.shape
-        top = np.frexp(np.abs(x).max(axis=0).astype(np.float64))[1] + HEADROOM
-        quanta = [top] + [top - WIDTH * c for c in range(1, cells + 1)]
+        width = constant(lib, "xs_gb_cell_width")
+        top = np.frexp(np.abs(x).max(axis=0).astype(np.float64))[1] + constant(lib,
+                                                                               "xs_gb_headroom")
+        quanta = [top] + [top - width * c for c in range(1, cells + 1)]
         if name == "f32_classes":
-            quanta[2] = top - CLASS_QUANTUM
+            quanta[1:] = [top - c * CLASS_SPAN - FLOAT32_LOW for c in (1, 2)]
             # Class 1: |x| at or above 2^(T-24); the limit is that pattern less 1.
             self.limit = aligned((cols,), np.int32)
-            self.limit[:] = np.ldexp(np.float32(1), top - 24).astype(np.float32).view(np.int32) - 1
-            lowest = top - 48
+            self.limit[:] = (np.ldexp(np.float32(1), top - CLASS_SPAN).astype(np.float32)
+                             .view(np.int32) - 1)
+            lowest = top - 2 * CLASS_SPAN
         else:
             self.limit = None
-            lowest = top - WIDTH * cells + (52 if x.dtype == np.float64 else 23)
+            lowest = top - width * cells + (52 if x.dtype == np.float64 else 23)
         # Every non-zero |x| must fit its column's window, or the sums are not exact.
         smallest = np.where(x != 0, np.abs(x), np.inf).min(axis=0)
         if not np.all(smallest >= np.ldexp(1.0, lowest)):

@@ -37,10 +37,19 @@
 #include <string.h>
 #include <time.h>
 
-/* Rows between two carry steps: at most 32 parts a lane (xs_cells.h). */
-#define XS_GB_CARRY 32
-/* Rows between two restarts of a running sum (XS_CELLS_RUN_PARTS). */
-#define XS_GB_RUN 16
+#include "kernels/cells/xs_cells.h"
+#include "kernels/cells/xs_columns_variants.h"
+#include "kernels/cells/xs_top16.h"
+
+/* Rows between two carry steps and between two restarts of a running sum:
+ * the package's (a lane's bound and a running sum's, xs_cells.h). */
+#define XS_GB_CARRY XS_COLUMN_CARRY_ROWS
+#define XS_GB_RUN XS_CELLS_RUN_PARTS
+
+/* The package's grid, for the driver (bench_generic_bounds.py): bits per
+ * cell and binades of headroom above a column's largest |x|. */
+const int xs_gb_cell_width = XS_CELLS_WIDTH;
+const int xs_gb_headroom = XS_CELLS_HEADROOM;
 
 /* One cut of v by the running sum t (xs_cells_kernel.h): t takes v rounded
  * to its quantum, v keeps the rest. */
@@ -51,14 +60,14 @@
     }
 
 /* Two rows' patterns a, b into a column pair's range (xs_top16.h: the
- * largest top of |x|, and the least key |x| + 2^63 - 1). */
+ * largest top of |x|, and the least key of xs_top16_min_key). */
 static inline void xs_gb_range(__m128i *mx, __m128i *mn, __m128i a, __m128i b)
 {
-    const __m128i abs_bits = _mm_set1_epi64x(INT64_MAX);
+    const __m128i abs_bits = _mm_set1_epi64x((long long)XS_CELLS_ABS_BITS);
     a = _mm_and_si128(a, abs_bits);
     b = _mm_and_si128(b, abs_bits);
     *mx = _mm_max_epi16(*mx, _mm_max_epi16(a, b));
-    *mn = _mm_min_epi16(*mn, _mm_min_epi16(_mm_add_epi64(a, abs_bits), _mm_add_epi64(b, abs_bits)));
+    *mn = _mm_min_epi16(*mn, _mm_min_epi16(xs_top16_min_key(a), xs_top16_min_key(b)));
 }
 
 /* The float32 range: four columns' patterns of two rows (the tops of the
