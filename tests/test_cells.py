@@ -385,6 +385,37 @@ def test_columns_of_spread_data(kind, shape, dtype):
         assert_same(wide[j], exact_sum_oracle(x[:, j], FLOAT64), f"{kind} column {j}")
 
 
+@pytest.mark.parametrize("dtype", [FLOAT64, np.dtype(np.float32)])
+@pytest.mark.parametrize("shape", [(700, 29), (300, 26)])
+def test_columns_that_fit_no_window_go_row_by_row(shape, dtype):
+    # The columns of a strip whose block fits no window are added value by
+    # value, row by row across the strip (add_columns_slowly in
+    # src/kernels/cells/xs_columns.c): every other column of a strip, all of
+    # one, all but one, and the leftover columns alone; random signs, so
+    # that each term's sign takes its turn in the small accumulator.
+    rng = np.random.default_rng(shape[0] * shape[1])
+    m, k = shape
+    x = rng.choice([-1.0, 1.0], shape) * (1 + rng.random(shape))
+    if dtype == FLOAT64:
+        wide = np.ldexp(1.0, rng.integers(-1000, 1000, shape))
+    else:
+        wide = np.ldexp(1.0, rng.integers(-140, 120, shape))
+    no_window = np.zeros(k, bool)
+    no_window[0:8:2] = True                       # every other column
+    no_window[8:16] = True                        # a whole strip
+    no_window[16:24] = np.arange(8) != 3          # all but one
+    no_window[24:] = True                         # the leftover columns
+    x[:, no_window] *= wide[:, no_window]
+    x[m // 2, 9] = -0.0
+    x[m // 3, 10] = 5e-324 if dtype == FLOAT64 else 1e-45   # a subnormal
+    x = x.astype(dtype)
+    sums = xs.exact_sum(x, axis=0)
+    means = xs.exact_mean(x, axis=0)
+    for j in range(k):
+        assert_same(sums[j], exact_sum_oracle(x[:, j], dtype), f"column {j}")
+        assert_same(means[j], exact_mean_oracle(x[:, j], dtype), f"mean {j}")
+
+
 @st.composite
 def _column_arrays(draw, dtype):
     # Columns of hypothesis' hard lists (ties, cancellation, spans, zeros,

