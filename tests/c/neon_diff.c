@@ -146,29 +146,39 @@ static int same_doubles(const double *a, const double *b, size_t n)
  * per cell take term i in lane i mod 16, the others' 8 in lane i mod 8,
  * and the generic kernels' running cuts may send a tie to the other
  * neighbour. */
+static int same_sums(xs_small *sa, xs_small *sb)
+{
+    /* The total rounded, and what is left of it rounded again: two doubles
+     * that tell the exact totals apart. */
+    double ra = xs_small_round(sa, &xs_format_float64);
+    double rb = xs_small_round(sb, &xs_format_float64);
+    if (!same(ra, rb)) {
+        return 0;
+    }
+    if (ra == ra && fabs(ra) < 0x1p1000) {
+        xs_small_add_bits(sa, xs_double_bits(-ra));
+        xs_small_add_bits(sb, xs_double_bits(-rb));
+        return same(xs_small_round(sa, &xs_format_float64),
+                    xs_small_round(sb, &xs_format_float64));
+    }
+    return 1;
+}
+
+static void add_lanes(xs_small *s, const double *lanes)
+{
+    for (int i = 0; i < XS_CELLS_LANES; i++) {
+        xs_small_add_bits(s, xs_double_bits(lanes[i]));
+    }
+}
+
 static int same_total(const double *a, const double *b)
 {
     xs_small sa, sb;
     xs_small_init(&sa);
     xs_small_init(&sb);
-    for (int i = 0; i < XS_CELLS_LANES; i++) {
-        xs_small_add_bits(&sa, xs_double_bits(a[i]));
-        xs_small_add_bits(&sb, xs_double_bits(b[i]));
-    }
-    /* The total rounded, and what is left of it rounded again: two doubles
-     * that tell the exact totals apart. */
-    double ra = xs_small_round(&sa, &xs_format_float64);
-    double rb = xs_small_round(&sb, &xs_format_float64);
-    if (!same(ra, rb)) {
-        return 0;
-    }
-    if (ra == ra && fabs(ra) < 0x1p1000) {
-        xs_small_add_bits(&sa, xs_double_bits(-ra));
-        xs_small_add_bits(&sb, xs_double_bits(-rb));
-        return same(xs_small_round(&sa, &xs_format_float64),
-                    xs_small_round(&sb, &xs_format_float64));
-    }
-    return 1;
+    add_lanes(&sa, a);
+    add_lanes(&sb, b);
+    return same_sums(&sa, &sb);
 }
 
 /* The ISAs with kernels of their own that this CPU runs. */
@@ -364,9 +374,9 @@ static int dot_window(xs_cells_window *w, const xs_dot_cells_range *r, int dtop,
     int top = xs_cells_top_for(r->max_p) + dtop;
     top = top > XS_CELLS_TOP_MAX ? XS_CELLS_TOP_MAX : top;
     int cells = 2;
-    if (r->min_a_m1 != UINT64_MAX && r->min_b_m1 != UINT64_MAX) {
-        int f_sum = xs_dot_cells_exponent_sum(r);
-        cells = f_sum < 1076 ? XS_CELLS_GRID_MAX : xs_cells_for_quantum(top, f_sum - 2150);
+    if (r->min_sum != XS_DOT_NO_PRODUCTS) {
+        cells = r->min_sum < XS_DOT_MIN_SUM_NORMAL ? XS_CELLS_GRID_MAX
+                : xs_cells_for_quantum(top, r->min_sum - 2150);
     }
     cells += dcells;
     cells = cells < 2 ? 2 : cells > XS_CELLS_GRID_MAX ? XS_CELLS_GRID_MAX : cells;
@@ -378,44 +388,114 @@ static int dot_window(xs_cells_window *w, const xs_dot_cells_range *r, int dtop,
 
 /* Whether the generic variant refuses the block for its split (Dekker's
  * product: xs_dot_cells_generic.c): an operand that the split rounds up to
- * Inf (the top of the largest binade), or a subnormal one. */
-static int unsplit_operand(double x)
-{
-    return fabs(x) >= 0x1.ffffffep1023 || (x != 0.0 && fabs(x) < 0x1p-1022);
-}
-
+ * Inf (the top of the largest binade). */
 static int unsplit(const double *a, const double *b, int n)
 {
     for (int i = 0; i < n; i++) {
-        if (unsplit_operand(a[i]) || unsplit_operand(b[i])) {
+        if (fabs(a[i]) >= 0x1.ffffffep1023 || fabs(b[i]) >= 0x1.ffffffep1023) {
             return 1;
         }
     }
     return 0;
 }
 
-/* The same range, as far as the driver can tell: both fit no window
- * (fits_no_window), or the same exponent fields (all the driver reads; the
- * portable kernels on x86-64 measure the top 16 bits). */
-static int same_dot_range(const xs_dot_cells_range *x, const xs_dot_cells_range *y)
+/* The range of a block as the FMA variants measure it: the smallest
+ * non-zero |a| and |b| (xs_dot_cells_operand_sum); the portable ones
+ * measure the smallest |p| (xs_dot_cells_measure). */
+static void operand_range(const double *a, const double *b, int n, xs_dot_cells_range *r)
 {
-    if (fits_no_window(x->max_p) || fits_no_window(y->max_p)) {
-        return fits_no_window(x->max_p) && fits_no_window(y->max_p);
+    uint64_t ma = UINT64_MAX, mb = UINT64_MAX;
+    for (int i = 0; i < n; i++) {
+        uint64_t xa = (xs_double_bits(a[i]) & XS_CELLS_ABS_BITS) - 1;
+        uint64_t xb = (xs_double_bits(b[i]) & XS_CELLS_ABS_BITS) - 1;
+        ma = xa < ma ? xa : ma;
+        mb = xb < mb ? xb : mb;
     }
-    return same_exponent(x->max_p, y->max_p) && same_minimum(x->min_a_m1, y->min_a_m1) &&
-           same_minimum(x->min_b_m1, y->min_b_m1);
+    xs_dot_cells_measure((const char *)a, (const char *)b, n, r);
+    r->min_sum = xs_dot_cells_operand_sum(ma, mb);
 }
 
+/* The largest min_sum that the kernels may claim for a block, from the
+ * definition (xs_dot_cells_variants.h), independently of the ways they
+ * measure it: every product a*b of non-zero operands a multiple of
+ * 2^(S - 2150) (S at most fa + fb, a subnormal's field taken as 1) and
+ * p = fl(a*b) normal and a multiple of 2^52 times that (S at most
+ * fp + 1023); -1 when a p is not normal, XS_DOT_NO_PRODUCTS with no such
+ * product. */
+static int sound_min_sum(const double *a, const double *b, int n)
+{
+    int most = XS_DOT_NO_PRODUCTS;
+    for (int i = 0; i < n; i++) {
+        if (a[i] == 0.0 || b[i] == 0.0) {
+            continue;
+        }
+        int fa = (int)((xs_double_bits(a[i]) & XS_CELLS_ABS_BITS) >> XS_F64_MANT_BITS);
+        int fb = (int)((xs_double_bits(b[i]) & XS_CELLS_ABS_BITS) >> XS_F64_MANT_BITS);
+        int fp = (int)((xs_double_bits(a[i] * b[i]) & XS_CELLS_ABS_BITS) >> XS_F64_MANT_BITS);
+        int s = (fa ? fa : 1) + (fb ? fb : 1);
+        s = fp + 1023 < s ? fp + 1023 : s;
+        s = fp == 0 ? -1 : s;
+        most = s < most ? s : most;
+    }
+    return most;
+}
+
+/* Whether a kernel's range (got) is the block's (want), as far as the
+ * driver can tell: both fit no window (fits_no_window; a kernel may also
+ * refuse what it cannot take, may_refuse), or the same exponent field of
+ * the largest |p| (the portable kernels on x86-64 measure the top 16 bits)
+ * and the same min_sum, which a window may trust: at most the definition's
+ * (sound_min_sum, of the block's n products of a and b). */
+static int right_dot_range(const xs_dot_cells_range *got, const xs_dot_cells_range *want,
+                           int may_refuse, const double *a, const double *b, int n)
+{
+    if (fits_no_window(got->max_p)) {
+        return fits_no_window(want->max_p) || may_refuse;
+    }
+    int most = sound_min_sum(a, b, n);
+    int sound = got->min_sum < XS_DOT_MIN_SUM_NORMAL || got->min_sum <= most;
+    return !fits_no_window(want->max_p) && same_exponent(got->max_p, want->max_p) &&
+           got->min_sum == want->min_sum && sound;
+}
+
+/* Whether a kernel's lanes after a block are right: the lanes before and
+ * the block's products, exactly, when it took the block (p and
+ * e = fma(a, b, -p), exact for every product a window takes); the lanes
+ * before, bit for bit, when it refused it. */
+static int right_dot_lanes(const double *before, const double *after, int took,
+                           const double *a, const double *b, int n)
+{
+    if (!took) {
+        return same_doubles(before, after, XS_CELLS_LANES);
+    }
+    xs_small want, got;
+    xs_small_init(&want);
+    xs_small_init(&got);
+    add_lanes(&want, before);
+    add_lanes(&got, after);
+    for (int i = 0; i < n; i++) {
+        double p = a[i] * b[i];
+        xs_small_add_bits(&want, xs_double_bits(p));
+        xs_small_add_bits(&want, xs_double_bits(fma(a[i], b[i], -p)));
+    }
+    return same_sums(&want, &got);
+}
+
+/* Each kernel against the block's exact range and products: the portable
+ * kernels measure the smallest |p| and the FMA ones the smallest |a| and
+ * |b|, so that they may take different blocks of the same window; each
+ * carries on from its own lanes. */
 static void test_dot(const xs_dot_cells_set *ref, const xs_dot_cells_set *alt, const char *isa,
                      int trials)
 {
     enum { MAX_BLOCKS = 6 };
     static double a[MAX_BLOCKS * XS_CELLS_BLOCK], b[MAX_BLOCKS * XS_CELLS_BLOCK];
     static const xs_cells_window measure_only = {0};
+    const xs_dot_cells_set *const sets[2] = {ref, alt};
     for (int t = 0; t < trials; t++) {
         int kind_a = below(KINDS), kind_b = below(KINDS), blocks = 1 + below(MAX_BLOCKS);
         int rate = below(2) ? 0 : 1 + below(300);
-        double lanes_ref[XS_CELLS_LANES] = {0}, lanes_alt[XS_CELLS_LANES] = {0};
+        double lanes[2][XS_CELLS_LANES] = {{0}}, before[XS_CELLS_LANES];
         xs_cells_window w = {0};
         int have_window = 0;
         for (int blk = 0; blk < blocks; blk++) {
@@ -423,35 +503,79 @@ static void test_dot(const xs_dot_cells_set *ref, const xs_dot_cells_set *alt, c
             fill(a, n, kind_a, rate);
             fill(b, n, kind_b, rate);
             const char *pa = (const char *)a, *pb = (const char *)b;
-            xs_dot_cells_range r_ref, r_alt;
-            ref->by_cells[2](pa, pb, n, lanes_ref, &measure_only, &r_ref);
-            alt->by_cells[2](pa, pb, n, lanes_alt, &measure_only, &r_alt);
-            /* The generic variant refuses what its split cannot take
-             * (only then may the ranges differ). */
-            int big = unsplit(a, b, n);
-            CHECK((big && r_ref.max_p == UINT64_MAX) || same_dot_range(&r_ref, &r_alt),
-                  "dot range", "dot cells", isa, kind_a);
+            xs_dot_cells_range want[2], got[2];
+            xs_dot_cells_measure(pa, pb, n, &want[0]);
+            operand_range(a, b, n, &want[1]);
+            int may_refuse[2] = {unsplit(a, b, n), 0};
+            for (int k = 0; k < 2; k++) {
+                memcpy(before, lanes[k], sizeof before);
+                sets[k]->by_cells[2](pa, pb, n, lanes[k], &measure_only, &got[k]);
+                CHECK(right_dot_range(&got[k], &want[k], may_refuse[k], a, b, n), "dot range",
+                      "dot cells", k ? isa : "generic", kind_a);
+                CHECK(same_doubles(before, lanes[k], XS_CELLS_LANES), "dot measure only",
+                      "dot cells", k ? isa : "generic", kind_a);
+            }
             if (!have_window || below(3) == 0) {
                 int moved = below(4);
-                have_window = dot_window(&w, &r_alt, moved == 0 ? -1 - below(3) :
+                have_window = dot_window(&w, &want[below(2)], moved == 0 ? -1 - below(3) :
                                          moved == 1 ? 1 : 0, moved == 2 ? -1 - below(3) : 0);
                 if (!have_window) {
                     continue;
                 }
-                memset(lanes_ref, 0, sizeof lanes_ref);       /* a new grid: flushed */
-                memset(lanes_alt, 0, sizeof lanes_alt);
+                memset(lanes, 0, sizeof lanes);       /* a new grid: flushed */
             }
-            int ok_ref = ref->by_cells[w.cells](pa, pb, n, lanes_ref, &w, &r_ref);
-            int ok_alt = alt->by_cells[w.cells](pa, pb, n, lanes_alt, &w, &r_alt);
-            if (big && !ok_ref && r_ref.max_p == UINT64_MAX) {
-                /* Refused for its split: carry on from the other's lanes. */
-                memcpy(lanes_ref, lanes_alt, sizeof lanes_ref);
-                continue;
+            for (int k = 0; k < 2; k++) {
+                memcpy(before, lanes[k], sizeof before);
+                int took = sets[k]->by_cells[w.cells](pa, pb, n, lanes[k], &w, &got[k]);
+                CHECK(right_dot_range(&got[k], &want[k], may_refuse[k], a, b, n), "dot range",
+                      "dot cells", k ? isa : "generic", kind_a);
+                CHECK(took == xs_dot_cells_fits(&w, &got[k]), "dot accepted", "dot cells",
+                      k ? isa : "generic", kind_a);
+                CHECK(right_dot_lanes(before, lanes[k], took, a, b, n), "dot lanes",
+                      "dot cells", k ? isa : "generic", kind_a);
             }
-            CHECK(ok_ref == ok_alt, "dot accepted", "dot cells", isa, kind_a);
-            CHECK(same_dot_range(&r_ref, &r_alt), "dot range", "dot cells", isa, kind_a);
-            CHECK(same_total(lanes_ref, lanes_alt), "dot lanes", "dot cells", isa,
-                  kind_a);
+        }
+    }
+}
+
+/* Blocks of products of a subnormal by a normal operand, each the other
+ * way round at random, the subnormal's integer (its fraction field) next
+ * to the generic split's cuts 2^26 and 2^27 and the normal one's
+ * significand next to 2^53 - 2^26: where a split rounding ties away from
+ * zero makes Dekker's product inexact (xs_dot_cells_generic.c).  Every
+ * block fits a window; each kernel must take it, with the lanes exact. */
+static void test_dot_split_ties(const xs_dot_cells_set *ref, const xs_dot_cells_set *alt,
+                                const char *isa, int trials)
+{
+    static const int64_t edges[] = {-2, -1, 0, 1, 2};
+    double a[XS_CELLS_BLOCK], b[XS_CELLS_BLOCK];
+    const xs_dot_cells_set *const sets[2] = {ref, alt};
+    for (int t = 0; t < trials; t++) {
+        int exponent = XS_CELLS_EXP_BIAS + 300 + below(40);       /* y near 2^300 */
+        for (int i = 0; i < XS_CELLS_BLOCK; i++) {
+            uint64_t tiny = ((uint64_t)1 << (26 + below(2))) + (uint64_t)edges[below(5)];
+            uint64_t wide = ((uint64_t)1 << 52) - ((uint64_t)1 << 26) + (uint64_t)edges[below(5)];
+            double x = xs_bits_double(tiny | (uint64_t)below(2) << 63);
+            double y = xs_bits_double((uint64_t)(exponent + below(4)) << XS_F64_MANT_BITS | wide);
+            y = below(2) ? -y : y;
+            a[i] = below(2) ? x : y;
+            b[i] = a[i] == x ? y : x;
+        }
+        xs_dot_cells_range want[2], got[2];
+        xs_dot_cells_measure((const char *)a, (const char *)b, XS_CELLS_BLOCK, &want[0]);
+        operand_range(a, b, XS_CELLS_BLOCK, &want[1]);
+        xs_cells_window w;
+        for (int k = 0; k < 2; k++) {
+            if (want[k].min_sum < XS_DOT_MIN_SUM_NORMAL) {
+                continue;        /* the FMA variants refuse subnormal operands */
+            }
+            CHECK(dot_window(&w, &want[k], 0, 0), "dot window", "dot split ties", isa, -1);
+            double lanes[XS_CELLS_LANES] = {0}, zeros[XS_CELLS_LANES] = {0};
+            int took = sets[k]->by_cells[w.cells]((const char *)a, (const char *)b,
+                                                  XS_CELLS_BLOCK, lanes, &w, &got[k]);
+            CHECK(took, "dot took", "dot split ties", k ? isa : "generic", -1);
+            CHECK(right_dot_lanes(zeros, lanes, took, a, b, XS_CELLS_BLOCK), "dot lanes",
+                  "dot split ties", k ? isa : "generic", -1);
         }
     }
 }
@@ -813,7 +937,10 @@ int main(int argc, char **argv)
         }
         if (dot != NULL) {
             test_dot(xs_cpu_variant(xs_dot_cells_variants, XS_ISA_GENERIC), dot, name, trials);
-            printf("dot cells %s against generic; lanes by exact totals\n", name);
+            test_dot_split_ties(xs_cpu_variant(xs_dot_cells_variants, XS_ISA_GENERIC), dot,
+                                name, trials / 10 + 1);
+            printf("dot cells generic and %s against the exact products: ranges, lanes by "
+                   "exact totals\n", name);
             compared++;
         }
         if (strips != NULL) {

@@ -28,7 +28,11 @@
  * cut cell: q = (r + s) - s, r - q and the lane's sum.  A running sum does
  * it in three: keep t_c = s_c + (the parts of cell c so far), and per term
  *
- *     t' = t_c + r,   q = t' - t_c,   r <- r - q,   t_c <- t'.
+ *     t' = t_c + r,   q = t' - t_c,   r <- r - q,   t_c <- t',
+ *
+ * computed as -q = t_c - t' and r + (-q): the same bits (q is exact), and
+ * on two-operand instruction sets (SSE2) one register copy fewer per cut
+ * (Zen 4, forced generic: the paper's data 3.8x -> 3.6x np.sum).
  *
  * While t_c stays in [2^52 u_c, 2^53 u_c], whose spacing is u_c, t' is
  * t_c + r rounded to a multiple of u_c, so q is r rounded to one (ties may
@@ -111,9 +115,9 @@ static int XS_CK_NAME(const void *input, int terms, double *lanes, const xs_cell
                 for (int c = 1; c < XS_CK_CELLS; c++) {
                     int h = XS_CK_CHAIN(c, j);
                     XS_CK_V t = XS_CK_ADD(run[c][h], r);
-                    XS_CK_V q = XS_CK_SUB(t, run[c][h]);
+                    XS_CK_V minus_q = XS_CK_SUB(run[c][h], t);
                     run[c][h] = t;
-                    r = XS_CK_SUB(r, q);
+                    r = XS_CK_ADD(r, minus_q);
                 }
                 int h = XS_CK_CHAIN(XS_CK_CELLS, j);
                 acc[XS_CK_CELLS][h] = XS_CK_ADD(acc[XS_CK_CELLS][h], r);

@@ -487,10 +487,15 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_track_end)(XS_CS_TRACK t, XS_CS_VD cut, 
     XS_CS_FN(cs_range_end)(t.d, cut, lane0, b);
 }
 
-/* a - b for the cuts: on the multiply-add units when the includer says
- * how (XS_CS_CUT_SUB), else plain. */
-#ifndef XS_CS_CUT_SUB
-#define XS_CS_CUT_SUB(a, b) ((a) - (b))
+/* v's rest after the cut that took t to next: v - (next - t) on the
+ * multiply-add units when the includer says how (XS_CS_CUT_SUB, a - b),
+ * else v + (t - next), the same bits (next - t is exact, so t - next is its
+ * negation), one addition with no copy on two-operand instruction sets. */
+#ifdef XS_CS_CUT_SUB
+#define XS_CS_REST(v, next, t) \
+    ((XS_CS_VD)XS_CS_CUT_SUB((v), (XS_CS_VD)XS_CS_CUT_SUB((next), (t))))
+#else
+#define XS_CS_REST(v, next, t) ((v) + ((t) - (next)))
 #endif
 #ifndef XS_CS_SWEEP
 #define XS_CS_SWEEP(K, itemsize) 1
@@ -516,7 +521,7 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_track_end)(XS_CS_TRACK t, XS_CS_VD cut, 
 #define XS_CS_RUN(v, t) \
     for (int c = 1; c < K; c++) { \
         XS_CS_VD next = (v) + (t)[c]; \
-        (v) = (XS_CS_VD)XS_CS_CUT_SUB((v), (XS_CS_VD)XS_CS_CUT_SUB(next, (t)[c])); \
+        (v) = XS_CS_REST((v), next, (t)[c]); \
         (t)[c] = next; \
     }
 
@@ -787,5 +792,6 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_TOP16_MAX
 #undef XS_CS_TOP16_MIN
 #undef XS_CS_CUT_SUB
+#undef XS_CS_REST
 #undef XS_CS_SWEEP
 #undef XS_CS_F64_ONLY

@@ -59,10 +59,13 @@
             mb[0] = mb[k] < mb[0] ? mb[k] : mb[0]; \
         } \
         (range)->max_p = cells_nan ? UINT64_MAX : xs_double_bits(mp[0]); \
-        (range)->min_a_m1 = xs_double_bits(ma[0]) == XS_CELLS_INF_BITS ? UINT64_MAX \
-                                                                        : xs_double_bits(ma[0]); \
-        (range)->min_b_m1 = xs_double_bits(mb[0]) == XS_CELLS_INF_BITS ? UINT64_MAX \
-                                                                        : xs_double_bits(mb[0]); }
+        (range)->min_sum = xs_dot_cells_operand_sum(avx2_min_m1(ma[0]), avx2_min_m1(mb[0])); }
+/* A minimum of bit patterns minus 1 taken as doubles, back as the pattern
+ * (+Inf, no non-zero value: UINT64_MAX). */
+static inline uint64_t avx2_min_m1(double m)
+{
+    return xs_double_bits(m) == XS_CELLS_INF_BITS ? UINT64_MAX : xs_double_bits(m);
+}
 #define XS_DK_CELLS 2
 #define XS_DK_NAME dot2_avx2
 #include "kernels/dot/xs_dot_cells_kernel.h"
@@ -103,8 +106,8 @@
             _mm512_and_si512(_mm512_castpd_si512(vb), abs_mask), one)); }
 #define XS_DK_RANGE_END(range) { \
         (range)->max_p = _mm512_reduce_max_epu64(max_p); \
-        (range)->min_a_m1 = _mm512_reduce_min_epu64(min_a); \
-        (range)->min_b_m1 = _mm512_reduce_min_epu64(min_b); }
+        (range)->min_sum = xs_dot_cells_operand_sum(_mm512_reduce_min_epu64(min_a), \
+                                                    _mm512_reduce_min_epu64(min_b)); }
 #define XS_DK_CELLS 2
 #define XS_DK_NAME dot2_avx512
 #include "kernels/dot/xs_dot_cells_kernel.h"
@@ -148,26 +151,6 @@ int xs_dot_cells_available(void)
     return pick_kernels() != NULL;
 }
 
-/* The range of the first n products of a block (a first guess). */
-static void range_of(const char *a, const char *b, int n, xs_dot_cells_range *r)
-{
-    uint64_t mp = 0, ma = UINT64_MAX, mb = UINT64_MAX;
-    for (int i = 0; i < n; i++) {
-        double x, y;
-        memcpy(&x, a + 8 * i, sizeof x);
-        memcpy(&y, b + 8 * i, sizeof y);
-        uint64_t p = xs_double_bits(x * y) & XS_CELLS_ABS_BITS;
-        uint64_t ax = (xs_double_bits(x) & XS_CELLS_ABS_BITS) - 1;
-        uint64_t ay = (xs_double_bits(y) & XS_CELLS_ABS_BITS) - 1;
-        mp = p > mp ? p : mp;
-        ma = ax < ma ? ax : ma;
-        mb = ay < mb ? ay : mb;
-    }
-    r->max_p = mp;
-    r->min_a_m1 = ma;
-    r->min_b_m1 = mb;
-}
-
 /* Set w to top T and K cells. */
 static void set_window(xs_cells_window *w, int top, int cells)
 {
@@ -180,14 +163,13 @@ static void set_window(xs_cells_window *w, int top, int cells)
  * XS_CELLS_GRID_MAX: none). */
 static int cells_needed(int top, const xs_dot_cells_range *r)
 {
-    if (r->min_a_m1 == UINT64_MAX || r->min_b_m1 == UINT64_MAX) {
+    if (r->min_sum == XS_DOT_NO_PRODUCTS) {
         return XS_DOT_CELLS_MIN;                          /* only zero products */
     }
-    int f_sum = xs_dot_cells_exponent_sum(r);
-    if (f_sum < 1076) {
-        return XS_CELLS_GRID_MAX + 1;     /* subnormal operands, or bits below 2^-1074 */
+    if (r->min_sum < XS_DOT_MIN_SUM_NORMAL) {
+        return XS_CELLS_GRID_MAX + 1;     /* a subnormal p, or operand (FMA variants) */
     }
-    int cells = xs_cells_for_quantum(top, f_sum - 2150);
+    int cells = xs_cells_for_quantum(top, r->min_sum - 2150);
     return cells < XS_DOT_CELLS_MIN ? XS_DOT_CELLS_MIN : cells;
 }
 
@@ -234,14 +216,14 @@ static void dot_block(const xs_dot_cells_set *kernels, xs_cells_blocks *t, xs_do
     xs_cells_window next;
     const xs_cells_window *first = &t->w;
     if (!t->active) {
-        range_of(block_a, block_b, XS_CELLS_STEP, &r);
+        xs_dot_cells_measure(block_a, block_b, XS_CELLS_STEP, &r);
         first = choose_window(&next, &r) ? &next : NULL;
     }
     int fits = first != NULL &&
                kernels->by_cells[first->cells](block_a, block_b, padded, t->lanes, first, &r);
     if (!fits) {
         if (first == NULL && r.max_p == 0) {
-            range_of(block_a, block_b, padded, &r);      /* first products all zero */
+            xs_dot_cells_measure(block_a, block_b, padded, &r);      /* first products all zero */
         }
         int cells;
         if (first == NULL && r.max_p != 0 && !t->active) {

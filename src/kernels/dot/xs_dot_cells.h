@@ -6,10 +6,11 @@
  * (fa, fb the biased exponent fields), and when that quantum is at least
  * 2^-1074 and p = fl(a*b) is finite, p and e = fma(a, b, -p) hold it
  * exactly (xs_dot.h).  Every part is a multiple of u_K when the block's
- * least quantum, bounded by its smallest non-zero |a| and |b|, is: so a
- * block fits when max |p| < 2^T, its operands are normal (or zero) and
- * fa_min + fb_min - 2150 >= max(T - K*W, -1074).  Then p, 2^52 times its
- * quantum or more, is a multiple of u_(K-1): under a top T above every |p|
+ * least quantum is: the kernels bound it, from below, by 2^(min_sum - 2150)
+ * (xs_dot_cells_variants.h: from the smallest non-zero |a| and |b|, or from
+ * the smallest |p|), so a block fits when max |p| < 2^T and
+ * min_sum - 2150 >= max(T - K*W, -1074).  Then p, 2^52 times that
+ * or more, is a multiple of u_(K-1): under a top T above every |p|
  * it is cut into cells 1..K-2 as a sum's term is and its rest goes into
  * cell K-1 whole; e is below 2^(T-53), under half of u_1, so its parts
  * start at cell 2 and end in cell K.  Cells 2..K take two parts per
@@ -17,9 +18,9 @@
  * most 2^(W-1) u_c: the lane bound of xs_cells.h (below 2^53 u_c) holds
  * with the same carry step.
  *
- * Blocks that fit no window (Inf/NaN, subnormal operands or products,
- * overflowing products, products spread too wide) take the scalar exact
- * path, xs_dot_add_float64.
+ * Blocks that fit no window (Inf/NaN, subnormal products, subnormal
+ * operands for the FMA variants, overflowing products, products spread too
+ * wide) take the scalar exact path, xs_dot_add_float64.
  *
  * Every CPU has a kernel: AVX2 and AVX-512 (xs_dot_cells.c) and NEON
  * (xs_dot_cells_neon.c) get e from a fused multiply-add; the portable one

@@ -89,16 +89,16 @@ static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
                 XS_DK_RANGE_STEP(va, vb, p)
                 for (int c = 1; c < XS_DK_CELLS - 1; c++) {
                     XS_DK_V next = XS_DK_ADD(t[c][j], p);
-                    XS_DK_V q = XS_DK_SUB(next, t[c][j]);
+                    XS_DK_V minus_q = XS_DK_SUB(t[c][j], next);
                     t[c][j] = next;
-                    p = XS_DK_SUB(p, q);
+                    p = XS_DK_ADD(p, minus_q);
                 }
                 t[XS_DK_CELLS - 1][j] = XS_DK_ADD(t[XS_DK_CELLS - 1][j], p);
                 for (int c = 2; c < XS_DK_CELLS; c++) {
                     XS_DK_V next = XS_DK_ADD(t[c][j], e);
-                    XS_DK_V q = XS_DK_SUB(next, t[c][j]);
+                    XS_DK_V minus_q = XS_DK_SUB(t[c][j], next);
                     t[c][j] = next;
-                    e = XS_DK_SUB(e, q);
+                    e = XS_DK_ADD(e, minus_q);
                 }
                 acc[XS_DK_CELLS][j] = XS_DK_ADD(acc[XS_DK_CELLS][j], e);
             }

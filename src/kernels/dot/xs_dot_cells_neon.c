@@ -42,8 +42,7 @@
                            ? vgetq_lane_u64((v), 0) : vgetq_lane_u64((v), 1))
 #define XS_DK_RANGE_END(range) { \
         (range)->max_p = XS_DK_LANE_MAX(max_p); \
-        (range)->min_a_m1 = XS_DK_LANE_MIN(min_a); \
-        (range)->min_b_m1 = XS_DK_LANE_MIN(min_b); }
+        (range)->min_sum = xs_dot_cells_operand_sum(XS_DK_LANE_MIN(min_a), XS_DK_LANE_MIN(min_b)); }
 #define XS_DK_CELLS 2
 #define XS_DK_NAME dot2_neon
 #include "kernels/dot/xs_dot_cells_kernel.h"

@@ -9,42 +9,94 @@
 #ifndef XS_DOT_CELLS_VARIANTS_H
 #define XS_DOT_CELLS_VARIANTS_H
 
+#include <limits.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kernels/cells/xs_cells.h"
 #include "cpu/xs_cpu.h"
 #include "exact/xs_ieee.h"
 
-/* A block's range: the largest |p| and the smallest non-zero |a| and |b|,
- * as bit patterns (unsigned order is magnitude order; Inf/NaN above all). */
+/* A block's range, as the driver reads it: the largest |p| as a bit
+ * pattern (unsigned order is magnitude order; Inf/NaN above all), and
+ * min_sum, for which every product a*b of the block with non-zero operands
+ * is a multiple of 2^(min_sum - 2150) (of normal operands: min_sum is at
+ * most fa + fb, their exponent fields) and p = fl(a*b) of 2^52 times that
+ * (what the kernels need: xs_dot_cells_kernel.h adds p's rest into cell
+ * K-1 whole): XS_DOT_NO_PRODUCTS when every product has a zero
+ * operand, below XS_DOT_MIN_SUM_NORMAL when no window takes the block.
+ * Two ways to measure it (xs_dot_cells_operand_sum, xs_dot_cells_product_sum):
+ * from the smallest non-zero |a| and |b| (the FMA variants), or from the
+ * smallest |p| (the portable ones: one minimum, not two). */
 typedef struct {
     uint64_t max_p;
-    uint64_t min_a_m1, min_b_m1;     /* minus 1 (all zero: UINT64_MAX) */
+    int min_sum;
 } xs_dot_cells_range;
 
-/* The least exponent sum fa + fb of a block's non-zero operands (range r,
- * neither a nor b all zero), or -1 when one of them is subnormal (exponent
- * field 0): no window takes such a block, for the kernels add p's rest into
- * cell K-1 whole, which takes p to be a multiple of 2^52 times its quantum,
- * true of normal operands only (xs_dot_cells_kernel.h). */
-static inline int xs_dot_cells_exponent_sum(const xs_dot_cells_range *r)
+#define XS_DOT_NO_PRODUCTS INT_MAX
+/* Blocks whose min_sum is below this fit no window: the least quantum a
+ * window takes is 2^-1074 = 2^(1076 - 2150). */
+#define XS_DOT_MIN_SUM_NORMAL 1076
+
+/* min_sum from the smallest non-zero |a| and |b|, as bit patterns minus 1
+ * (all zero: UINT64_MAX): fa + fb, the least exponent sum of the block's
+ * non-zero operands, or -1 when one of them is subnormal (exponent field
+ * 0).  Every product of normal operands is a multiple of
+ * Q = 2^(fa + fb - 2150) and |a*b| >= 2^104 Q, so p is a multiple of
+ * 2^52 Q.  A subnormal operand breaks that (|a*b| may be far below
+ * 2^104 Q): no window takes such a block. */
+static inline int xs_dot_cells_operand_sum(uint64_t min_a_m1, uint64_t min_b_m1)
 {
-    int fa = (int)((r->min_a_m1 + 1) >> XS_F64_MANT_BITS);
-    int fb = (int)((r->min_b_m1 + 1) >> XS_F64_MANT_BITS);
+    if (min_a_m1 == UINT64_MAX || min_b_m1 == UINT64_MAX) {
+        return XS_DOT_NO_PRODUCTS;
+    }
+    int fa = (int)((min_a_m1 + 1) >> XS_F64_MANT_BITS);
+    int fb = (int)((min_b_m1 + 1) >> XS_F64_MANT_BITS);
     return fa == 0 || fb == 0 ? -1 : fa + fb;
 }
 
-/* Whether every product of a block of range r fits w (see the header):
- * all of a or all of b zero makes every product zero. */
+/* min_sum from the smallest |p| of the block's products with non-zero
+ * operands, as a bit pattern (none: UINT64_MAX): fp + 1021 for its
+ * exponent field fp, or -1 when fp is 0 (a subnormal p, or one that went
+ * to zero).  Why it bounds every product a*b = A B Q (integers |A|, |B| <
+ * 2^53, Q = 2^(fa + fb - 2150) for normal operands, 2^-1074 a subnormal's
+ * part of it): p = fl(a*b) has ulp(p) = 2^(fp - 1075) at most
+ * 2^-52 |p| <= 2^-52 (1 + 2^-53) |A B| Q < 2^54 (1 + 2^-53) Q, so
+ * Q >= 2^-54 ulp(p) >= 2^(fp_min - 1129) = 2^(fp_min + 1021 - 2150), and p
+ * itself is a multiple of ulp(p) >= 2^54 of that. */
+static inline int xs_dot_cells_product_sum(uint64_t min_p)
+{
+    if (min_p == UINT64_MAX) {
+        return XS_DOT_NO_PRODUCTS;
+    }
+    int fp = (int)(min_p >> XS_F64_MANT_BITS);
+    return fp == 0 ? -1 : fp + 1021;
+}
+
+/* The range of a block's n products (a and b: contiguous float64, any
+ * alignment) measured exactly, product by product, as the portable kernels
+ * measure it (xs_dot_cells_product_sum): the driver's first guess, and
+ * their second look at a block with a zero product. */
+static inline void xs_dot_cells_measure(const char *a, const char *b, int n,
+                                        xs_dot_cells_range *r)
+{
+    uint64_t largest = 0, least = UINT64_MAX;
+    for (int i = 0; i < n; i++) {
+        double x, y;
+        memcpy(&x, a + 8 * i, sizeof x);
+        memcpy(&y, b + 8 * i, sizeof y);
+        uint64_t p = xs_double_bits(x * y) & XS_CELLS_ABS_BITS;
+        largest = p > largest ? p : largest;
+        least = x != 0.0 && y != 0.0 && p < least ? p : least;
+    }
+    r->max_p = largest;
+    r->min_sum = xs_dot_cells_product_sum(least);
+}
+
+/* Whether every product of a block of range r fits w (see the header). */
 static inline int xs_dot_cells_fits(const xs_cells_window *w, const xs_dot_cells_range *r)
 {
-    if (r->max_p >= w->max_limit) {
-        return 0;
-    }
-    if (r->min_a_m1 == UINT64_MAX || r->min_b_m1 == UINT64_MAX) {
-        return 1;
-    }
-    return xs_dot_cells_exponent_sum(r) >= w->min_quantum_sum;
+    return r->max_p < w->max_limit && r->min_sum >= w->min_quantum_sum;
 }
 
 typedef int (*xs_dot_cells_kernel)(const char *a, const char *b, int terms, double *lanes,
