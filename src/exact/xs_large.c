@@ -45,33 +45,6 @@ void xs_large_init(xs_large *acc)
     xs_small_init(&acc->small);
 }
 
-void xs_large_transfer(xs_large *acc, unsigned ix)
-{
-    /* bin * 2^(e - 1075), e the biased exponent (1..2046): the 64-bit sum as
-     * two 32-bit halves, each shifted by e mod 32 (below 2^63), spread over
-     * three chunks from chunk e / 32 (at most 65 < XS_NCHUNKS); each chunk
-     * moves by less than 2^33. */
-    uint64_t sum = acc->bin[ix];
-    if (sum == 0) {
-        return;           /* emptied before in this row, or never used */
-    }
-    acc->bin[ix] = 0;
-    unsigned e = ix & XS_LARGE_EXPONENT_MASK;
-    unsigned j = e >> 5, r = e & 31u;
-    uint64_t lo = (sum & XS_DIGIT_MASK) << r;
-    uint64_t hi = (sum >> 32) << r;
-    int64_t part0 = (int64_t)(lo & XS_DIGIT_MASK);
-    int64_t part1 = (int64_t)((lo >> 32) + (hi & XS_DIGIT_MASK));
-    int64_t part2 = (int64_t)(hi >> 32);
-    int64_t negate = xs_negate_mask(ix & XS_LARGE_SIGN_BIN);
-    acc->small.chunk[j] += xs_signed(part0, negate);
-    acc->small.chunk[j + 1] += xs_signed(part1, negate);
-    acc->small.chunk[j + 2] += xs_signed(part2, negate);
-    /* A normal-number bin is non-zero once used. */
-    acc->small.flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;
-    xs_small_count_add(&acc->small);
-}
-
 /* After a block whose exceptional bins are not all zero: its terms with
  * exponent field 0 or 0x7ff again, exactly (and their flags). */
 static void exceptional_terms(xs_large *acc, const char *p, ptrdiff_t n, ptrdiff_t stride)
@@ -230,7 +203,11 @@ typedef struct {
     uint64_t sum0, sum1, sum2;
 } xs_run_sums;
 
-/* Bin k of a run into its sums, and cleared. */
+/* Bin k of a run into its sums, and cleared: bin * 2^(e - 1075), e the
+ * biased exponent (1..2046, k = e mod 32), is the 64-bit sum as two 32-bit
+ * halves, each shifted by k (below 2^63), spread over the three chunks
+ * from chunk e / 32 (at most 65 < XS_NCHUNKS) in parts below 2^32, 2^33 and
+ * 2^32. */
 static inline void run_bin(xs_run_sums *sums, uint64_t *run, unsigned k)
 {
     uint64_t lo = (run[k] & XS_DIGIT_MASK) << k;
@@ -257,6 +234,15 @@ static void add_run(xs_large *acc, unsigned start, const xs_run_sums *sums)
     acc->small.chunk[j + 1] += xs_signed((int64_t)sums->sum1, negate);
     acc->small.chunk[j + 2] += xs_signed((int64_t)sums->sum2, negate);
     xs_small_count_add(&acc->small);
+}
+
+void xs_large_transfer(xs_large *acc, unsigned ix)
+{
+    /* A run of one bin. */
+    unsigned start = ix & ~(unsigned)(XS_LARGE_RUN_BINS - 1);
+    xs_run_sums sums = {0, 0, 0};
+    run_bin(&sums, acc->bin + start, ix - start);
+    add_run(acc, start, &sums);
 }
 
 static void flush_all(xs_large *acc)

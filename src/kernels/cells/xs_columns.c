@@ -330,16 +330,6 @@ static void flush_column(xs_columns *st, int j)
     }
 }
 
-/* Column j of this block, value by value. */
-static void add_column_slowly(xs_columns *st, int j, const char *p, ptrdiff_t rows,
-                              ptrdiff_t row_stride)
-{
-    xs_small *acc = column_acc(st, j);
-    for (ptrdiff_t r = 0; r < rows; r++, p += row_stride) {
-        xs_small_add_bits(acc, xs_double_bits(load_value(p, st->itemsize)));
-    }
-}
-
 /* The columns slow[0..count) of strip s in this block, value by value, row
  * by row: the strip's line of each row is read once, not once per column
  * (the block's lines do not all stay in the first-level cache), and the
@@ -668,11 +658,12 @@ static void add_strip(xs_columns *st, int s, const char *p, ptrdiff_t rows, ptrd
     }
 }
 
-/* A column of the last, partial strip, alone: its range, its window, its
- * cells. */
-static void add_leftover(xs_columns *st, int s, int k, const char *column, ptrdiff_t rows,
+/* Column k of the last, partial strip s (at `strip` in this block), alone:
+ * its range, its window, its cells. */
+static void add_leftover(xs_columns *st, int s, int k, const char *strip, ptrdiff_t rows,
                          ptrdiff_t row_stride)
 {
+    const char *column = strip + k * (ptrdiff_t)st->itemsize;
     uint64_t mx = 0, mn = UINT64_MAX;
     const char *q = column;
     for (ptrdiff_t r = 0; r < rows; r++, q += row_stride) {
@@ -684,7 +675,7 @@ static void add_leftover(xs_columns *st, int s, int k, const char *column, ptrdi
         add_column_cells(st, s, k, column, rows, row_stride);
     }
     else {
-        add_column_slowly(st, s * XS_STRIP + k, column, rows, row_stride);
+        add_columns_slowly(st, s, &k, 1, strip, rows, row_stride);
     }
 }
 
@@ -818,8 +809,8 @@ void xs_columns_add(xs_columns *st, const char *p, ptrdiff_t rows, ptrdiff_t row
         }
         /* Columns beyond the last whole strip, one by one. */
         for (int j = strips * XS_STRIP; j < (int)st->cols; j++) {
-            add_leftover(st, strips, j - strips * XS_STRIP, block + j * (ptrdiff_t)itemsize,
-                         nrows, row_stride);
+            add_leftover(st, strips, j - strips * XS_STRIP,
+                         block + strips * XS_STRIP * (ptrdiff_t)itemsize, nrows, row_stride);
         }
         r0 += nrows;
     }
