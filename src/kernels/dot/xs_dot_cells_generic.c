@@ -174,13 +174,51 @@ static inline xs_gv dekker_error(xs_gv x, xs_gv y, xs_gv p)
     return xl * yl + (((xh * yh - p) + xl * yh) + xh * yl);
 }
 
-/* min_sum of a block whose vector minimum met a zero product: measured
- * exactly, over the products with non-zero operands. */
+/* v where both x and y are non-zero, otherwise `otherwise`, lane by lane
+ * (GCC's vector comparisons give a mask of all ones or zeros per lane). */
+static inline xs_gv gv_where_nonzero(xs_gv x, xs_gv y, xs_gv v, xs_gv otherwise)
+{
+#if defined(__SSE2__) && XS_GV_W == 2
+    /* (GCC lowers the vector form below to scalar selects here.) */
+    __m128d zero = _mm_setzero_pd();
+    __m128d keep = _mm_and_pd(_mm_cmpneq_pd((__m128d)x, zero), _mm_cmpneq_pd((__m128d)y, zero));
+    return (xs_gv)_mm_or_pd(_mm_and_pd(keep, (__m128d)v), _mm_andnot_pd(keep, (__m128d)otherwise));
+#elif XS_GV_W == 2
+    xs_gvi keep = (xs_gvi)(x != 0.0) & (xs_gvi)(y != 0.0);
+    return XS_GV_DOUBLE((XS_GV_BITS(v) & keep) | (XS_GV_BITS(otherwise) & ~keep));
+#else
+    return x != 0.0 && y != 0.0 ? v : otherwise;
+#endif
+}
+
+/* min_sum of a block whose vector minimum met a zero product (a zero
+ * operand, or a product that went to zero): the smallest |p| again, of the
+ * products whose operands are both non-zero, vector by vector with no
+ * branch per product (sparse data comes here every block: Zen 4, a C
+ * harness of xs_dot_cells_add forced generic, normal data with 10% zeros
+ * 4.5 -> 1.7 ns per product and with 50% 14.8 -> 1.7, against stop 42's
+ * scalar passes over |a| and |b|; 1.3 without zeros).  A product that went
+ * to zero or to a subnormal makes it refuse the block
+ * (xs_dot_cells_product_sum). */
 static int nonzero_product_sum(const char *a, const char *b, int n)
 {
-    xs_dot_cells_range r;
-    xs_dot_cells_measure(a, b, n, &r);
-    return r.min_sum;
+    const xs_gvi abs_mask = XS_GV_SPLAT_BITS(XS_CELLS_ABS_BITS);
+    const xs_gv inf = XS_GV_SPLAT((double)INFINITY);
+    xs_gv least[2] = {inf, inf};      /* two chains of minima */
+    for (int i = 0; i < n; i += 2 * XS_GV_W) {
+        for (int j = 0; j < 2; j++) {
+            xs_gv x = load_gv(a + 8 * (i + j * XS_GV_W)), y = load_gv(b + 8 * (i + j * XS_GV_W));
+            xs_gv abs_p = XS_GV_DOUBLE(XS_GV_BITS(x * y) & abs_mask);
+            least[j] = gv_min(gv_where_nonzero(x, y, abs_p, inf), least[j]);
+        }
+    }
+    double m = (double)INFINITY;
+    for (int j = 0; j < 2; j++) {
+        for (int k = 0; k < XS_GV_W; k++) {
+            m = XS_GV_LANE(least[j], k) < m ? XS_GV_LANE(least[j], k) : m;
+        }
+    }
+    return xs_dot_cells_product_sum(m == (double)INFINITY ? UINT64_MAX : xs_double_bits(m));
 }
 
 /* Running cuts (xs_dot_cells_kernel.h): three additions per cut cell, not
