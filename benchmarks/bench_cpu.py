@@ -174,14 +174,19 @@ def _cpu_name():
 
 
 def ranges(results, levels):
-    """Per case, the range of each level's ratios over the runs."""
+    """Per case, the range of each level's ratios over the runs, and of the
+    twin's ns per element (ours over the ratio), which moves from one
+    process and session to the next where ours does not (docs/performance.md)."""
     lines = []
     for i, (label, _, kind, *_rest) in enumerate(CASES):
-        spans = []
+        spans, twins = [], []
         for lv in levels:
-            ratios = [r[i][1] for r in results[lv] if r[i] is not None]
+            cells = [r[i] for r in results[lv] if r[i] is not None]
+            ratios = [ratio for _ns, ratio in cells]
+            twins += [ns / ratio for ns, ratio in cells]
             spans.append(f"{lv} {min(ratios):.1f}-{max(ratios):.1f}x" if ratios else f"{lv} n/a")
-        lines.append(f"{label} / {kind}: " + ", ".join(spans))
+        twin = f"; twin {min(twins):.3f}-{max(twins):.3f} ns" if twins else ""
+        lines.append(f"{label} / {kind}: " + ", ".join(spans) + twin)
     return "\n".join(lines)
 
 
