@@ -8,6 +8,7 @@ has, forced with XSUMUFUNC_KERNEL, side by side.
     python benchmarks/bench_cpu.py --runs 3 --save a.json     # keep the runs' numbers
     python benchmarks/bench_cpu.py --merge a.json b.json --write README.md
     python benchmarks/bench_cpu.py --merge a.json --levels avx512 avx2 generic
+    python benchmarks/bench_cpu.py --class-twins --runs 3 --write docs/performance.md
 
 Each level runs in its own child process (the level is read once per
 process), one thread, same-process interleaved medians (bench.measure) of
@@ -27,6 +28,14 @@ several such files instead of measuring: runs from another time, or from
 another install of the same commit (a regular and an editable install place
 the benchmark's arrays differently, which moved NumPy's column sums by a
 fifth even at the four places).
+
+With --class-twins, each level's twins are those a CPU of its class runs:
+NumPy's own CPU dispatch capped with NPY_DISABLE_CPU_FEATURES (no AVX-512
+loops for `avx2`; nothing above NumPy's baseline, x86-64-v2 in NumPy 2.4,
+for `generic` and `sse2`) and OpenBLAS's kernels chosen with
+OPENBLAS_CORETYPE (Haswell, Nehalem): CLASS_CAPS.  Without it, every
+level's twins are NumPy's best on this CPU, the measure of issue 27's
+goals.  --write then fills the block ``bench_cpu_class``.
 """
 
 import argparse
@@ -73,6 +82,31 @@ CASES = [
 ]
 LEVELS = ["avx512vnni", "avx512", "avx2", "sse2", "generic", "neon"]
 
+#: What a CPU of each x86 class runs of NumPy and OpenBLAS (--class-twins):
+#: the markers of the NumPy dispatch targets to disable (a target is
+#: disabled when its name contains one; the names differ across NumPy
+#: versions: X86_V3 / X86_V4 in 2.4, AVX2 / AVX512F ... before), and
+#: OpenBLAS's core type.  Levels not named here keep NumPy's best.
+CLASS_CAPS = {
+    "avx2": (("AVX512", "X86_V4"), "Haswell"),
+    "sse2": (("AVX512", "X86_V4", "X86_V3", "AVX", "F16C", "FMA"), "Nehalem"),
+    "generic": (("AVX512", "X86_V4", "X86_V3", "AVX", "F16C", "FMA"), "Nehalem"),
+}
+
+
+def class_caps(level):
+    """The environment that caps NumPy and OpenBLAS to `level`'s class
+    (CLASS_CAPS); {} for a level with no cap."""
+    if level not in CLASS_CAPS:
+        return {}
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__ as dispatch
+    except ImportError:                             # NumPy 1.x
+        from numpy.core._multiarray_umath import __cpu_dispatch__ as dispatch
+    markers, coretype = CLASS_CAPS[level]
+    off = [name for name in dispatch if any(m in name for m in markers)]
+    return {"NPY_DISABLE_CPU_FEATURES": " ".join(off), "OPENBLAS_CORETYPE": coretype}
+
 
 def _methods(what, x, y, axis):
     """(ours, twin): the call measured and the NumPy (or bottleneck) twin."""
@@ -112,9 +146,11 @@ def child(rounds):
     print(json.dumps({"level": xs._ufuncs._simd_levels()[0], "rows": rows}))
 
 
-def run_level(level, rounds):
+def run_level(level, rounds, class_twins=False):
     env = dict(os.environ, XSUMUFUNC_KERNEL=level, OMP_NUM_THREADS="1",
                OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    if class_twins:
+        env.update(class_caps(level))
     out = subprocess.run([sys.executable, "-P", os.path.abspath(__file__), "--child",
                           "--rounds", str(rounds)], env=env, capture_output=True, text=True,
                          check=True)
@@ -130,7 +166,7 @@ def available_levels():
     return [lv for lv in LEVELS[:5] if order.index(lv) <= order.index(best)]
 
 
-def table(results, levels, runs):
+def table(results, levels, runs, class_twins=False):
     head = "| case | data | " + " | ".join(f"`{lv}`" for lv in levels) + \
         " | goal avx2 / generic |"
     lines = [head, "|" + "---|" * (len(levels) + 3)]
@@ -148,6 +184,12 @@ def table(results, levels, runs):
         lines.append(f"| {label} | {kind} | " + " | ".join(cells) + f" | {goals} |")
     twin = ("ratios to `np.sum` (float32 columns: of float32), `np.dot`, and bottleneck's "
             "`move_sum`")
+    if class_twins:
+        caps = "; ".join(f"`{lv}`: NumPy's {class_caps(lv)['NPY_DISABLE_CPU_FEATURES']} "
+                         f"loops off, OpenBLAS's {CLASS_CAPS[lv][1]} kernels" for lv in levels
+                         if lv in CLASS_CAPS)
+        twin += (", each as a CPU of the level's class runs them (NPY_DISABLE_CPU_FEATURES, "
+                 f"OPENBLAS_CORETYPE; {caps})")
     note = (f"Machine: {platform.machine()}, {_cpu_name()}; one thread; median of {runs} "
             f"run(s) of same-process interleaved medians, each case on its data at "
             f"{len(PLACEMENTS)} places in memory (their median); ns per element (dot: per "
@@ -196,11 +238,14 @@ def main(argv=None):
                      "--merge: every level of the files)")
     cli.add_argument("--save", help="write every run's numbers to this JSON file")
     cli.add_argument("--merge", nargs="+", help="JSON files of --save to make the table from")
+    cli.add_argument("--class-twins", action="store_true", help="time each level's twins as "
+                     "a CPU of its class runs them (NumPy and OpenBLAS capped; see the top)")
     cli.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = cli.parse_args(argv)
     if args.child:
         child(args.rounds)
         return
+    class_twins = args.class_twins
     if args.merge:
         levels, results = None, {}
         for path in args.merge:
@@ -210,6 +255,10 @@ def main(argv=None):
             if saved["levels"] != levels:
                 cli.error(f"--merge: {path} has levels {saved['levels']}, "
                           f"the first file {levels}; merge runs of the same levels")
+            if saved.get("class_twins", False) != class_twins:
+                cli.error(f"--merge: {path} was measured "
+                          f"{'with' if saved.get('class_twins') else 'without'} "
+                          "--class-twins; give --class-twins as its runs were")
             for lv in levels:
                 results.setdefault(lv, []).extend(saved["results"][lv])
         if args.levels:                          # a table of some of the saved levels
@@ -222,15 +271,16 @@ def main(argv=None):
         results = {lv: [] for lv in levels}
         for _ in range(args.runs):
             for lv in levels:                    # interleaved across levels too
-                results[lv].append(run_level(lv, args.rounds)["rows"])
+                results[lv].append(run_level(lv, args.rounds, class_twins)["rows"])
         if args.save:
             with open(args.save, "w") as f:
-                json.dump({"levels": levels, "results": results}, f)
-    text = table(results, levels, len(results[levels[0]]))
+                json.dump({"levels": levels, "results": results, "class_twins": class_twins},
+                          f)
+    text = table(results, levels, len(results[levels[0]]), class_twins)
     print(text)
     print(ranges(results, levels))
     if args.write:
-        write_block(args.write, "bench_cpu", text)
+        write_block(args.write, "bench_cpu_class" if class_twins else "bench_cpu", text)
 
 
 if __name__ == "__main__":
