@@ -18,7 +18,7 @@ through XSUMUFUNC_KERNEL.
 
 import numpy as np
 import pytest
-from childrun import check_under_kernel
+from childrun import check_under_kernel, run_with_kernel
 from helpers import assert_same, in_line
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -715,3 +715,119 @@ def test_rows_after_rows_under_every_kernel(kernel, tmp_path):
                        np.array([exact_mean_oracle(row, x.dtype) for row in x])]
                 for name, x in cases.items()}
     check_under_kernel(kernel, tmp_path, cases, _row_sums_and_means, expected)
+
+
+# ---- the binned kernels: blocks shared with a large accumulator ------------------------
+# The portable level (generic, sse2) cuts half of each step of a float64 block
+# of three or four cells and adds the other half's significands to the bins
+# of a large accumulator (XS_CK_BINNED in src/kernels/cells/xs_cells_kernel.h;
+# rows of 2^16 terms and more, lowered to 256 here through
+# _ufuncs._binned_min_terms).  Of each step of 16 terms, 8..15 go to the bins.
+# The other levels have no binned kernels: the same cases check them too.
+
+BINNED_LOW = 256
+
+
+def _binned_cases():
+    """name -> float64 array whose blocks take three or four cells."""
+    rng = np.random.default_rng(2031)
+    n = 16384
+
+    def spread(binades, size=n):
+        return (rng.choice([-1.0, 1.0], size) * (1 + rng.random(size)) *
+                np.ldexp(1.0, rng.integers(-binades // 2, binades // 2, size)))
+
+    three, four = spread(60), spread(120)
+    blocks = np.arange(0, n, 256)
+    specials = three.copy()
+    specials[blocks[1:40] + 9] = 0.0                       # zeros in the binned halves
+    specials[blocks[40:50] + 12] = -0.0
+    specials[blocks[50:60] + 10] = 2.0**-1070               # subnormals there
+    specials[blocks[60:62] + 3] = -5e-324                   # and in the cut halves
+    inf_binned = three.copy()
+    inf_binned[blocks[20] + 12] = np.inf
+    nan_binned = three.copy()
+    nan_binned[blocks[30] + 15] = np.nan
+    inf_cut = three.copy()
+    inf_cut[blocks[30] + 2] = -np.inf
+    # Every binned term in one bin near 2^53 (a significand of 2^53 - 1):
+    # the bin reaches 2^63 every eight blocks and is moved out; a tiny term
+    # in each block's cut half keeps three cells.
+    full = np.full(n, np.nextafter(2.0, 0.0))
+    full[blocks] = 2.0**-100
+    full_neg = -full
+    # A block whose cut half fits no window once the window is in use (its
+    # bins taken back), and outliers in the binned halves alone (the bins
+    # take any term).
+    refused = three.copy()
+    refused[blocks[10] + 3] = 2.0**200
+    refused[blocks[11] + 4] = 2.0**-400
+    refused[blocks[12] + 11] = 2.0**300
+    refused[blocks[13] + 14] = -(2.0**-600)
+    cancel = np.concatenate([three[: n // 2], -three[: n // 2][::-1]])
+    cancel_tiny = cancel.copy()
+    cancel_tiny[blocks[7] + 13] = 2.0**-1074               # its partner gone: the sum
+    cancel_tiny[n - 1 - (blocks[7] + 13)] = 0.0
+    return {"three": three, "four": four, "specials": specials, "inf_binned": inf_binned,
+            "nan_binned": nan_binned, "inf_cut": inf_cut, "full": full, "full_neg": full_neg,
+            "refused": refused, "cancel": cancel, "cancel_tiny": cancel_tiny,
+            "paper": rng.choice([-1.0, 1.0], n) * np.exp(30 * (u := rng.random(n))) * u}
+
+
+def _random_binned(seed):
+    """Random block structures over 60 to 130 binades (three and four cells,
+    windows that move), with exact negatives of earlier terms and specials."""
+    rng = np.random.default_rng([2032, seed])
+    n = int(rng.integers(300, 4000))
+    exps = (int(rng.integers(-900, 800)) + rng.integers(0, int(rng.integers(60, 131)), n) +
+            block_shifts(rng, n, 40))
+    x = rng.choice([-1.0, 1.0], n) * (1 + rng.random(n)) * np.ldexp(1.0, np.clip(exps, -1074, 1010))
+    k = int(rng.integers(0, n // 2))
+    x[n - k:] = -x[:k]
+    for value in (0.0, -0.0, 5e-324, np.inf, np.nan):
+        if rng.random() < 0.15:
+            x[rng.integers(0, n)] = value
+    return x
+
+
+BINNED_CASES = {**_binned_cases(), **{f"random {s}": _random_binned(s) for s in range(40)}}
+
+
+def _binned_sums(x):
+    """The child's side of test_binned_kernels: sums and means, the row
+    whole and as two rows, with the binned kernels from 256 terms."""
+    from xsumufunc import _ufuncs
+    _ufuncs._binned_min_terms(BINNED_LOW)
+    half = x[: x.size // 2 * 2].reshape(2, -1)
+    with np.errstate(all="ignore"):
+        return [xs.exact_sum(x), xs.exact_mean(x), xs.exact_sum(half, axis=1),
+                xs.exact_mean(half, axis=1)]
+
+
+@pytest.mark.parametrize("kernel", ["generic", "sse2", "best"])
+def test_binned_kernels(kernel, tmp_path):
+    expected = {}
+    for name, x in BINNED_CASES.items():
+        half = x[: x.size // 2 * 2].reshape(2, -1)
+        expected[name] = [exact_sum_oracle(x, FLOAT64), exact_mean_oracle(x, FLOAT64),
+                          np.array([exact_sum_oracle(r, FLOAT64) for r in half]),
+                          np.array([exact_mean_oracle(r, FLOAT64) for r in half])]
+    check_under_kernel(kernel, tmp_path, BINNED_CASES, _binned_sums, expected)
+
+
+def test_binned_min_terms_round_trips():
+    # (The fuzz driver lowers it on import, in whichever process imports it:
+    # the value before is whatever this process has.)
+    from xsumufunc import _ufuncs
+    before = _ufuncs._binned_min_terms()
+    try:
+        assert _ufuncs._binned_min_terms(300) == before
+        assert _ufuncs._binned_min_terms() == 300
+    finally:
+        assert _ufuncs._binned_min_terms(before) == 300
+    assert _ufuncs._binned_min_terms() == before
+
+
+def test_binned_min_terms_default():
+    code = "from xsumufunc import _ufuncs; print(_ufuncs._binned_min_terms())"
+    assert run_with_kernel("best", code) == ["65536", ""]      # XS_CELLS_BINNED_MIN_TERMS

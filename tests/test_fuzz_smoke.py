@@ -40,7 +40,7 @@ def test_fast_oracle_is_the_fraction_oracle():
 
 
 def test_cases_cover_every_kind_layout_and_kernel_length():
-    cases = [driver.Case(SEED, i) for i in range(600)]
+    cases = [driver.Case(SEED, i) for i in range(800)]
     assert {c.kind for c in cases} == set(driver.KINDS)
     targets = {c.target for c in cases}
     assert set(driver.TARGETS) - {"code"} <= targets

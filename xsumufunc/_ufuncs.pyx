@@ -111,6 +111,25 @@ def _simd_levels():
             xs_cpu_level_name(xs_cpu_best()).decode())
 
 
+cdef extern from "kernels/cells/xs_cells.h":
+    Py_ssize_t xs_cells_binned_min_terms(Py_ssize_t n) nogil
+
+
+def _binned_min_terms(Py_ssize_t n=-1):
+    """The length from which float64 rows share their blocks between the
+    cuts and a large accumulator (src/kernels/cells/xs_cells.h); ``n >= 0``
+    sets it, and the value before is returned.  A test hook: the tests and
+    the fuzzer lower it so that short rows reach those kernels; results
+    never depend on it.
+
+    >>> from xsumufunc import _ufuncs
+    >>> before = _ufuncs._binned_min_terms(256)
+    >>> _ufuncs._binned_min_terms(before)
+    256
+    """
+    return xs_cells_binned_min_terms(n)
+
+
 if xs_cpu_cap_unknown():
     import os as _os
     import warnings as _warnings

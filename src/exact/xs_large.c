@@ -76,15 +76,6 @@ static void full_bins(xs_large *acc, const char *p, ptrdiff_t n, ptrdiff_t strid
     }
 }
 
-/* The significand of a normal number, implicit bit included: the pattern
- * shifted left by 11 has the fraction in its top 52 bits below bit 63; bit
- * 63 set is the implicit bit, and the shift back right puts it at bit 52.
- * (Wrong for exponent fields 0 and 0x7ff, which are put right after.) */
-static inline uint64_t significand(uint64_t bits)
-{
-    return ((bits << 11) | XS_LARGE_BIN_LIMIT) >> 11;
-}
-
 /* Contiguous rows: each line of terms prefetches the one this many bytes
  * ahead (the row goes to the large accumulator in calls of 256 terms, with
  * the cells' first look at each block in between, so the hardware streams
@@ -116,7 +107,7 @@ static inline uint64_t add_block(uint64_t *restrict bin, uint64_t *restrict used
         uint64_t bits; \
         memcpy(&bits, p + (i) * stride, sizeof bits); \
         unsigned ix = (unsigned)(bits >> XS_F64_MANT_BITS); \
-        uint64_t sum = bin[ix] + significand(bits); \
+        uint64_t sum = bin[ix] + xs_large_significand(bits); \
         bin[ix] = sum; \
         sums |= sum; \
         if (track) { \
@@ -144,6 +135,31 @@ static inline uint64_t add_block(uint64_t *restrict bin, uint64_t *restrict used
     return sums;
 }
 
+unsigned xs_large_pending(const xs_large *acc, uint64_t sums)
+{
+    const uint64_t *bin = acc->bin;
+    unsigned pending = 0;
+    if ((bin[XS_LARGE_POS_ZERO_BIN] | bin[XS_LARGE_POS_SPECIAL_BIN] |
+            bin[XS_LARGE_NEG_ZERO_BIN] | bin[XS_LARGE_NEG_SPECIAL_BIN]) != 0) {
+        pending |= XS_LARGE_PENDING_EXCEPTIONAL;
+    }
+    if (sums >= XS_LARGE_BIN_LIMIT) {
+        pending |= XS_LARGE_PENDING_FULL;
+    }
+    return pending;
+}
+
+void xs_large_settle(xs_large *acc, const char *p, ptrdiff_t n, ptrdiff_t stride,
+                     unsigned pending)
+{
+    if (pending & XS_LARGE_PENDING_EXCEPTIONAL) {
+        exceptional_terms(acc, p, n, stride);
+    }
+    if (pending & XS_LARGE_PENDING_FULL) {
+        full_bins(acc, p, n, stride);
+    }
+}
+
 void xs_large_add_float64(xs_large *acc, const char *p, ptrdiff_t n, ptrdiff_t stride)
 {
     uint64_t *bin = acc->bin;
@@ -159,12 +175,9 @@ void xs_large_add_float64(xs_large *acc, const char *p, ptrdiff_t n, ptrdiff_t s
             sums = add_block(bin, acc->used, p, terms, stride, 1);
             acc->tracked += terms;
         }
-        if ((bin[XS_LARGE_POS_ZERO_BIN] | bin[XS_LARGE_POS_SPECIAL_BIN] |
-                bin[XS_LARGE_NEG_ZERO_BIN] | bin[XS_LARGE_NEG_SPECIAL_BIN]) != 0) {
-            exceptional_terms(acc, p, terms, stride);
-        }
-        if (sums >= XS_LARGE_BIN_LIMIT) {
-            full_bins(acc, p, terms, stride);
+        unsigned pending = xs_large_pending(acc, sums);
+        if (pending != 0) {
+            xs_large_settle(acc, p, terms, stride, pending);
         }
         p += terms * stride;
         n -= terms;

@@ -78,6 +78,31 @@ void xs_large_init(xs_large *acc);
 void xs_large_transfer(xs_large *acc, unsigned ix);
 /* Add n float64 values, stride bytes apart, by blocks of XS_LARGE_BLOCK. */
 void xs_large_add_float64(xs_large *acc, const char *p, ptrdiff_t n, ptrdiff_t stride);
+
+/* The significand of a normal number, implicit bit included: the pattern
+ * shifted left by 11 has the fraction in its top 52 bits below bit 63; bit
+ * 63 set is the implicit bit, and the shift back right puts it at bit 52.
+ * (Wrong for exponent fields 0 and 0x7ff, which xs_large_settle puts
+ * right.) */
+static inline uint64_t xs_large_significand(uint64_t bits)
+{
+    return ((bits << 11) | XS_LARGE_BIN_LIMIT) >> 11;
+}
+
+/* Callers that add a block of terms into acc->bin themselves, as the block
+ * loop of xs_large_add_float64 does (bin[bits >> 52] += the significand,
+ * at most XS_LARGE_BLOCK terms, every bin below XS_LARGE_BIN_LIMIT
+ * before; sums the OR of the new bin values), then ask what is left:
+ * xs_large_pending says (0: nothing), and xs_large_settle does it for the
+ * block's terms, given in one call or in several runs with the same
+ * `pending` (every run's exceptional terms go again, exactly, into the
+ * small accumulator and the exceptional bins are cleared; the bins at or
+ * above XS_LARGE_BIN_LIMIT that the run's terms hit are emptied). */
+#define XS_LARGE_PENDING_EXCEPTIONAL 1u    /* an exceptional bin is not zero */
+#define XS_LARGE_PENDING_FULL 2u           /* a bin reached XS_LARGE_BIN_LIMIT */
+unsigned xs_large_pending(const xs_large *acc, uint64_t sums);
+void xs_large_settle(xs_large *acc, const char *p, ptrdiff_t n, ptrdiff_t stride,
+                     unsigned pending);
 /* Move every non-zero bin into acc->small; all bins are zero after. */
 void xs_large_flush(xs_large *acc);
 

@@ -8,6 +8,7 @@ accumulator from 160 terms, lane flushes past 8192) and a kind of data:
 
 - ``wide``: random bit patterns, so every exponent and subnormals;
 - ``narrow``: one exponent window (the SIMD lanes' fast case);
+- ``spread``: exponents over 40 to 130 binades (three and four cells);
 - ``cancel``: huge terms and their negatives around small ones;
 - ``subnormal``: subnormals of the input format and the smallest normals;
 - ``tie``: an exact sum on a tie at the target's last bit (or just off it by
@@ -37,6 +38,8 @@ lowered so that these small products take them (set on import).  And x cut
 into rows of 8 to 264 columns, summed or averaged down each column
 (``axis=0``: the column sweep for float64 and float32 rows), C-contiguous
 or a column slice of a wider array, starting anywhere in a 64-byte line.
+Rows from 256 terms take the binned kernels of the portable level (their
+threshold lowered on import, as exact_matmul's are).
 
 Two oracles give the expected values: ``fraction`` is tests/oracle.py and
 tests/oracle_products.py (``fractions.Fraction`` term by term); ``fast`` (the
@@ -80,13 +83,16 @@ from xsumufunc._core import matmul as _matmul_core
 
 # Small products through the sliced GEMMs of exact_matmul (not only the dots).
 _matmul_core._MIN_WORK, _matmul_core._MIN_SIDE = 0, 1
+# Rows from one whole block (256 terms) through the binned kernels of the
+# portable level (src/kernels/cells/xs_cells.c; not only from 2^16 terms).
+xs._ufuncs._binned_min_terms(256)
 
 # The byte-coded formats (float8/float6/float4) come in about one case in six,
 # as inputs and as targets.
 INPUT_DTYPES = (FLOAT64, FLOAT64, FLOAT32, FLOAT16, BFLOAT16, "code")
 TARGETS = (FLOAT64, FLOAT32, FLOAT16, BFLOAT16, "code")
-KINDS = ("wide", "narrow", "cancel", "subnormal", "tie", "zeros", "overflow")
-KIND_WEIGHTS = (0.2, 0.15, 0.2, 0.1, 0.2, 0.05, 0.1)
+KINDS = ("wide", "narrow", "spread", "cancel", "subnormal", "tie", "zeros", "overflow")
+KIND_WEIGHTS = (0.18, 0.13, 0.1, 0.17, 0.1, 0.17, 0.05, 0.1)
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
@@ -183,6 +189,18 @@ def _narrow(rng, n, dtype):
     return _as(np.ldexp(m, e0 + rng.integers(0, spread, n)), dtype)
 
 
+def _spread(rng, n, dtype):
+    """Exponents over 40 to 130 binades: float64 blocks of three and four
+    cells (the cuts of every level, the binned kernels of the portable one),
+    narrower formats clipped to their range."""
+    fmt = FORMATS[dtype]
+    span = int(rng.integers(40, 131))
+    e0 = int(rng.integers(fmt.qmin, max(fmt.qmin + 1, fmt.qmax - span)))
+    m = rng.integers(-(1 << fmt.p) + 1, 1 << fmt.p, n).astype(np.float64)
+    e = np.minimum(e0 + rng.integers(0, span, n), fmt.qmax)
+    return _as(np.ldexp(m, e), dtype)
+
+
 def _cancel(rng, n, dtype):
     half = n // 2
     big = np.abs(_finite_bits(rng, half, dtype).astype(np.float64))
@@ -238,12 +256,15 @@ def _tie(rng, n, target):
 
 
 def _values(rng, kind, n, dtype, target):
-    if dtype in CODE_RULES and kind in ("wide", "narrow", "cancel", "subnormal", "overflow"):
-        return _code_values(rng, kind, n, dtype), dtype
+    if dtype in CODE_RULES and kind in ("wide", "narrow", "spread", "cancel", "subnormal",
+                                        "overflow"):
+        return _code_values(rng, "wide" if kind == "spread" else kind, n, dtype), dtype
     if kind == "wide":
         return _finite_bits(rng, n, dtype), dtype
     if kind == "narrow":
         return _narrow(rng, n, dtype), dtype
+    if kind == "spread":
+        return _spread(rng, n, dtype), dtype
     if kind == "cancel":
         return _cancel(rng, n, dtype), dtype
     if kind == "subnormal":

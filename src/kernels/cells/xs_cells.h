@@ -39,6 +39,15 @@
  * large accumulator for it.  The lanes go into the small accumulator when
  * the window moves and at the end.  The same grid serves the dot products
  * (xs_dot_cells.h) and the column sweep (xs_columns.c).
+ *
+ * Binned blocks (the portable level, float64 rows of
+ * XS_CELLS_BINNED_MIN_TERMS terms and more, windows of three and four
+ * cells): each step's first half is cut as above and its second half's
+ * significands go into the bins of the row's large accumulator, Neal's
+ * exact integer adds, on the integer units beside the floating-point adders
+ * that bound the cuts (XS_CK_BINNED, xs_cells_kernel.h).  The window takes
+ * the cut halves; the bins take any term; the row's sum is the lanes' and
+ * the bins' together, both exact.
  */
 #ifndef XS_CELLS_H
 #define XS_CELLS_H
@@ -272,6 +281,14 @@ static inline int xs_cells_round_sums(const double *sums, int count, uint64_t di
 void xs_cells_add_float64(xs_small *acc, xs_large **large, const double *x, ptrdiff_t n);
 void xs_cells_add_float32(xs_small *acc, xs_large **large, const float *x, ptrdiff_t n);
 void xs_cells_add_bfloat16(xs_small *acc, xs_large **large, const uint16_t *x, ptrdiff_t n);
+
+/* The length from which float64 rows share their blocks between the cuts
+ * and a large accumulator's bins where the level has binned kernels
+ * (xs_cells_variants.h; XS_CELLS_BINNED_MIN_TERMS by default): n >= 0 sets
+ * it (the tests and the fuzzer lower it, so that short rows reach those
+ * kernels), n < 0 only reads it; the value before is returned. */
+#define XS_CELLS_BINNED_MIN_TERMS ((ptrdiff_t)1 << 16)
+ptrdiff_t xs_cells_binned_min_terms(ptrdiff_t n);
 
 /* What a row leaves for the next one of the same loop (zeroed before the
  * first): its last window, tried first on the next row's first block, which

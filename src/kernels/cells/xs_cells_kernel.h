@@ -57,6 +57,50 @@
  * were (the range tells the driver why).
  */
 
+/* Optional: XS_CK_BINNED (float64, two cells or more), the block shared
+ * between the floating-point units and the integer ones.  The kernel then
+ * takes one more argument, a large accumulator (xs_large.h), and of each
+ * step of 2 XS_CK_VW XS_CK_CHAINS terms it cuts the first half into the
+ * lanes, as above, and adds the second half's significands to its
+ * bins[bits >> 52], Neal's large accumulator, on the integer units: the
+ * two halves' work runs side by side, where the cuts alone are bound by
+ * the floating-point adders (Zen 5, forced generic, the paper's data: see
+ * xs_cells.c).  The range is that of the first halves: the bins take any
+ * term exactly (a zero, subnormal, Inf or NaN one is put right by
+ * xs_large_settle, which the kernel calls on its binned halves when
+ * xs_large_pending says so).  terms is XS_CELLS_BLOCK.  When the first
+ * halves do not fit the window, the second halves' significands are subtracted again
+ * (bins are sums modulo 2^64: the same values as before), so that, as
+ * above, a refused block has changed nothing. */
+#ifdef XS_CK_BINNED
+#if XS_CK_CELLS == 1
+#error "a binned instance cuts: two cells or more"
+#endif
+_Static_assert(XS_CELLS_BLOCK % (2 * XS_CK_VW * XS_CK_CHAINS) == 0,
+               "a block is whole steps of cut and binned halves");
+_Static_assert(XS_CELLS_BLOCK / 2 <= XS_LARGE_BLOCK,
+               "a block's binned halves keep the bins below 2^64 (xs_large.h)");
+/* Where FP term i (a multiple of XS_CK_VW * XS_CK_CHAINS) of the cut halves
+ * starts in the block, and the terms of each half. */
+#define XS_CK_POS(i) (2 * (i))
+#define XS_CK_CUT_TERMS(terms) ((terms) / 2)
+/* The binned half of the step whose cut half starts at FP term i, into the
+ * bins (sign = +1) or out of them again (sign = -1: unsigned negation). */
+#define XS_CK_BIN_HALF(i, sign) \
+    for (int k = 0; k < XS_CK_VW * XS_CK_CHAINS; k++) { \
+        uint64_t bits; \
+        memcpy(&bits, x + XS_CK_POS(i) + XS_CK_VW * XS_CK_CHAINS + k, sizeof bits); \
+        unsigned ix = (unsigned)(bits >> XS_F64_MANT_BITS); \
+        uint64_t sum = bins[ix] + (uint64_t)(sign) * xs_large_significand(bits); \
+        bins[ix] = sum; \
+        bin_sums |= sum; \
+    }
+#else
+#define XS_CK_POS(i) (i)
+#define XS_CK_CUT_TERMS(terms) (terms)
+#define XS_CK_BIN_HALF(i, sign)
+#endif
+
 /* Optional: XS_CK_LOW_CHAINS, the chains of cells 2..K: half of
  * XS_CK_CHAINS (default: all of them), so that the portable kernels' 16
  * vector registers hold every running sum (no lane kept in memory).  Fewer
@@ -77,9 +121,16 @@ _Static_assert(XS_CK_LOW_CHAINS == XS_CK_CHAINS || 2 * XS_CK_LOW_CHAINS == XS_CK
 
 XS_CK_TARGET
 static int XS_CK_NAME(const void *input, int terms, double *lanes, const xs_cells_window *w,
-                      xs_cells_range *range)
+                      xs_cells_range *range
+#ifdef XS_CK_BINNED
+                      , xs_large *large
+#endif
+                      )
 {
     const XS_CK_ELEMENT *x = input;
+#ifdef XS_CK_BINNED
+    uint64_t *bins = large->bin, bin_sums = 0;
+#endif
     XS_CK_V acc[XS_CK_CELLS + 1][XS_CK_CHAINS], sigma[XS_CK_CELLS + 1];
     for (int c = 0; c <= XS_CK_CELLS; c++) {
         sigma[c] = XS_CK_SET1(w->sigma[c]);
@@ -100,16 +151,17 @@ static int XS_CK_NAME(const void *input, int terms, double *lanes, const xs_cell
     /* Spans of XS_CELLS_RUN_PARTS terms per lane, each from t_c = s_c. */
     const int span = XS_CELLS_RUN_PARTS * XS_CK_VW * XS_CK_CHAINS;
     XS_CK_V run[XS_CK_CELLS][XS_CK_CHAINS];     /* t_c of cells 1..K-1 */
-    for (int i0 = 0; i0 < terms; i0 += span) {
+    const int cut_terms = XS_CK_CUT_TERMS(terms);
+    for (int i0 = 0; i0 < cut_terms; i0 += span) {
         for (int c = 1; c < XS_CK_CELLS; c++) {
             for (int j = 0; j < XS_CK_CHAINS; j++) {
                 run[c][j] = sigma[c];
             }
         }
-        int i1 = terms - i0 < span ? terms : i0 + span;
+        int i1 = cut_terms - i0 < span ? cut_terms : i0 + span;
         for (int i = i0; i < i1; i += XS_CK_VW * XS_CK_CHAINS) {
             for (int j = 0; j < XS_CK_CHAINS; j++) {
-                XS_CK_V v = XS_CK_LOAD_IN(x, i + j * XS_CK_VW);
+                XS_CK_V v = XS_CK_LOAD_IN(x, XS_CK_POS(i) + j * XS_CK_VW);
                 XS_CK_RANGE_STEP(v, j)
                 XS_CK_V r = v;
                 for (int c = 1; c < XS_CK_CELLS; c++) {
@@ -122,6 +174,7 @@ static int XS_CK_NAME(const void *input, int terms, double *lanes, const xs_cell
                 int h = XS_CK_CHAIN(XS_CK_CELLS, j);
                 acc[XS_CK_CELLS][h] = XS_CK_ADD(acc[XS_CK_CELLS][h], r);
             }
+            XS_CK_BIN_HALF(i, 1)
         }
         for (int c = 1; c < XS_CK_CELLS; c++) {
             for (int j = 0; j < XS_CK_CHAINS_OF(c); j++) {
@@ -141,6 +194,11 @@ static int XS_CK_NAME(const void *input, int terms, double *lanes, const xs_cell
 #endif
     XS_CK_RANGE_END(range)
     if (range->max_bits >= w->max_limit || range->min_bits_m1 < w->min_limit_m1) {
+#ifdef XS_CK_BINNED
+        for (int i = 0; i < cut_terms; i += XS_CK_VW * XS_CK_CHAINS) {
+            XS_CK_BIN_HALF(i, -1)
+        }
+#endif
         return 0;
     }
     /* The carry step, from the bottom cell up: cell c keeps at most
@@ -157,7 +215,19 @@ static int XS_CK_NAME(const void *input, int terms, double *lanes, const xs_cell
             XS_CK_STORE(lanes + c * XS_CELLS_LANE_STRIDE + j * XS_CK_VW, acc[c][j]);
         }
     }
+#ifdef XS_CK_BINNED
+    unsigned pending = xs_large_pending(large, bin_sums);
+    if (pending != 0) {
+        for (int i = 0; i < XS_CK_CUT_TERMS(terms); i += XS_CK_VW * XS_CK_CHAINS) {
+            xs_large_settle(large, (const char *)(x + XS_CK_POS(i) + XS_CK_VW * XS_CK_CHAINS),
+                            XS_CK_VW * XS_CK_CHAINS, (ptrdiff_t)sizeof(double), pending);
+        }
+    }
+#endif
     return 1;
 }
 #undef XS_CK_CELLS
 #undef XS_CK_NAME
+#undef XS_CK_POS
+#undef XS_CK_CUT_TERMS
+#undef XS_CK_BIN_HALF
