@@ -518,7 +518,8 @@ static void cells_block(const xs_cells_type *type, const xs_cells_kernel *kernel
     }
     /* (Under the last row's window, a block of zeros alone does not make
      * the lanes active: the rest keeps the sign of a zero sum.) */
-    int fits = first != NULL && block_kernel(kernels, binned, t, rest, block, padded, first, &r) &&
+    int fits = first != NULL &&
+               block_kernel(kernels, binned, t, rest, block, padded, first, &r) &&
                (t->active || r.max_bits != 0);
     if (!fits) {
         int more;
@@ -553,8 +554,8 @@ static void cells_block(const xs_cells_type *type, const xs_cells_kernel *kernel
  * the last row's window (cells 0: none), tried first; the row's is left in
  * it. */
 static int cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
-                     const xs_cells_binned_kernel *binned, xs_small *acc, xs_large **large, const char *x, ptrdiff_t n,
-                     double *cells, xs_cells_hint *hint)
+                     const xs_cells_binned_kernel *binned, xs_small *acc, xs_large **large,
+                     const char *x, ptrdiff_t n, double *cells, xs_cells_hint *hint)
 {
     /* Every addition here is exact, but the cuts are inexact by design and
      * a NaN/Inf term raises "invalid" or "overflow" in a kernel whose
@@ -610,8 +611,9 @@ static int cells_add(const xs_cells_type *type, const xs_cells_kernel *kernels,
  * sums decides the rounding (xs_running.h); else 0 and the row's exact sum
  * in acc. */
 static int cells_round(const xs_cells_type *type, const xs_cells_kernel *kernels,
-                       const xs_cells_binned_kernel *binned, xs_small *acc, xs_large **large, const char *x, ptrdiff_t n,
-                       const xs_format *fmt, uint64_t divisor, double *out, xs_cells_hint *hint)
+                       const xs_cells_binned_kernel *binned, xs_small *acc,
+                       xs_large **large, const char *x, ptrdiff_t n, const xs_format *fmt,
+                       uint64_t divisor, double *out, xs_cells_hint *hint)
 {
     double cells[XS_CELLS_GRID_MAX + 1];
     int count = cells_add(type, kernels, binned, acc, large, x, n, cells, hint);

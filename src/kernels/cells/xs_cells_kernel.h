@@ -69,9 +69,9 @@
  * term exactly (a zero, subnormal, Inf or NaN one is put right by
  * xs_large_settle, which the kernel calls on its binned halves when
  * xs_large_pending says so).  terms is XS_CELLS_BLOCK.  When the first
- * halves do not fit the window, the second halves' significands are subtracted again
- * (bins are sums modulo 2^64: the same values as before), so that, as
- * above, a refused block has changed nothing. */
+ * halves do not fit the window, the second halves' significands are
+ * subtracted again (bins are sums modulo 2^64: the same values as before),
+ * so that, as above, a refused block has changed nothing. */
 #ifdef XS_CK_BINNED
 #if XS_CK_CELLS == 1
 #error "a binned instance cuts: two cells or more"
