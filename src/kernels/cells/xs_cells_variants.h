@@ -32,8 +32,8 @@ typedef int (*xs_cells_binned_kernel)(const void *x, int terms, double *lanes,
                                       xs_large *large);
 
 /* The kernels of one instruction set, by input type and cell count, and
- * the binned float64 ones where the ISA has them (NULL: none; a set's
- * initializer that leaves them out has none). */
+ * the binned float64 ones where the ISA has them (NULL: none; XS_CELLS_SET
+ * makes a set without, XS_CELLS_SET_BINNED one with). */
 typedef struct {
     xs_cells_kernel f64[XS_CELLS_MAX + 1], f32[XS_CELLS_MAX + 1], bf16[XS_CELLS_MAX + 1];
     xs_cells_binned_kernel f64_binned[XS_CELLS_MAX + 1];
@@ -42,7 +42,8 @@ typedef struct {
 #define XS_CELLS_SET(ISA) { \
     {NULL, cells_f64_##ISA##_1, cells_f64_##ISA##_2, cells_f64_##ISA##_3, cells_f64_##ISA##_4}, \
     {NULL, cells_f32_##ISA##_1, cells_f32_##ISA##_2, cells_f32_##ISA##_3, cells_f32_##ISA##_4}, \
-    {NULL, cells_bf16_##ISA##_1, cells_bf16_##ISA##_2, cells_bf16_##ISA##_3, cells_bf16_##ISA##_4}}
+    {NULL, cells_bf16_##ISA##_1, cells_bf16_##ISA##_2, cells_bf16_##ISA##_3, cells_bf16_##ISA##_4}, \
+    {NULL, NULL, NULL, NULL, NULL}}
 /* With binned float64 kernels for three and four cells.  Not for two:
  * there the cuts take four additions a term, not seven, and sharing the
  * block made the portable kernels slower (Zen 5, forced generic,
