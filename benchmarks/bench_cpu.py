@@ -87,10 +87,11 @@ LEVELS = ["avx512vnni", "avx512", "avx2", "sse2", "generic", "neon"]
 #: disabled when its name contains one; the names differ across NumPy
 #: versions: X86_V3 / X86_V4 in 2.4, AVX2 / AVX512F ... before), and
 #: OpenBLAS's core type.  Levels not named here keep NumPy's best.
+_BELOW_AVX2 = (("AVX512", "X86_V4", "X86_V3", "AVX", "F16C", "FMA"), "Nehalem")
 CLASS_CAPS = {
     "avx2": (("AVX512", "X86_V4"), "Haswell"),
-    "sse2": (("AVX512", "X86_V4", "X86_V3", "AVX", "F16C", "FMA"), "Nehalem"),
-    "generic": (("AVX512", "X86_V4", "X86_V3", "AVX", "F16C", "FMA"), "Nehalem"),
+    "sse2": _BELOW_AVX2,
+    "generic": _BELOW_AVX2,
 }
 
 

@@ -766,7 +766,9 @@ def _binned_cases():
     refused[blocks[13] + 14] = -(2.0**-600)
     cancel = np.concatenate([three[: n // 2], -three[: n // 2][::-1]])
     cancel_tiny = cancel.copy()
-    cancel_tiny[blocks[7] + 13] = 2.0**-1074               # its partner gone: the sum
+    # One cancelling pair replaced by the least subnormal (binned half) and a
+    # zero (cut half): the exact sum is that subnormal.
+    cancel_tiny[blocks[7] + 13] = 2.0**-1074
     cancel_tiny[n - 1 - (blocks[7] + 13)] = 0.0
     return {"three": three, "four": four, "specials": specials, "inf_binned": inf_binned,
             "nan_binned": nan_binned, "inf_cut": inf_cut, "full": full, "full_neg": full_neg,

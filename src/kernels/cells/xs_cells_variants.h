@@ -39,19 +39,18 @@ typedef struct {
     xs_cells_binned_kernel f64_binned[XS_CELLS_MAX + 1];
 } xs_cells_set;
 
-#define XS_CELLS_SET(ISA) { \
+/* The rows of a set every ISA has: float64, float32 and bfloat16 kernels
+ * for 1..XS_CELLS_MAX cells. */
+#define XS_CELLS_ROWS(ISA) \
     {NULL, cells_f64_##ISA##_1, cells_f64_##ISA##_2, cells_f64_##ISA##_3, cells_f64_##ISA##_4}, \
     {NULL, cells_f32_##ISA##_1, cells_f32_##ISA##_2, cells_f32_##ISA##_3, cells_f32_##ISA##_4}, \
-    {NULL, cells_bf16_##ISA##_1, cells_bf16_##ISA##_2, cells_bf16_##ISA##_3, cells_bf16_##ISA##_4}, \
-    {NULL, NULL, NULL, NULL, NULL}}
+    {NULL, cells_bf16_##ISA##_1, cells_bf16_##ISA##_2, cells_bf16_##ISA##_3, cells_bf16_##ISA##_4}
+#define XS_CELLS_SET(ISA) {XS_CELLS_ROWS(ISA), {NULL, NULL, NULL, NULL, NULL}}
 /* With binned float64 kernels for three and four cells.  Not for two:
  * there the cuts take four additions a term, not seven, and sharing the
  * block made the portable kernels slower (Zen 5, forced generic,
  * lognormal(0, 3) data, 1e6 terms: 0.33 -> 0.35 ns per term). */
-#define XS_CELLS_SET_BINNED(ISA) { \
-    {NULL, cells_f64_##ISA##_1, cells_f64_##ISA##_2, cells_f64_##ISA##_3, cells_f64_##ISA##_4}, \
-    {NULL, cells_f32_##ISA##_1, cells_f32_##ISA##_2, cells_f32_##ISA##_3, cells_f32_##ISA##_4}, \
-    {NULL, cells_bf16_##ISA##_1, cells_bf16_##ISA##_2, cells_bf16_##ISA##_3, cells_bf16_##ISA##_4}, \
+#define XS_CELLS_SET_BINNED(ISA) {XS_CELLS_ROWS(ISA), \
     {NULL, NULL, NULL, cells_f64_##ISA##_binned_3, cells_f64_##ISA##_binned_4}}
 
 /* Whether the portable instances measure a block's range on the top 16
