@@ -17,7 +17,7 @@ forces it through XSUMUFUNC_KERNEL.
 
 import numpy as np
 import pytest
-from childrun import check_under_kernel
+from childrun import check_under_kernel, run_with_kernel
 from helpers import assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -226,3 +226,141 @@ def test_random_block_structures(seed, n, spread, center, block_shift):
     b[n - k:] = b[:k]
     with np.errstate(all="ignore"):
         assert_same(xs.exact_dot(a, b), _expected(a, b))
+
+
+# ---- the binned kernels: blocks shared with bins of exact products ----------------------
+# The portable level (generic, sse2) on x86-64 has binned dot kernels for
+# windows of four and five cells (src/kernels/dot/xs_dot_cells_variants.h):
+# of each unit of 12 products of a block, the first 8 are cut into the lanes
+# and the last 4 go into bins of exact 128-bit products (xs_dot_bins.h), and
+# so do the block's last 4 (256 = 21 * 12 + 4).  Rows of 2^16 products and
+# more, lowered to 256 here through _ufuncs._dot_binned_min_terms.  Every
+# case above runs there too, and these put what the bins must put right in
+# the binned places.  The other levels have no binned kernels: the same
+# cases check them too.
+
+DOT_BINNED_LOW = 256
+
+
+def _binned_places(n):
+    """The binned products' indices of a row of n products (whole blocks)."""
+    block = np.arange(256)
+    binned = block[(block % 12 >= 8) | (block >= 252)]
+    return (np.arange(0, n, 256)[:, None] + binned).ravel()
+
+
+def _dot_binned_cases():
+    """name -> (a, b) whose blocks take four or five cells, with zeros,
+    subnormals, Inf, NaN, overflowing and vanishing products in binned
+    places, refused blocks and windows that the cut products alone set."""
+    rng = np.random.default_rng(2077)
+    n = 16384
+    places = _binned_places(n)
+
+    def wide(size=n):          # products over about 60 binades: four cells
+        return rng.standard_normal(size) * np.ldexp(1.0, rng.integers(-24, 24, size))
+
+    cases = {"wide": (wide(), rng.standard_normal(n)),
+             "lognormal": (rng.lognormal(0, 3, n) * rng.choice([-1.0, 1.0], n),
+                           rng.lognormal(0, 3, n))}
+    a, b = wide(), rng.standard_normal(n)
+    one_zero = a.copy()
+    one_zero[places[40]] = 0.0                         # one block settles
+    cases["one_zero"] = (one_zero, b)
+    sparse = a.copy()
+    sparse[places[::3]] = -0.0                         # every block: the bins stop
+    cases["sparse_binned"] = (sparse, b)
+    sub = a.copy()
+    sub[places[100:160:7]] = 5e-324 * rng.integers(1, 2**50, 9)
+    sub_b = b.copy()
+    sub_b[places[100:160:7][:4]] = 2.0**-1060          # products below 2^-1074
+    cases["subnormal_binned"] = (sub, sub_b)
+    for name, value in (("inf_binned", np.inf), ("nan_binned", np.nan)):
+        x = a.copy()
+        x[places[300]] = value
+        cases[name] = (x, b)
+    inf_zero_a, inf_zero_b = a.copy(), b.copy()
+    inf_zero_a[places[500]], inf_zero_b[places[500]] = np.inf, 0.0
+    cases["inf_times_zero_binned"] = (inf_zero_a, inf_zero_b)
+    # Products beyond a double, in binned places, that cancel: the bins hold
+    # them exactly; the dot product is finite.
+    huge_a, huge_b = a.copy(), b.copy()
+    huge_a[places[[10, 700]]] = [1e300, -1e300]
+    huge_b[places[[10, 700]]] = 1e300
+    huge_a[places[20]], huge_b[places[20]] = 2.0**1000, 2.0**1000
+    huge_a[places[720]], huge_b[places[720]] = -(2.0**1000), 2.0**1000
+    cases["overflowing_binned_cancel"] = (huge_a, huge_b)
+    # Binned products far below the cut ones (the window the cut products
+    # choose alone has too few cells for them), and two blocks that the
+    # window in use refuses (their bins taken out): one whose cut products
+    # are all far above it, so that the new window of three cells (the
+    # plain kernel, which takes every product) refuses it too and it goes
+    # product by product, and two with a single large cut product, which
+    # cancel (so that every block counts in the result).
+    jump_a, jump_b = rng.standard_normal(n), rng.standard_normal(n)
+    jump_a[places] *= 2.0**-70
+    cut20 = np.setdiff1d(np.arange(20 * 256, 21 * 256), places)
+    jump_a[cut20] *= 2.0**60
+    jump_a[[40 * 256 + 2, 41 * 256 + 2]] = [2.0**120, -(2.0**120)]    # they cancel
+    jump_b[[40 * 256 + 2, 41 * 256 + 2]] = 1.0
+    cases["refused_and_narrower"] = (jump_a, jump_b)
+    # Every binned product the same large one: their bins' high words grow.
+    same = a.copy()
+    same_b = b.copy()
+    same[places] = np.nextafter(2.0**12, 0.0)
+    same_b[places] = -np.nextafter(2.0**8, 0.0)
+    cases["one_bin"] = (same, same_b)
+    return cases
+
+
+def _random_dot_binned(seed):
+    """Random block structures over 80 to 160 binades of products (four and
+    five cells, windows that move), exact negatives, and specials."""
+    rng = np.random.default_rng([2078, seed])
+    n = int(rng.integers(300, 5000))
+    spread = int(rng.integers(40, 81))
+    shifts = block_shifts(rng, n, 30)
+    a = rng.standard_normal(n) * np.ldexp(1.0, rng.integers(-spread, spread, n) + shifts)
+    b = rng.standard_normal(n) * np.ldexp(1.0, rng.integers(-spread // 2, spread // 2, n))
+    k = int(rng.integers(0, n // 2))
+    a[n - k:], b[n - k:] = -a[:k], b[:k]
+    for value in (0.0, -0.0, 5e-324, 1e300, np.inf, np.nan):
+        if rng.random() < 0.15:
+            a[rng.integers(0, n)] = value
+    return a, b
+
+
+DOT_BINNED_CASES = {**CASES, **_dot_binned_cases(),
+                    **{f"random {s}": _random_dot_binned(s) for s in range(30)}}
+
+
+def _binned_dots(a, b):
+    """The child's side of test_binned_kernels: the binned kernels from 256
+    products."""
+    from xsumufunc import _ufuncs
+    _ufuncs._dot_binned_min_terms(DOT_BINNED_LOW)
+    with np.errstate(all="ignore"):
+        return [xs.exact_dot(a, b), xs.exact_dot(a[:1300], b[:1300])]
+
+
+@pytest.mark.parametrize("kernel", ["generic", "sse2", "best"])
+def test_binned_kernels(kernel, tmp_path):
+    expected = {name: [_expected(a, b), _expected(a[:1300], b[:1300])]
+                for name, (a, b) in DOT_BINNED_CASES.items()}
+    check_under_kernel(kernel, tmp_path, DOT_BINNED_CASES, _binned_dots, expected, timeout=600)
+
+
+def test_dot_binned_min_terms_round_trips():
+    from xsumufunc import _ufuncs
+    before = _ufuncs._dot_binned_min_terms()
+    try:
+        assert _ufuncs._dot_binned_min_terms(300) == before
+        assert _ufuncs._dot_binned_min_terms() == 300
+    finally:
+        assert _ufuncs._dot_binned_min_terms(before) == 300
+    assert _ufuncs._dot_binned_min_terms() == before
+
+
+def test_dot_binned_min_terms_default():
+    code = "from xsumufunc import _ufuncs; print(_ufuncs._dot_binned_min_terms())"
+    assert run_with_kernel("best", code) == ["65536", ""]    # XS_DOT_CELLS_BINNED_MIN_TERMS

@@ -23,7 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOURCES = [
     "src/cpu/xs_cpu.c",
     "src/exact/xs_small.c", "src/exact/xs_large.c", "src/exact/xs_round.c",
-    "src/exact/xs_dot.c",
+    "src/exact/xs_dot.c", "src/exact/xs_dot_bins.c",
     "src/kernels/cells/xs_cells.c", "src/kernels/cells/xs_cells_neon.c",
     "src/kernels/cells/xs_columns.c",
     "src/kernels/dot/xs_dot_cells.c", "src/kernels/dot/xs_dot_cells_generic.c",

@@ -130,6 +130,24 @@ def _binned_min_terms(Py_ssize_t n=-1):
     return xs_cells_binned_min_terms(n)
 
 
+cdef extern from "kernels/dot/xs_dot_cells.h":
+    Py_ssize_t xs_dot_cells_binned_min_terms(Py_ssize_t n) nogil
+
+
+def _dot_binned_min_terms(Py_ssize_t n=-1):
+    """The length from which float64 dot products share their blocks
+    between the cuts and bins of exact products, where the SIMD level has
+    such kernels (src/kernels/dot/xs_dot_cells.h); ``n >= 0`` sets it, and
+    the value before is returned.  A test hook, as ``_binned_min_terms``.
+
+    >>> from xsumufunc import _ufuncs
+    >>> before = _ufuncs._dot_binned_min_terms(256)
+    >>> _ufuncs._dot_binned_min_terms(before)
+    256
+    """
+    return xs_dot_cells_binned_min_terms(n)
+
+
 if xs_cpu_cap_unknown():
     import os as _os
     import warnings as _warnings

@@ -805,6 +805,54 @@ static void fill_segments(double *x, int n)
     }
 }
 
+/* One exact dot product of n products through the cells driver (as the
+ * loops call it) against the scalar accumulators. */
+static void check_dot_driver(const double *x, const double *y, ptrdiff_t n, xs_large **large,
+                             const char *what, const char *level)
+{
+    xs_dot dot, dot_ref;
+    xs_dot_init(&dot);
+    xs_dot_init(&dot_ref);
+    xs_large *row_large = xs_large_for_row(large);
+    ptrdiff_t done = xs_dot_cells_available() ? xs_dot_cells_add(&dot, row_large,
+                                                                 (const char *)x,
+                                                                 (const char *)y, n) : 0;
+    for (ptrdiff_t i = done; i < n; i++) {
+        xs_dot_add_float64(&dot, row_large, x[i], y[i]);
+    }
+    xs_large_flush(row_large);
+    xs_small_merge(&dot.main, &row_large->small);
+    for (ptrdiff_t i = 0; i < n; i++) {
+        xs_dot_add_float64(&dot_ref, NULL, x[i], y[i]);
+    }
+    CHECK(same(xs_dot_round(&dot, &xs_format_float64),
+               xs_dot_round(&dot_ref, &xs_format_float64)), what, "dot driver", level, -1);
+}
+
+/* A row longer than the bins of the binned dot kernels take between two
+ * flushes (XS_DOT_BINS_FLUSH_PRODUCTS; the loops' rows are cut shorter, at
+ * XS_INTERRUPT_BLOCK), of products over 60 binades and more: four cells,
+ * the binned kernels where the level has them. */
+static void test_long_dot(const char *level)
+{
+    const ptrdiff_t n = 3 * (ptrdiff_t)XS_DOT_BINS_FLUSH_PRODUCTS + 1000;
+    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+    if (x == NULL || y == NULL) {
+        free(x);
+        free(y);
+        return;
+    }
+    for (ptrdiff_t i = 0; i < n; i++) {
+        x[i] = with_field(1023 - 30 + below(61)) * (below(2) ? -1.0 : 1.0);
+        y[i] = with_field(1023 - below(3));
+    }
+    xs_large *large = NULL;
+    check_dot_driver(x, y, n, &large, "long dot", level);
+    xs_large_free(large);
+    free(x);
+    free(y);
+}
+
 static void test_drivers(int trials, const char *level)
 {
     enum { MAX_N = 3000, COLS = 19 };
@@ -874,23 +922,7 @@ static void test_drivers(int trials, const char *level)
             }
         }
         /* dot products (as the loops call them: a large accumulator) */
-        xs_dot dot, dot_ref;
-        xs_dot_init(&dot);
-        xs_dot_init(&dot_ref);
-        xs_large *row_large = xs_large_for_row(&large);
-        ptrdiff_t done = xs_dot_cells_available() ? xs_dot_cells_add(&dot, row_large,
-                                                                     (const char *)x,
-                                                                     (const char *)y, n) : 0;
-        for (ptrdiff_t i = done; i < n; i++) {
-            xs_dot_add_float64(&dot, row_large, x[i], y[i]);
-        }
-        xs_large_flush(row_large);
-        xs_small_merge(&dot.main, &row_large->small);
-        for (int i = 0; i < n; i++) {
-            xs_dot_add_float64(&dot_ref, NULL, x[i], y[i]);
-        }
-        CHECK(same(xs_dot_round(&dot, &xs_format_float64),
-                   xs_dot_round(&dot_ref, &xs_format_float64)), "dot", "dot driver", level, -1);
+        check_dot_driver(x, y, n, &large, "dot", level);
         /* column sums: x as rows of COLS columns, in two calls */
         int rows = n / COLS;
         if (rows >= 2) {
@@ -958,7 +990,11 @@ int main(int argc, char **argv)
             compared++;
         }
     }
+    /* The binned dot kernels (the generic level on x86-64) for rows of 256
+     * products and more, not 2^17. */
+    xs_dot_cells_binned_min_terms(XS_CELLS_BLOCK);
     test_drivers(trials / 3 + 1, level);
+    test_long_dot(level);
     printf("drivers at level %s against the scalar accumulators: sums, short rows, dot, "
            "columns\n", level);
     printf("%ld checks, %d kernel families compared, %ld mismatches\n", checks, compared,

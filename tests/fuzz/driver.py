@@ -86,6 +86,9 @@ _matmul_core._MIN_WORK, _matmul_core._MIN_SIDE = 0, 1
 # Rows from one whole block (256 terms) through the binned kernels of the
 # portable level (src/kernels/cells/xs_cells.c; not only from 2^16 terms).
 xs._ufuncs._binned_min_terms(256)
+# And the dot products' binned kernels (src/kernels/dot/xs_dot_cells.c; not
+# only from 2^16 products).
+xs._ufuncs._dot_binned_min_terms(256)
 
 # The byte-coded formats (float8/float6/float4) come in about one case in six,
 # as inputs and as targets.

@@ -38,10 +38,43 @@
     }
 #endif
 
+/* Optional: XS_DK_BINNED, a binned kernel (xs_dot_cells_variants.h: the
+ * layout, units of XS_DOT_UNIT_CUT cut products and XS_DOT_UNIT_BINNED
+ * binned ones), which takes one more argument, the bins, and needs
+ * XS_DK_BIN_CHECK_INIT, XS_DK_BIN_CHECK(pa, pb) (the operands of
+ * XS_DOT_UNIT_BINNED products at pa and pb: what their exponent fields are)
+ * and XS_DK_BIN_CHECK_END (XS_DK_BIN_NORMAL when every binned operand was
+ * normal, XS_DK_BIN_ZERO when some were zero or subnormal, and
+ * XS_DK_BIN_NOT_FINITE when one was Inf or NaN).  The cut products' loads
+ * skip the binned ones: cut product i is at XS_DK_POS(i). */
+#ifdef XS_DK_BINNED
+_Static_assert(XS_DOT_UNIT_CUT % (XS_DK_VW * XS_DK_CHAINS) == 0,
+               "a unit's cut products are whole steps");
+#define XS_DK_POS(i) ((i) + (int)((unsigned)(i) / XS_DOT_UNIT_CUT * XS_DOT_UNIT_BINNED))
+#define XS_DK_CUT_TERMS(terms) ((terms) / XS_DOT_UNIT * XS_DOT_UNIT_CUT)
+/* The binned products at pos..pos+XS_DOT_UNIT_BINNED-1 into the bins. */
+#define XS_DK_BIN_GROUP(pos) { \
+        XS_DK_BIN_CHECK(a + 8 * (pos), b + 8 * (pos)) \
+        for (int k = 0; k < XS_DOT_UNIT_BINNED; k++) { \
+            uint64_t a_bits, b_bits; \
+            memcpy(&a_bits, a + 8 * ((pos) + k), sizeof a_bits); \
+            memcpy(&b_bits, b + 8 * ((pos) + k), sizeof b_bits); \
+            xs_dot_bins_add(bins, a_bits, b_bits, 0); \
+        } }
+#else
+#define XS_DK_POS(i) (i)
+#define XS_DK_CUT_TERMS(terms) (terms)
+#endif
+
 XS_DK_TARGET
 static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
-                      const xs_cells_window *w, xs_dot_cells_range *range)
+                      const xs_cells_window *w, xs_dot_cells_range *range
+#ifdef XS_DK_BINNED
+                      , xs_dot_bins *bins
+#endif
+                      )
 {
+    const int cut_terms = XS_DK_CUT_TERMS(terms);
     XS_DK_V acc[XS_DK_CELLS + 1][XS_DK_CHAINS], sigma[XS_DK_CELLS + 1];
     for (int c = 0; c <= XS_DK_CELLS; c++) {
         sigma[c] = XS_DK_SET1(w->sigma[c]);
@@ -50,14 +83,17 @@ static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
         }
     }
     XS_DK_RANGE_INIT
+#ifdef XS_DK_BINNED
+    XS_DK_BIN_CHECK_INIT
+#endif
     /* A block in one span when the lanes allow (a loop run once, no carry
      * inside: the code of wide kernels as without spans). */
-    const int span = XS_DK_SPAN >= XS_CELLS_BLOCK ? terms : XS_DK_SPAN;
-    for (int i0 = 0; i0 < terms; i0 += span) {
+    const int span = XS_DK_SPAN >= XS_CELLS_BLOCK ? cut_terms : XS_DK_SPAN;
+    for (int i0 = 0; i0 < cut_terms; i0 += span) {
     if (i0 > 0) {
         XS_DK_CARRY(acc, sigma)
     }
-    int i1 = terms - i0 < span ? terms : i0 + span;
+    int i1 = cut_terms - i0 < span ? cut_terms : i0 + span;
     /* Running cuts (xs_cells_kernel.h), runs of XS_CELLS_RUN_PARTS products
      * per lane from t_c = s_c.  p is a multiple of 2^52 Q (Q = 2^(fa+fb-2150)
      * of normal a and b: its quantum; |a b| >= 2^104 Q) and the window's
@@ -81,9 +117,11 @@ static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
         }
         int r1 = i1 - r0 < run ? i1 : r0 + run;
         for (int i = r0; i < r1; i += XS_DK_VW * XS_DK_CHAINS) {
+            /* A step's products are in one unit (XS_DK_POS). */
+            const char *at_a = a + 8 * XS_DK_POS(i), *at_b = b + 8 * XS_DK_POS(i);
             for (int j = 0; j < XS_DK_CHAINS; j++) {
-                XS_DK_V va = XS_DK_LOADU(a + 8 * (i + j * XS_DK_VW));
-                XS_DK_V vb = XS_DK_LOADU(b + 8 * (i + j * XS_DK_VW));
+                XS_DK_V va = XS_DK_LOADU(at_a + 8 * j * XS_DK_VW);
+                XS_DK_V vb = XS_DK_LOADU(at_b + 8 * j * XS_DK_VW);
                 XS_DK_V p = XS_DK_MUL(va, vb);
                 XS_DK_V e = XS_DK_FMSUB(va, vb, p);
                 XS_DK_RANGE_STEP(va, vb, p)
@@ -102,6 +140,12 @@ static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
                 }
                 acc[XS_DK_CELLS][j] = XS_DK_ADD(acc[XS_DK_CELLS][j], e);
             }
+#ifdef XS_DK_BINNED
+            /* After a unit's last step, its binned products. */
+            if ((i + XS_DK_VW * XS_DK_CHAINS) % XS_DOT_UNIT_CUT == 0) {
+                XS_DK_BIN_GROUP(XS_DK_POS(i) + XS_DK_VW * XS_DK_CHAINS)
+            }
+#endif
         }
         for (int c = 1; c < XS_DK_CELLS; c++) {
             for (int j = 0; j < XS_DK_CHAINS; j++) {
@@ -118,10 +162,32 @@ static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
     /* Also +Inf and -Inf lanes: only with products beyond any window. */
     int cells_nan = XS_DK_CELLS_NAN(probe);
 #endif
+#ifdef XS_DK_BINNED
+    /* The products after the whole units. */
+    for (int pos = terms / XS_DOT_UNIT * XS_DOT_UNIT; pos < terms; pos += XS_DOT_UNIT_BINNED) {
+        XS_DK_BIN_GROUP(pos)
+    }
+    int binned_operands = XS_DK_BIN_CHECK_END;
+#endif
     XS_DK_RANGE_END(range)
+#ifdef XS_DK_BINNED
+    if (binned_operands == XS_DK_BIN_NOT_FINITE) {
+        range->max_p = UINT64_MAX;                /* refused as not finite */
+    }
+    if (!xs_dot_cells_fits(w, range)) {
+        xs_dot_cells_bins_again(bins, a, b, terms, XS_DOT_BINS_TAKE_OUT);
+        return 0;
+    }
+    bins->settled = binned_operands == XS_DK_BIN_ZERO;
+    if (bins->settled) {
+        xs_dot_cells_bins_again(bins, a, b, terms, XS_DOT_BINS_SETTLE);
+    }
+    bins->products += (uint64_t)(terms - cut_terms);
+#else
     if (!xs_dot_cells_fits(w, range)) {
         return 0;
     }
+#endif
     XS_DK_CARRY(acc, sigma)
     for (int c = 0; c <= XS_DK_CELLS; c++) {
         for (int j = 0; j < XS_DK_CHAINS; j++) {
@@ -132,3 +198,6 @@ static int XS_DK_NAME(const char *a, const char *b, int terms, double *lanes,
 }
 #undef XS_DK_CELLS
 #undef XS_DK_NAME
+#undef XS_DK_POS
+#undef XS_DK_CUT_TERMS
+#undef XS_DK_BIN_GROUP

@@ -60,5 +60,5 @@
 #undef XS_DK_LANE_MIN
 
 const xs_dot_cells_set xs_dot_cells_neon = {
-    {NULL, NULL, dot2_neon, dot3_neon, dot4_neon, dot5_neon}};
+    .by_cells = {NULL, NULL, dot2_neon, dot3_neon, dot4_neon, dot5_neon}};
 #endif

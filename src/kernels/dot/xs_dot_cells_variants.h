@@ -15,6 +15,7 @@
 
 #include "kernels/cells/xs_cells.h"
 #include "cpu/xs_cpu.h"
+#include "exact/xs_dot_bins.h"
 #include "exact/xs_ieee.h"
 
 /* A block's range, as the driver reads it: the largest |p| as a bit
@@ -102,10 +103,72 @@ static inline int xs_dot_cells_fits(const xs_cells_window *w, const xs_dot_cells
 typedef int (*xs_dot_cells_kernel)(const char *a, const char *b, int terms, double *lanes,
                                    const xs_cells_window *w, xs_dot_cells_range *range);
 
-/* The kernels of one instruction set, by cell count (2..XS_CELLS_GRID_MAX). */
+/* Binned kernels (the portable level, where the floating-point adders bound
+ * the cuts: xs_dot_cells_generic.c) share each block between the cuts and
+ * the bins of xs_dot_bins.h, on the integer units.  The block is units of
+ * XS_DOT_UNIT_CUT products cut into the lanes, each followed by
+ * XS_DOT_UNIT_BINNED products put into the bins; the block's last products
+ * that make no whole unit (a multiple of XS_DOT_UNIT_BINNED: blocks are
+ * whole steps of XS_CELLS_STEP) go into the bins too.  Every binned kernel
+ * has this layout, so that a block refused by one and taken by another
+ * (more cells) has the same cut products, whose range the first measured.
+ * The bins take every product exactly; the range is that of the cut ones
+ * (its second pass for a zero product, when it takes one, looks at all).
+ * A kernel that refuses a block takes its binned products out of the bins
+ * again, so that a refused block has changed nothing; a binned product
+ * with an Inf or NaN operand makes it refuse the block as not finite. */
+#define XS_DOT_UNIT_CUT 8
+#define XS_DOT_UNIT_BINNED 4
+#define XS_DOT_UNIT (XS_DOT_UNIT_CUT + XS_DOT_UNIT_BINNED)
+_Static_assert(XS_CELLS_STEP % XS_DOT_UNIT_BINNED == 0 && XS_DOT_UNIT % XS_DOT_UNIT_BINNED == 0,
+               "a block's products beyond its whole units are whole groups of binned ones");
+
+typedef int (*xs_dot_cells_binned_kernel)(const char *a, const char *b, int terms,
+                                          double *lanes, const xs_cells_window *w,
+                                          xs_dot_cells_range *range, xs_dot_bins *bins);
+
+/* The kernels of one instruction set, by cell count (2..XS_CELLS_GRID_MAX),
+ * and its binned ones (NULL where it has none). */
 typedef struct {
     xs_dot_cells_kernel by_cells[XS_CELLS_GRID_MAX + 1];
+    xs_dot_cells_binned_kernel binned[XS_CELLS_GRID_MAX + 1];
 } xs_dot_cells_set;
+
+#ifdef XS_DOT_BINS_FAST
+/* What a binned kernel does again to the binned products of a block of
+ * `terms` products (the layout above): take them out of the bins (a
+ * refused block), or settle those with a zero or subnormal operand. */
+#define XS_DOT_BINS_TAKE_OUT 0
+#define XS_DOT_BINS_SETTLE 1
+static inline void xs_dot_cells_bins_group(xs_dot_bins *bins, const char *a, const char *b,
+                                           int what)
+{
+    for (int k = 0; k < XS_DOT_UNIT_BINNED; k++) {
+        uint64_t a_bits, b_bits;
+        memcpy(&a_bits, a + 8 * k, sizeof a_bits);
+        memcpy(&b_bits, b + 8 * k, sizeof b_bits);
+        if (what == XS_DOT_BINS_TAKE_OUT) {
+            xs_dot_bins_add(bins, a_bits, b_bits, 1);
+        }
+        else {
+            xs_dot_bins_settle(bins, a_bits, b_bits);
+        }
+    }
+}
+
+static inline void xs_dot_cells_bins_again(xs_dot_bins *bins, const char *a, const char *b,
+                                           int terms, int what)
+{
+    int whole = terms / XS_DOT_UNIT * XS_DOT_UNIT;
+    for (int unit = 0; unit < whole; unit += XS_DOT_UNIT) {
+        int pos = unit + XS_DOT_UNIT_CUT;
+        xs_dot_cells_bins_group(bins, a + 8 * pos, b + 8 * pos, what);
+    }
+    for (int pos = whole; pos < terms; pos += XS_DOT_UNIT_BINNED) {
+        xs_dot_cells_bins_group(bins, a + 8 * pos, b + 8 * pos, what);
+    }
+}
+#endif
 
 /* The portable instances (xs_dot_cells_generic.c): no FMA needed. */
 extern const xs_dot_cells_set xs_dot_cells_generic;
