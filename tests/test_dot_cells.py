@@ -230,10 +230,10 @@ def test_random_block_structures(seed, n, spread, center, block_shift):
 
 # ---- the binned kernels: blocks shared with bins of exact products ----------------------
 # The portable level (generic, sse2) on x86-64 has binned dot kernels for
-# windows of four and five cells (src/kernels/dot/xs_dot_cells_variants.h):
+# windows of three to five cells (src/kernels/dot/xs_dot_cells_variants.h):
 # of each unit of 12 products of a block, the first 8 are cut into the lanes
 # and the last 4 go into bins of exact 128-bit products (xs_dot_bins.h), and
-# so do the block's last 4 (256 = 21 * 12 + 4).  Rows of 2^16 products and
+# so do the block's last 4 (256 = 21 * 12 + 4).  Rows of 2^17 products and
 # more, lowered to 256 here through _ufuncs._dot_binned_min_terms.  Every
 # case above runs there too, and these put what the bins must put right in
 # the binned places.  The other levels have no binned kernels: the same
@@ -250,7 +250,7 @@ def _binned_places(n):
 
 
 def _dot_binned_cases():
-    """name -> (a, b) whose blocks take four or five cells, with zeros,
+    """name -> (a, b) whose blocks take three to five cells, with zeros,
     subnormals, Inf, NaN, overflowing and vanishing products in binned
     places, refused blocks and windows that the cut products alone set."""
     rng = np.random.default_rng(2077)
@@ -363,4 +363,4 @@ def test_dot_binned_min_terms_round_trips():
 
 def test_dot_binned_min_terms_default():
     code = "from xsumufunc import _ufuncs; print(_ufuncs._dot_binned_min_terms())"
-    assert run_with_kernel("best", code) == ["65536", ""]    # XS_DOT_CELLS_BINNED_MIN_TERMS
+    assert run_with_kernel("best", code) == ["131072", ""]   # XS_DOT_CELLS_BINNED_MIN_TERMS

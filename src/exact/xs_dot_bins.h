@@ -68,7 +68,11 @@ void xs_dot_bins_flush(xs_dot_bins *bins, xs_dot *acc, xs_small *main);
 __extension__ typedef unsigned __int128 xs_dot_u128;
 
 /* bin += (or, negate: -=) A B, modulo 2^128, word by word (GCC keeps a
- * 128-bit sum of memory words on the stack). */
+ * 128-bit sum of memory words on the stack).  On x86-64 the add is two
+ * instructions on memory, an add and an add with carry: the binned kernels'
+ * loop is bound by the instructions it issues, and GCC makes six of the C
+ * below (Zen 5, forced generic, normal data in three cells: the binned
+ * kernel 0.99 -> 0.95 ns per product). */
 static inline void xs_dot_bins_put(xs_dot_bins *bins, unsigned ix, uint64_t sig_a,
                                    uint64_t sig_b, int negate)
 {
@@ -81,9 +85,16 @@ static inline void xs_dot_bins_put(xs_dot_bins *bins, unsigned ix, uint64_t sig_
         bin[1] -= high + borrow;
     }
     else {
+#if defined(__x86_64__)
+        __asm__("addq %2, %0\n\tadcq %3, %1"
+                : "+m"(bin[0]), "+m"(bin[1])
+                : "r"(low), "r"(high)
+                : "cc");
+#else
         uint64_t sum = bin[0] + low;
         bin[1] += high + (sum < low);
         bin[0] = sum;
+#endif
     }
 }
 

@@ -87,7 +87,7 @@ _matmul_core._MIN_WORK, _matmul_core._MIN_SIDE = 0, 1
 # portable level (src/kernels/cells/xs_cells.c; not only from 2^16 terms).
 xs._ufuncs._binned_min_terms(256)
 # And the dot products' binned kernels (src/kernels/dot/xs_dot_cells.c; not
-# only from 2^16 products).
+# only from 2^17 products).
 xs._ufuncs._dot_binned_min_terms(256)
 
 # The byte-coded formats (float8/float6/float4) come in about one case in six,

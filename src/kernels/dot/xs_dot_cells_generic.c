@@ -296,14 +296,17 @@ static int nonzero_product_sum(const char *a, const char *b, int n)
 #include "kernels/dot/xs_dot_cells_kernel.h"
 
 #if defined(__SSE2__) && XS_GV_W == 2 && defined(XS_DOT_BINS_FAST)
-/* Binned instances (xs_dot_cells_variants.h), four and five cells: of
- * every 12 products, 8 are cut as above and 4 go into the bins of
- * xs_dot_bins.h on the integer units, beside the adders.  Zen 5, forced
- * generic, n = 1e6, one-process A/B: lognormal(0, 3) operands 1.37 -> 1.12
- * ns per product, normal times 2^[-40, 40) 1.82 -> 1.40.  A binned product
- * takes about as many instructions as a cut one (some 24), so where the
- * cuts are light, three cells (normal data), it gained nothing (1.03 ->
- * 1.11: none there), nor did 8 binned of 16 in four cells (1.23).  The binned
+/* Binned instances (xs_dot_cells_variants.h), three to five cells, two
+ * chains: of every 12 products, 8 are cut as above and 4 go into the bins
+ * of xs_dot_bins.h on the integer units, beside the adders.  Zen 5, forced
+ * generic, n = 1e6, one-process A/B: normal operands (three cells) 1.03 ->
+ * 0.95 ns per product, lognormal(0, 3) 1.38 -> 1.16, normal times
+ * 2^[-40, 40) 1.83 -> 1.40.  A binned product takes about as many
+ * instructions as a cut one (some 22), and the loop issues about six a
+ * cycle: the gain needed the bins' add in two instructions (xs_dot_bins.h;
+ * with GCC's six, three cells were slower binned, 1.03 -> 1.11) and two
+ * chains in three cells (four spill with the check's registers).  8 binned
+ * of 16 in four cells: 1.23, slower than 4 of 12.  The binned
  * operands' exponent fields are looked at on the integer vector units:
  * each pattern's top 16 bits, the exponent field alone (XS_F64_INF_BITS),
  * plus one in the field's lowest bit (XS_DK_BIN_TOP_ONE), make 0x8000 of
@@ -338,6 +341,11 @@ static inline int binned_operands_met(__m128i least)
     return m < 0 ? XS_DK_BIN_NOT_FINITE
                  : m < 2 * XS_DK_BIN_TOP_ONE ? XS_DK_BIN_ZERO : XS_DK_BIN_NORMAL;
 }
+#undef XS_DK_CHAINS
+#define XS_DK_CHAINS XS_GV_CHAINS_4_CELLS          /* from three cells: two chains */
+#define XS_DK_CELLS 3
+#define XS_DK_NAME dot3_generic_binned
+#include "kernels/dot/xs_dot_cells_kernel.h"
 #define XS_DK_CELLS 4
 #define XS_DK_NAME dot4_generic_binned
 #include "kernels/dot/xs_dot_cells_kernel.h"
@@ -356,6 +364,6 @@ static inline int binned_operands_met(__m128i least)
 const xs_dot_cells_set xs_dot_cells_generic = {
     .by_cells = {NULL, NULL, dot2_generic, dot3_generic, dot4_generic, dot5_generic},
 #ifdef XS_DOT_CELLS_GENERIC_BINNED
-    .binned = {NULL, NULL, NULL, NULL, dot4_generic_binned, dot5_generic_binned},
+    .binned = {NULL, NULL, NULL, dot3_generic_binned, dot4_generic_binned, dot5_generic_binned},
 #endif
 };
