@@ -817,19 +817,27 @@ def test_binned_kernels(kernel, tmp_path):
     check_under_kernel(kernel, tmp_path, BINNED_CASES, _binned_sums, expected)
 
 
-def test_binned_min_terms_round_trips():
-    # (The fuzz driver lowers it on import, in whichever process imports it:
-    # the value before is whatever this process has.)
+# The thresholds of the binned kernels, test hooks: the rows'
+# (XS_CELLS_BINNED_MIN_TERMS) and the dot products' (XS_DOT_CELLS_BINNED_MIN_TERMS).
+BINNED_HOOKS = {"_binned_min_terms": "65536", "_dot_binned_min_terms": "131072"}
+
+
+@pytest.mark.parametrize("hook", sorted(BINNED_HOOKS))
+def test_binned_min_terms_round_trips(hook):
+    # (The fuzz driver lowers them on import, in whichever process imports
+    # it: the value before is whatever this process has.)
     from xsumufunc import _ufuncs
-    before = _ufuncs._binned_min_terms()
+    threshold = getattr(_ufuncs, hook)
+    before = threshold()
     try:
-        assert _ufuncs._binned_min_terms(300) == before
-        assert _ufuncs._binned_min_terms() == 300
+        assert threshold(300) == before
+        assert threshold() == 300
     finally:
-        assert _ufuncs._binned_min_terms(before) == 300
-    assert _ufuncs._binned_min_terms() == before
+        assert threshold(before) == 300
+    assert threshold() == before
 
 
-def test_binned_min_terms_default():
-    code = "from xsumufunc import _ufuncs; print(_ufuncs._binned_min_terms())"
-    assert run_with_kernel("best", code) == ["65536", ""]      # XS_CELLS_BINNED_MIN_TERMS
+@pytest.mark.parametrize("hook", sorted(BINNED_HOOKS))
+def test_binned_min_terms_default(hook):
+    code = f"from xsumufunc import _ufuncs; print(_ufuncs.{hook}())"
+    assert run_with_kernel("best", code) == [BINNED_HOOKS[hook], ""]

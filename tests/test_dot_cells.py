@@ -17,7 +17,7 @@ forces it through XSUMUFUNC_KERNEL.
 
 import numpy as np
 import pytest
-from childrun import check_under_kernel, run_with_kernel
+from childrun import check_under_kernel
 from helpers import assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -348,19 +348,3 @@ def test_binned_kernels(kernel, tmp_path):
     expected = {name: [_expected(a, b), _expected(a[:1300], b[:1300])]
                 for name, (a, b) in DOT_BINNED_CASES.items()}
     check_under_kernel(kernel, tmp_path, DOT_BINNED_CASES, _binned_dots, expected, timeout=600)
-
-
-def test_dot_binned_min_terms_round_trips():
-    from xsumufunc import _ufuncs
-    before = _ufuncs._dot_binned_min_terms()
-    try:
-        assert _ufuncs._dot_binned_min_terms(300) == before
-        assert _ufuncs._dot_binned_min_terms() == 300
-    finally:
-        assert _ufuncs._dot_binned_min_terms(before) == 300
-    assert _ufuncs._dot_binned_min_terms() == before
-
-
-def test_dot_binned_min_terms_default():
-    code = "from xsumufunc import _ufuncs; print(_ufuncs._dot_binned_min_terms())"
-    assert run_with_kernel("best", code) == ["131072", ""]   # XS_DOT_CELLS_BINNED_MIN_TERMS
