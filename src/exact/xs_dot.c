@@ -32,22 +32,29 @@ void xs_dot_add_times(xs_dot *acc, const xs_dot *one, uint64_t count)
     }
 }
 
+void xs_dot_add_scaled(xs_dot *acc, xs_small *main, const uint32_t digits[4], int unit,
+                       int negative)
+{
+    xs_small *into = main;
+    if (unit < XS_DOT_MAIN_UNIT_MIN) {
+        into = &acc->fine;
+        unit += XS_DOT_SCALE;
+    }
+    else if (unit > XS_DOT_MAIN_UNIT_MAX) {
+        into = &acc->huge;
+        unit -= XS_DOT_SCALE;
+    }
+    into->flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;
+    xs_small_add_digits(into, digits, 4, unit + XS_UNIT_SHIFT, negative);
+}
+
 void xs_dot_add_extreme(xs_dot *acc, uint64_t a_bits, uint64_t b_bits)
 {
-    const uint64_t fraction_mask = XS_F64_MANT_MASK;
-    unsigned ea = (unsigned)(a_bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK;
-    unsigned eb = (unsigned)(b_bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK;
-    uint64_t ma = (a_bits & fraction_mask) | (ea ? XS_F64_IMPLICIT_BIT : 0);
-    uint64_t mb = (b_bits & fraction_mask) | (eb ? XS_F64_IMPLICIT_BIT : 0);
     /* a*b = ma*mb * 2^unit, unit = ea' + eb' - 2150, from -2148 to 1942. */
-    int unit = (int)(ea ? ea : 1u) + (int)(eb ? eb : 1u) - 2 * XS_UNIT_SHIFT;
+    int unit = (int)(xs_dot_field(a_bits) + xs_dot_field(b_bits)) - 2 * XS_UNIT_SHIFT;
     uint32_t digits[4];
-    xs_mul_digits(ma, mb, digits);
-    int negative = (int)((a_bits ^ b_bits) >> 63);
-    xs_small *into = unit < -1074 ? &acc->fine : &acc->huge;
-    int scaled_unit = unit < -1074 ? unit + XS_DOT_SCALE : unit - XS_DOT_SCALE;
-    into->flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;
-    xs_small_add_digits(into, digits, 4, scaled_unit + XS_UNIT_SHIFT, negative);
+    xs_mul_digits(xs_dot_significand(a_bits), xs_dot_significand(b_bits), digits);
+    xs_dot_add_scaled(acc, &acc->main, digits, unit, (int)((a_bits ^ b_bits) >> 63));
 }
 
 double xs_dot_round(xs_dot *acc, const xs_format *fmt)

@@ -40,6 +40,32 @@ void xs_dot_add_times(xs_dot *acc, const xs_dot *one, uint64_t count);
 /* The exact product of two finite, non-zero doubles that the p + e split
  * cannot represent. */
 void xs_dot_add_extreme(xs_dot *acc, uint64_t a_bits, uint64_t b_bits);
+/* Add (-1)^negative times the integer of four little-endian 32-bit digits
+ * (below 2^128) times 2^unit, exactly, into the part of acc for that unit:
+ * main (acc->main, or the small accumulator of a large one whose small part
+ * it becomes) for units from XS_DOT_MAIN_UNIT_MIN to XS_DOT_MAIN_UNIT_MAX,
+ * where the value stays below 2^1024; the scaled parts below and above
+ * (every rare product goes there: its unit is below 2^-1074, or its p
+ * overflows, which takes a unit above 2^(1024 - 106)). */
+#define XS_DOT_MAIN_UNIT_MIN (-1074)
+#define XS_DOT_MAIN_UNIT_MAX (1024 - 128)
+void xs_dot_add_scaled(xs_dot *acc, xs_small *main, const uint32_t digits[4], int unit,
+                       int negative);
+
+/* A finite double's integer significand (the implicit bit of a normal one
+ * set) and its exponent field as the unit reads it (1 for a zero or
+ * subnormal): the double is the significand times 2^(field - 1075). */
+static inline uint64_t xs_dot_significand(uint64_t bits)
+{
+    unsigned field = (unsigned)(bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK;
+    return (bits & XS_F64_MANT_MASK) | (field ? XS_F64_IMPLICIT_BIT : 0);
+}
+
+static inline unsigned xs_dot_field(uint64_t bits)
+{
+    unsigned field = (unsigned)(bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK;
+    return field ? field : 1u;
+}
 double xs_dot_round(xs_dot *acc, const xs_format *fmt);
 
 /* Add a*b (float64) exactly.  large: the large accumulator whose small part

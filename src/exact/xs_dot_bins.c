@@ -23,20 +23,9 @@ void xs_dot_bins_flush(xs_dot_bins *bins, xs_dot *acc, xs_small *main)
         bins->bin[ix][0] = bins->bin[ix][1] = 0;
         uint32_t digits[4] = {(uint32_t)low, (uint32_t)(low >> 32), (uint32_t)high,
                               (uint32_t)(high >> 32)};
-        int negative = (int)(ix >> XS_DOT_BIN_SIGN_SHIFT);
         /* The bin's unit: 2^(ea' + eb' - 2150). */
         int unit = (int)(ix & ((1u << XS_DOT_BIN_SIGN_SHIFT) - 1)) - 2 * XS_UNIT_SHIFT;
-        xs_small *into = main;
-        if (unit < XS_DOT_BINS_MAIN_UNIT_MIN) {
-            into = &acc->fine;
-            unit += XS_DOT_SCALE;
-        }
-        else if (unit > XS_DOT_BINS_MAIN_UNIT_MAX) {
-            into = &acc->huge;
-            unit -= XS_DOT_SCALE;
-        }
-        into->flags |= XS_HAS_TERM | XS_NOT_NEG_ZERO;
-        xs_small_add_digits(into, digits, 4, unit + XS_UNIT_SHIFT, negative);
+        xs_dot_add_scaled(acc, main, digits, unit, (int)(ix >> XS_DOT_BIN_SIGN_SHIFT));
     }
     bins->products = 0;
 }

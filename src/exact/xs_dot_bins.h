@@ -39,12 +39,6 @@
 /* Products a bin may take between two flushes: each adds below 2^106, so
  * 2^21 of them stay below 2^127. */
 #define XS_DOT_BINS_FLUSH_PRODUCTS ((uint64_t)1 << 21)
-/* Products whose unit 2^(ea' + eb' - 2150) is at least 2^-1074 and whose
- * bin stays below 2^(XS_DOT_BINS_MAIN_UNIT_MAX + 128) <= 2^1024 go into the
- * ordinary accumulator; the others, as the rare products of xs_dot.h do,
- * into the scaled ones. */
-#define XS_DOT_BINS_MAIN_UNIT_MIN (-1074)
-#define XS_DOT_BINS_MAIN_UNIT_MAX (1024 - 128)
 
 typedef struct {
     uint64_t bin[XS_DOT_BINS][2];   /* low word, high word */
@@ -56,9 +50,8 @@ typedef struct {
 xs_dot_bins *xs_dot_bins_new(void);
 void xs_dot_bins_free(xs_dot_bins *bins);
 
-/* Every non-zero bin into acc (the ordinary products into main, which is
- * acc->main or the small accumulator of a large one whose small part it
- * becomes), exactly; all bins are zero after. */
+/* Every non-zero bin into acc (xs_dot_add_scaled: main or a scaled part,
+ * by the bin's unit), exactly; all bins are zero after. */
 void xs_dot_bins_flush(xs_dot_bins *bins, xs_dot *acc, xs_small *main);
 
 #ifdef __SIZEOF_INT128__
@@ -99,14 +92,13 @@ static inline void xs_dot_bins_put(xs_dot_bins *bins, unsigned ix, uint64_t sig_
 }
 
 /* The fast add of a*b (bit patterns a_bits, b_bits): exact for normal a
- * and b.  The significands through the shifts of xs_large_significand (the
- * implicit bit set), the index from the two top 12 bits (sign and exponent
- * field): sign = the XOR of theirs, exponent sum = the sum of their fields. */
+ * and b.  The significands of xs_large_significand (the implicit bit set),
+ * the index from the two top 12 bits (sign and exponent field): sign = the
+ * XOR of theirs, exponent sum = the sum of their fields. */
 static inline void xs_dot_bins_add(xs_dot_bins *bins, uint64_t a_bits, uint64_t b_bits,
                                    int negate)
 {
-    uint64_t sig_a = ((a_bits << 11) | XS_F64_SIGN_BIT) >> 11;
-    uint64_t sig_b = ((b_bits << 11) | XS_F64_SIGN_BIT) >> 11;
+    uint64_t sig_a = xs_large_significand(a_bits), sig_b = xs_large_significand(b_bits);
     unsigned top_a = (unsigned)(a_bits >> XS_F64_MANT_BITS);
     unsigned top_b = (unsigned)(b_bits >> XS_F64_MANT_BITS);
     unsigned ix = ((top_a & XS_F64_EXP_MASK) + (top_b & XS_F64_EXP_MASK)) |
@@ -119,18 +111,15 @@ static inline void xs_dot_bins_add(xs_dot_bins *bins, uint64_t a_bits, uint64_t 
  * operand: nothing). */
 static inline void xs_dot_bins_settle(xs_dot_bins *bins, uint64_t a_bits, uint64_t b_bits)
 {
-    unsigned ea = (unsigned)(a_bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK;
-    unsigned eb = (unsigned)(b_bits >> XS_F64_MANT_BITS) & XS_F64_EXP_MASK;
-    if (ea != 0 && eb != 0) {
-        return;
+    if ((a_bits & XS_F64_INF_BITS) != 0 && (b_bits & XS_F64_INF_BITS) != 0) {
+        return;                       /* both exponent fields non-zero: it was right */
     }
     xs_dot_bins_add(bins, a_bits, b_bits, 1);
-    uint64_t sig_a = (a_bits & XS_F64_MANT_MASK) | (ea ? XS_F64_IMPLICIT_BIT : 0);
-    uint64_t sig_b = (b_bits & XS_F64_MANT_MASK) | (eb ? XS_F64_IMPLICIT_BIT : 0);
+    uint64_t sig_a = xs_dot_significand(a_bits), sig_b = xs_dot_significand(b_bits);
     if (sig_a == 0 || sig_b == 0) {
         return;
     }
-    unsigned ix = ((ea ? ea : 1u) + (eb ? eb : 1u)) |
+    unsigned ix = (xs_dot_field(a_bits) + xs_dot_field(b_bits)) |
                   ((unsigned)((a_bits ^ b_bits) >> 63) << XS_DOT_BIN_SIGN_SHIFT);
     xs_dot_bins_put(bins, ix, sig_a, sig_b, 0);
 }
