@@ -7,12 +7,7 @@
  *   XS_CS_TARGET  function attribute (target ISA), or nothing
  *   XS_CS_W       doubles per vector: 2 (16 bytes), 4 (32) or 8 (64; only
  *                 under an AVX-512 target)
- *   XS_CS_FP_RANGE (optional) measure the range with double compares: then
- *                 also XS_CS_FP_MAX(a, b) and XS_CS_FP_MIN(a, b), the
- *                 larger and smaller of two vectors of doubles lane by lane,
- *                 b where a lane is unordered (x86's maxpd and minpd), and
- *                 XS_CS_FP_UNORD(a, b), all ones where a or b is a NaN
- *   XS_CS_TOP16_RANGE (optional, instead of XS_CS_FP_RANGE) measure the
+ *   XS_CS_TOP16_RANGE (optional) measure the
  *                 range on the top 16 bits of each |x| (xs_top16.h, which
  *                 the includer includes), with XS_CS_TOP16_MAX(a, b) and
  *                 XS_CS_TOP16_MIN(a, b), signed 16-bit maxima and minima of
@@ -77,27 +72,17 @@
  *   - with signed 64-bit compares (the patterns are below 2^63, so signed
  *     order is magnitude order): the largest |x|, and the smallest |x| - 1
  *     modulo 2^63, which turns 0 into 2^63 - 1, above every other;
- *   - or, when the includer defines XS_CS_FP_RANGE (x86: no unsigned 64-bit
- *     compare, and AVX2's signed one needs a blend besides), with the
- *     double max and min of the same patterns read as doubles, which order
- *     the non-NaN patterns the same way: one instruction each.  The largest
- *     |x| is a max; the smallest is a min of |x| - 1, where 0 becomes a NaN
- *     pattern (all ones) that the min passes over (the max and min return
- *     their second operand, the running one, for a NaN); a lane's NaNs are
- *     seen apart and report the largest pattern: in the range pass by an
- *     unordered compare of two rows at once, in the cut pass by its last
- *     cell, which a NaN part leaves a NaN (cs_range_end).  A lane with
- *     nothing but zeros or NaNs keeps +Inf's pattern as its minimum:
- *     reported as all zeros, which a NaN lane's largest overrides (no
- *     window takes it);
- *   - or, when the includer defines XS_CS_TOP16_RANGE (the portable
- *     instance on x86-64), on the top 16 bits of the patterns alone, with
+ *   - or, when the includer defines XS_CS_TOP16_RANGE (the SSE2 and AVX2
+ *     instances on x86-64), on the top 16 bits of the patterns alone, with
  *     16-bit maxima and minima on the integer vector units, so that the
- *     floating-point adders do only the cuts and the cell sums (SSE2 has
- *     no FMA to take the cuts): the minimum of xs_top16_min_key's keys,
- *     which put zeros last with integer additions (a compare with 0.0
- *     took an adder: Zen 5, (1000, 1000) normal columns 0.42 -> 0.37 ns
- *     per element).  The drivers read only what those bits keep
+ *     floating-point units do only the cuts and the cell sums: the minimum
+ *     of xs_top16_min_key's keys, which put zeros last with integer
+ *     additions (a compare with 0.0 took an adder: Zen 5, (1000, 1000)
+ *     normal columns, generic 0.42 -> 0.37 ns per element).  AVX2 measured
+ *     the range with double maxima and minima (one instruction each, where
+ *     its signed 64-bit compare needs a blend besides) until stop 47; they
+ *     took the adders beside the cell sums (Zen 5, AVX2: normal and
+ *     lognormal(0, 3) columns 0.23 -> 0.21 ns per element).  The drivers read only what those bits keep
  *     (xs_top16.h): the exponent fields, and the order against the
  *     windows' limits, which are powers of two (a least |x| that is a
  *     power of two reads one binade lower: a cell more at worst).  A NaN's
@@ -143,26 +128,16 @@ XS_CS_TARGET XS_INLINE XS_CS_VD XS_CS_FN(cs_load)(const char *q, int itemsize)
 #endif
 }
 
-/* A vector of lanes' range: bit patterns of |x| (see the top of this file);
- * with double compares, the minimum of even and of odd rows apart (a pair's
- * own minimum would lose a row beside a zero) and the NaN lanes. */
+/* A vector of lanes' range: bit patterns of |x| (see the top of this file). */
 typedef struct {
     XS_CS_VI mx, mn;            /* with XS_CS_TOP16_RANGE: the top bits alone */
-#ifdef XS_CS_FP_RANGE
-    XS_CS_VI mn_odd;
-    XS_CS_VD nan;
-#endif
 } XS_CS_RANGE;
 
 XS_CS_TARGET XS_INLINE XS_CS_RANGE XS_CS_FN(cs_range_init)(void)
 {
     XS_CS_RANGE r;
     r.mx = (XS_CS_VI){0};
-#ifdef XS_CS_FP_RANGE
-    r.mn = r.mx + (int64_t)XS_CELLS_INF_BITS;
-    r.mn_odd = r.mn;
-    r.nan = (XS_CS_VD){0};
-#elif defined(XS_CS_TOP16_RANGE)
+#ifdef XS_CS_TOP16_RANGE
     r.mn = r.mx + (int64_t)XS_TOP16_ABS_BITS;
 #else
     r.mn = r.mx + (int64_t)XS_CELLS_ABS_BITS;
@@ -182,20 +157,11 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_keys)(XS_CS_VD v, XS_CS_VI *hi, XS_CS_VI
 #else
     XS_CS_VI a = (XS_CS_VI)v & (int64_t)XS_CELLS_ABS_BITS;
     *hi = a;
-#ifdef XS_CS_FP_RANGE
-    *lo = a - 1;
-#else
     *lo = (a - 1) & (int64_t)XS_CELLS_ABS_BITS;
-#endif
 #endif
 }
 
-#ifdef XS_CS_FP_RANGE
-/* The larger (smaller) of keys m and n lane by lane; n, the running one,
- * where m is a NaN pattern. */
-#define XS_CS_KEY_MAX(m, n) ((XS_CS_VI)XS_CS_FP_MAX((XS_CS_VD)(m), (XS_CS_VD)(n)))
-#define XS_CS_KEY_MIN(m, n) ((XS_CS_VI)XS_CS_FP_MIN((XS_CS_VD)(m), (XS_CS_VD)(n)))
-#elif defined(XS_CS_TOP16_RANGE)
+#ifdef XS_CS_TOP16_RANGE
 #define XS_CS_KEY_MAX(m, n) ((XS_CS_VI)XS_CS_TOP16_MAX((m), (n)))
 #define XS_CS_KEY_MIN(m, n) ((XS_CS_VI)XS_CS_TOP16_MIN((m), (n)))
 #else
@@ -214,44 +180,25 @@ XS_CS_TARGET XS_INLINE XS_CS_VI XS_CS_FN(cs_key_min)(XS_CS_VI m, XS_CS_VI n)
 #define XS_CS_KEY_MIN(m, n) XS_CS_FN(cs_key_min)(m, n)
 #endif
 
-/* One row's lanes v into the range r; its NaN lanes too if `nans` (a
- * constant: the cuts see them otherwise, see cs_range_end). */
-XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_step)(XS_CS_VD v, XS_CS_RANGE *r, int nans)
+/* One row's lanes v into the range r (a NaN's pattern, or its top, is
+ * above every other). */
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_step)(XS_CS_VD v, XS_CS_RANGE *r)
 {
     XS_CS_VI hi, lo;
     XS_CS_FN(cs_keys)(v, &hi, &lo);
     r->mx = XS_CS_KEY_MAX(hi, r->mx);
     r->mn = XS_CS_KEY_MIN(lo, r->mn);
-#ifdef XS_CS_FP_RANGE
-    if (nans) {
-        r->nan = (XS_CS_VD)((XS_CS_VI)r->nan | (XS_CS_VI)XS_CS_FP_UNORD(v, v));
-    }
-#else
-    (void)nans;                 /* a NaN's pattern is above every other */
-#endif
 }
 
 /* Two rows' lanes into the range r: their own largest first, then r's (as
  * many ops as two steps, in a chain half as long). */
-XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_step2)(XS_CS_VD v0, XS_CS_VD v1, XS_CS_RANGE *r,
-                                                      int nans)
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_step2)(XS_CS_VD v0, XS_CS_VD v1, XS_CS_RANGE *r)
 {
     XS_CS_VI hi0, lo0, hi1, lo1;
     XS_CS_FN(cs_keys)(v0, &hi0, &lo0);
     XS_CS_FN(cs_keys)(v1, &hi1, &lo1);
-    /* A NaN row's largest may pass over the other row's: its lane reports
-     * the largest pattern whatever. */
     r->mx = XS_CS_KEY_MAX(XS_CS_KEY_MAX(hi0, hi1), r->mx);
-#ifdef XS_CS_FP_RANGE
-    r->mn = XS_CS_KEY_MIN(lo0, r->mn);
-    r->mn_odd = XS_CS_KEY_MIN(lo1, r->mn_odd);
-    if (nans) {
-        r->nan = (XS_CS_VD)((XS_CS_VI)r->nan | (XS_CS_VI)XS_CS_FP_UNORD(v0, v1));
-    }
-#else
-    (void)nans;
     r->mn = XS_CS_KEY_MIN(XS_CS_KEY_MIN(lo0, lo1), r->mn);
-#endif
 }
 
 /* The range r of lanes lane0.. into b.  A lane whose last cell `cut` is a
@@ -263,19 +210,13 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range_end)(XS_CS_RANGE r, XS_CS_VD cut, 
                                                     xs_strip_block *b)
 {
     XS_CS_VI special = cut != cut;
-#ifdef XS_CS_FP_RANGE
-    r.mn = XS_CS_KEY_MIN(r.mn_odd, r.mn);
-    special |= (XS_CS_VI)r.nan;
-#endif
     for (int k = 0; k < XS_CS_W; k++) {
         uint64_t mx = (uint64_t)r.mx[k], mn = (uint64_t)r.mn[k];
 #ifdef XS_CS_TOP16_RANGE
         mx &= XS_TOP16_ABS_BITS;        /* the top 16 bits, all the maximum keeps */
 #endif
         mx = special[k] ? UINT64_MAX : mx;
-#ifdef XS_CS_FP_RANGE
-        mn = mn == XS_CELLS_INF_BITS ? UINT64_MAX : mn;
-#elif defined(XS_CS_TOP16_RANGE)
+#ifdef XS_CS_TOP16_RANGE
         mn = xs_top16_key_min_m1((unsigned)(mn >> XS_TOP16_SHIFT));
 #else
         mn = mn == XS_CELLS_ABS_BITS ? UINT64_MAX : mn;
@@ -456,12 +397,13 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_track)(XS_CS_TRACK *t, const char *q,
     (void)row_stride;
     (void)itemsize;
     (void)lane0;
+    (void)nans;                 /* a NaN's pattern is above every other */
 #endif
     if (rows == 2) {
-        XS_CS_FN(cs_range_step2)(v0, v1, &t->d, nans);
+        XS_CS_FN(cs_range_step2)(v0, v1, &t->d);
     }
     else {
-        XS_CS_FN(cs_range_step)(v0, &t->d, nans);
+        XS_CS_FN(cs_range_step)(v0, &t->d);
     }
 }
 
@@ -715,13 +657,13 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range)(const char *q, ptrdiff_t rows,
             const char *at = q + part * XS_CS_W * itemsize;
             XS_CS_FN(cs_range_step2)(XS_CS_FN(cs_load)(at, itemsize),
                                      XS_CS_FN(cs_load)(at + row_stride, itemsize),
-                                     &range[part], 1);
+                                     &range[part]);
         }
     }
     if (r < rows) {                                     /* an odd row out */
         for (int part = 0; part < XS_CS_PARTS; part++) {
             XS_CS_VD v = XS_CS_FN(cs_load)(q + part * XS_CS_W * itemsize, itemsize);
-            XS_CS_FN(cs_range_step)(v, &range[part], 1);
+            XS_CS_FN(cs_range_step)(v, &range[part]);
         }
     }
     for (int part = 0; part < XS_CS_PARTS; part++) {
@@ -767,10 +709,6 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_ISA
 #undef XS_CS_TARGET
 #undef XS_CS_W
-#undef XS_CS_FP_RANGE
-#undef XS_CS_FP_MAX
-#undef XS_CS_FP_MIN
-#undef XS_CS_FP_UNORD
 #undef XS_CS_WIDEN32
 #undef XS_CS_MAX16
 #undef XS_CS_MIN16
