@@ -16,7 +16,6 @@
 #undef XS_CK_RANGE_INIT
 #undef XS_CK_RANGE_STEP
 #undef XS_CK_RANGE_END
-#undef XS_CK_CELLS_NAN
 #undef XS_DK_TARGET
 #undef XS_DK_V
 #undef XS_DK_VW

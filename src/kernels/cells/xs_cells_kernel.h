@@ -16,11 +16,6 @@
  *   XS_CK_RANGE_INIT, XS_CK_RANGE_STEP(v, j), XS_CK_RANGE_END(range)
  *                     measure the block's largest |term| and smallest
  *                     non-zero |term| as xs_cells_range bit patterns
- *   XS_CK_CELLS_NAN(v) (optional) 1 when a lane of v is NaN: then
- *                     XS_CK_RANGE_END may read `cells_nan`, set when the
- *                     last cell's lanes went NaN in the block (a NaN term
- *                     propagates through every cut into them), instead of
- *                     testing every term for NaN
  *
  * XS_CK_NAME and XS_CK_CELLS are undefined at the end, for the next instance.
  *
@@ -182,15 +177,6 @@ static int XS_CK_NAME(const void *input, int terms, double *lanes, const xs_cell
             }
         }
     }
-#endif
-#ifdef XS_CK_CELLS_NAN
-    XS_CK_V probe = acc[XS_CK_CELLS][0];
-    for (int j = 1; j < XS_CK_CHAINS; j++) {
-        probe = XS_CK_ADD(probe, acc[XS_CK_CELLS][j]);
-    }
-    /* Also +Inf and -Inf lanes: only with an Inf term (or sums beyond any
-     * window), whose block is refused all the same. */
-    int cells_nan = XS_CK_CELLS_NAN(probe);
 #endif
     XS_CK_RANGE_END(range)
     if (range->max_bits >= w->max_limit || range->min_bits_m1 < w->min_limit_m1) {

@@ -1,10 +1,12 @@
 /*
- * The range measure of the portable kernels on x86-64 (xs_cells.c, and the
- * dot cells of xs_dot_cells_generic.c): a block's largest and smallest
- * |x| from the top 16 bits of each pattern, kept in SSE2's signed 16-bit
- * maxima and minima on the integer vector units, so that the two
+ * The range measure of the portable kernels on x86-64 (xs_cells.c, the
+ * column strips of xs_columns.c, and the dot cells of
+ * xs_dot_cells_generic.c) and of AVX2's column strips: a block's largest
+ * and smallest |x| from the top 16 bits of each pattern, kept in signed
+ * 16-bit maxima and minima on the integer vector units, so that the two
  * floating-point adders of a core do only the cuts (SSE2 has no 64-bit
- * compare; a double max or min would take an adder).
+ * compare and AVX2's needs a blend besides; a double max or min would take
+ * an adder).
  *
  * The top 16 bits of |x| are its exponent field and its 4 leading fraction
  * bits: every value the drivers read of a largest |x| (whether it is below
