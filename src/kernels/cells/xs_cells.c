@@ -237,8 +237,10 @@ static inline void cv_store(double *p, xs_cv v)
         mxv = _mm256_max_epi16(mxv, a); \
         mnv = _mm256_min_epi16(mnv, _mm256_add_epi64(a, key_add)); }
 #define XS_CK_RANGE_END(range) { \
-        __m128i mx2 = _mm_max_epi16(_mm256_castsi256_si128(mxv), _mm256_extracti128_si256(mxv, 1)); \
-        __m128i mn2 = _mm_min_epi16(_mm256_castsi256_si128(mnv), _mm256_extracti128_si256(mnv, 1)); \
+        __m128i mx2 = _mm_max_epi16(_mm256_castsi256_si128(mxv), \
+                                    _mm256_extracti128_si256(mxv, 1)); \
+        __m128i mn2 = _mm_min_epi16(_mm256_castsi256_si128(mnv), \
+                                    _mm256_extracti128_si256(mnv, 1)); \
         (range)->max_bits = xs_top16_bits(xs_top16_larger(mx2)); \
         (range)->min_bits_m1 = xs_top16_key_min_m1(xs_top16_least_key(mn2)); }
 #define XS_CK_ELEMENT double

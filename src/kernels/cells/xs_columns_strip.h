@@ -82,11 +82,12 @@
  *     the range with double maxima and minima (one instruction each, where
  *     its signed 64-bit compare needs a blend besides) until stop 47; they
  *     took the adders beside the cell sums (Zen 5, AVX2: normal and
- *     lognormal(0, 3) columns 0.23 -> 0.21 ns per element).  The drivers read only what those bits keep
- *     (xs_top16.h): the exponent fields, and the order against the
- *     windows' limits, which are powers of two (a least |x| that is a
- *     power of two reads one binade lower: a cell more at worst).  A NaN's
- *     or an Inf's top is that of +Inf or above it, which no window takes.
+ *     lognormal(0, 3) columns 0.23 -> 0.21 ns per element).  The drivers
+ *     read only what those bits keep (xs_top16.h): the exponent fields,
+ *     and the order against the windows' limits, which are powers of two
+ *     (a least |x| that is a power of two reads one binade lower: a cell
+ *     more at worst).  A NaN's or an Inf's top is that of +Inf or above
+ *     it, which no window takes.
  * A lane with nothing but zeros has UINT64_MAX as its minimum, as
  * xs_strip_block wants.
  */

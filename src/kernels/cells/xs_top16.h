@@ -1,9 +1,9 @@
 /*
  * The range measure of the portable kernels on x86-64 (xs_cells.c, the
  * column strips of xs_columns.c, and the dot cells of
- * xs_dot_cells_generic.c) and of AVX2's column strips: a block's largest
- * and smallest |x| from the top 16 bits of each pattern, kept in signed
- * 16-bit maxima and minima on the integer vector units, so that the two
+ * xs_dot_cells_generic.c) and of AVX2's rows and column strips: a block's
+ * largest and smallest |x| from the top 16 bits of each pattern, kept in
+ * signed 16-bit maxima and minima on the integer vector units, so that the two
  * floating-point adders of a core do only the cuts (SSE2 has no 64-bit
  * compare and AVX2's needs a blend besides; a double max or min would take
  * an adder).
