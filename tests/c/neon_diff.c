@@ -230,21 +230,22 @@ static int fits_no_window(uint64_t max_bits)
     return max_bits >= (uint64_t)(XS_CELLS_TOP_MAX + XS_CELLS_EXP_BIAS) << XS_F64_MANT_BITS;
 }
 
-/* Whether x_m1 (the portable kernel's) is the smallest non-zero |value|
- * (pattern y_m1 + 1, exact; all zero: UINT64_MAX) as that kernel reports
- * it.  With `top16` (x86-64) its 16-bit key (xs_top16.h) keeps the top 16
- * bits of the pattern of |value| - 1 alone: the same exponent field, except
- * one binade lower for a power of two; otherwise the same exponent field. */
-static int same_minimum_portable(uint64_t x_m1, uint64_t y_m1, int top16)
+/* Whether x_m1 and y_m1 report the same smallest non-zero |value| (all
+ * zero: UINT64_MAX), x_top16 and y_top16 saying which measures it on
+ * 16-bit keys (xs_top16.h: x86-64), which keep the top 16 bits of the
+ * pattern of |value| - 1 alone (the same exponent field, except one binade
+ * lower for a power of two); the others report the exact pattern less 1.
+ * Where one measure keeps 16 bits, the other's top 16 bits are compared. */
+static int same_minimum_portable(uint64_t x_m1, int x_top16, uint64_t y_m1, int y_top16)
 {
-    if (!top16) {
+    if (!x_top16 && !y_top16) {
         return same_minimum(x_m1, y_m1);
     }
 #ifdef XS_CPU_X86
     if (x_m1 == UINT64_MAX || y_m1 == UINT64_MAX) {
         return x_m1 == y_m1;
     }
-    return x_m1 == y_m1 >> XS_TOP16_SHIFT << XS_TOP16_SHIFT;
+    return x_m1 >> XS_TOP16_SHIFT << XS_TOP16_SHIFT == y_m1 >> XS_TOP16_SHIFT << XS_TOP16_SHIFT;
 #else
     return 0;                           /* no 16-bit keys off x86-64 */
 #endif
@@ -263,26 +264,53 @@ static int same_minimum_portable(uint64_t x_m1, uint64_t y_m1, int top16)
 #define STRIPS_TOP16 0
 #endif
 
+/* Whether a level's row kernels measure on 16-bit keys: the portable ones
+ * when built so (CELLS_TOP16), AVX2's on x86-64 (stop 47), no others. */
+static int cells_top16(xs_isa isa)
+{
+#ifdef XS_CPU_X86
+    if (isa == XS_ISA_AVX2) {
+        return 1;
+    }
+#endif
+    return isa == XS_ISA_GENERIC ? CELLS_TOP16 : 0;
+}
+
 /* The same range, as far as the driver can tell: both fit no window
  * (fits_no_window), or the same exponent fields of the largest |term| and
- * the smallest non-zero one as the portable kernel x reports it, and the
- * same "all zero" (the drivers read nothing else of them; the portable
- * kernels on x86-64 measure the top 16 bits of each term only). */
-static int same_cells_range(const xs_cells_range *x, const xs_cells_range *y)
+ * the smallest non-zero one as the kernels report them (x_top16 and
+ * y_top16: which measure the top 16 bits of each term only), and the same
+ * "all zero" (the drivers read nothing else of them). */
+static int same_cells_range(const xs_cells_range *x, int x_top16, const xs_cells_range *y,
+                            int y_top16)
 {
     if (fits_no_window(x->max_bits) || fits_no_window(y->max_bits)) {
         return fits_no_window(x->max_bits) && fits_no_window(y->max_bits);
     }
     return same_exponent(x->max_bits, y->max_bits) &&
-           same_minimum_portable(x->min_bits_m1, y->min_bits_m1, CELLS_TOP16);
+           same_minimum_portable(x->min_bits_m1, x_top16, y->min_bits_m1, y_top16);
+}
+
+/* A kernel on 16-bit keys (k16, of range r16) refuses a block whose
+ * smallest |term| is the window's least, a power of two, which its key
+ * reads one binade lower, where a kernel measuring exactly (of range rx)
+ * takes it: then k16's lanes take the other's block.  Whether that is
+ * what happened (the caller copies the lanes). */
+static int refused_for_its_key(int ok16, const xs_cells_range *r16, int okx,
+                               const xs_cells_range *rx, const xs_cells_window *w)
+{
+    return !ok16 && okx && rx->min_bits_m1 == w->min_limit_m1 && r16->max_bits < w->max_limit &&
+           same_minimum_portable(r16->min_bits_m1, 1, rx->min_bits_m1, 0);
 }
 
 /* One type's kernels, ref (generic) against alt, on rows of `blocks`
- * blocks of data of one kind. */
+ * blocks of data of one kind; alt_top16: whether alt measures on 16-bit
+ * keys (cells_top16). */
 static void cells_type(const xs_cells_kernel *ref, const xs_cells_kernel *alt, const void *x,
                        size_t itemsize, int precision, int terms_per_block[], int blocks,
-                       const char *family, const char *isa, int kind)
+                       const char *family, const char *isa, int alt_top16, int kind)
 {
+    const int ref_top16 = CELLS_TOP16;
     static const xs_cells_window measure_only = {0};
     double lanes_ref[XS_CELLS_LANES] = {0}, lanes_alt[XS_CELLS_LANES] = {0};
     xs_cells_window w = {0};
@@ -292,7 +320,8 @@ static void cells_type(const xs_cells_kernel *ref, const xs_cells_kernel *alt, c
         xs_cells_range r_ref, r_alt;
         int ok_ref = ref[1](p, terms, lanes_ref, &measure_only, &r_ref);
         int ok_alt = alt[1](p, terms, lanes_alt, &measure_only, &r_alt);
-        CHECK(ok_ref == ok_alt && same_cells_range(&r_ref, &r_alt), "range", family, isa, kind);
+        CHECK(ok_ref == ok_alt && same_cells_range(&r_ref, ref_top16, &r_alt, alt_top16), "range",
+              family, isa, kind);
         if (blk == 0 || below(3) == 0) {
             /* A window from this block's range, moved off it at times. */
             xs_cells_window fit;
@@ -315,25 +344,23 @@ static void cells_type(const xs_cells_kernel *ref, const xs_cells_kernel *alt, c
         }
         ok_ref = ref[w.cells](p, terms, lanes_ref, &w, &r_ref);
         ok_alt = alt[w.cells](p, terms, lanes_alt, &w, &r_alt);
-        /* The portable kernel on 16-bit keys refuses a block whose
-         * smallest |term| is the window's least, a power of two, which its
-         * key reads one binade lower (same_minimum_portable): then the
-         * lanes take alt's block. */
-        if (CELLS_TOP16 && !ok_ref && ok_alt && r_alt.min_bits_m1 == w.min_limit_m1 &&
-                r_ref.max_bits < w.max_limit &&
-                same_minimum_portable(r_ref.min_bits_m1, r_alt.min_bits_m1, 1)) {
+        if (ref_top16 && !alt_top16 && refused_for_its_key(ok_ref, &r_ref, ok_alt, &r_alt, &w)) {
             memcpy(lanes_ref, lanes_alt, sizeof lanes_ref);
             ok_ref = 1;
         }
+        if (alt_top16 && !ref_top16 && refused_for_its_key(ok_alt, &r_alt, ok_ref, &r_ref, &w)) {
+            memcpy(lanes_alt, lanes_ref, sizeof lanes_alt);
+            ok_alt = 1;
+        }
         CHECK(ok_ref == ok_alt, "accepted", family, isa, kind);
-        CHECK(same_cells_range(&r_ref, &r_alt), "range", family, isa, kind);
+        CHECK(same_cells_range(&r_ref, ref_top16, &r_alt, alt_top16), "range", family, isa, kind);
         CHECK(same_total(lanes_ref, lanes_alt), "lanes", family, isa, kind);
         p += (size_t)terms * itemsize;
     }
 }
 
 static void test_cells(const xs_cells_set *ref, const xs_cells_set *alt, const char *isa,
-                       int trials)
+                       int alt_top16, int trials)
 {
     enum { MAX_BLOCKS = 6 };
     static double x[MAX_BLOCKS * XS_CELLS_BLOCK];
@@ -354,11 +381,11 @@ static void test_cells(const xs_cells_set *ref, const xs_cells_set *alt, const c
             xb[i] = kind == RAW_BITS ? (uint16_t)next64() : to_bf16(x[i]);
         }
         cells_type(ref->f64, alt->f64, x, 8, 53, terms, blocks,
-                   "cells float64", isa, kind);
+                   "cells float64", isa, alt_top16, kind);
         cells_type(ref->f32, alt->f32, xf, 4, 24, terms, blocks,
-                   "cells float32", isa, kind);
+                   "cells float32", isa, alt_top16, kind);
         cells_type(ref->bf16, alt->bf16, xb, 2, 8, terms, blocks,
-                   "cells bfloat16", isa, kind);
+                   "cells bfloat16", isa, alt_top16, kind);
     }
 }
 
@@ -625,8 +652,10 @@ static int same_maximum_f32_top16(uint64_t x, uint64_t y)
 #endif
 
 /* The same strip range, lane by lane, as far as the driver can tell (as
- * same_cells_range); x the portable kernel's, y another's, of float32 rows
- * when f32 (see same_minimum_f32_top16). */
+ * same_cells_range); x the portable kernel's, y another's (AVX2's on 16-bit
+ * keys too, AVX-512's exact: where x keeps 16 bits, y's top 16 bits are
+ * compared either way), of float32 rows when f32 (see
+ * same_minimum_f32_top16). */
 static int same_strip_range(const xs_strip_block *x, const xs_strip_block *y, int f32)
 {
     for (int k = 0; k < XS_STRIP; k++) {
@@ -640,8 +669,8 @@ static int same_strip_range(const xs_strip_block *x, const xs_strip_block *y, in
         }
 #ifdef XS_CPU_X86
         int min_ok = f32 ? same_minimum_f32_top16(x->min_bits_m1[k], y->min_bits_m1[k])
-                         : same_minimum_portable(x->min_bits_m1[k], y->min_bits_m1[k],
-                                                 STRIPS_TOP16);
+                         : same_minimum_portable(x->min_bits_m1[k], STRIPS_TOP16,
+                                                 y->min_bits_m1[k], 0);
         int max_ok = f32 ? same_maximum_f32_top16(x->max_bits[k], y->max_bits[k])
                          : same_exponent(x->max_bits[k], y->max_bits[k]);
 #else
@@ -962,7 +991,8 @@ int main(int argc, char **argv)
         const xs_short_row_kernels *short_rows = xs_cpu_variant(xs_short_row_variants,
                                                                 (xs_isa)isa);
         if (cells != NULL) {
-            test_cells(xs_cpu_variant(xs_cells_variants, XS_ISA_GENERIC), cells, name, trials);
+            test_cells(xs_cpu_variant(xs_cells_variants, XS_ISA_GENERIC), cells, name,
+                       cells_top16((xs_isa)isa), trials);
             printf("cells (rows) %s against generic: float64, float32, bfloat16; "
                    "lanes by exact totals\n", name);
             compared++;
