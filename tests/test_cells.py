@@ -16,6 +16,8 @@ subnormal and huge tops, exact cancellation, exact ties.  Every kernel
 through XSUMUFUNC_KERNEL.
 """
 
+import platform
+
 import numpy as np
 import pytest
 from childrun import check_under_kernel, run_with_kernel
@@ -602,6 +604,112 @@ def test_columns_under_every_kernel(kernel, tmp_path):
     expected = {name: [np.array([exact_sum_oracle(c, x.dtype) for c in x.T])]
                 for name, x in cases.items()}
     check_under_kernel(kernel, tmp_path, cases, _column_sums, expected)
+
+
+def _split_cases():
+    """float32 columns for the split kernel of two-cell strips
+    (src/kernels/cells/xs_columns_variants.h): blocks it holds, blocks whose
+    least term lies below its span (summed again by the cuts, and after
+    XS_SPLIT32_MISSES such blocks a strip that stops trying), specials,
+    tops beyond its limits, subnormals, ties and exact cancellation."""
+    rng = np.random.default_rng(48)
+    cases = {}
+
+    def spread(shape, sigma=3.0):
+        signs = rng.choice([-1.0, 1.0], shape)
+        return (rng.lognormal(0.0, sigma, shape) * signs).astype(np.float32)
+
+    cases["lognormal_701"] = spread((701, 40))
+    # Tiny terms of 24 significant bits in columns that otherwise cancel
+    # (row r + 450 is -row r): their sum is the tiny terms', which a rest sum
+    # that took them would round.
+    below = spread((900, 32), 1.0)                  # one cell at first
+    below[450:] = -below[:450]
+    full = np.float32(1 + 2.0**-23 * 0x2b3c5d)
+    for r, j, t in [(100, 3, 2.0**-40),              # two cells from the first block
+                    (400, 3, 2.0**-46),              # below the split's span: a miss
+                    (700, 3, -(2.0**-47)),           # a second: the strip stops trying
+                    (100, 12, 2.0**-30),
+                    (600, 12, 2.0**-50)]:            # one miss in a later block
+        below[r, j], below[(r + 450) % 900, j] = t * full, 0
+    below[100:, 20] *= np.float32(2.0**-10)          # a column that moves down
+    cases["below_span"] = below
+    # two-cell strips with a column of subnormals: windows whose tops are
+    # about -120 and -126 (the split's cut constant 1.5 2^(T + 1) near the
+    # bottom of float32's normal range)
+    low = spread((800, 16))
+    low[:, 6] = rng.integers(-2**12, 2**12, 800) * np.float32(2.0**-149)
+    low[:, 13] = rng.integers(-8, 9, 800) * np.float32(2.0**-149)
+    cases["subnormal_top"] = low
+    special = spread((600, 24))
+    special[400, 1] = np.nan
+    special[450, 2] = np.inf
+    special[500, 3] = -np.inf
+    special[300, 4], special[550, 4] = np.inf, -np.inf
+    special[590, 5] = np.float32(3e38)               # far above its window
+    cases["specials"] = special
+    # tops from the subnormals to past XS_SPLIT32_TOP_MAX (lognormal(0, 2):
+    # the largest of a column about 2^13)
+    scaled = spread((500, 48), 2.0).astype(np.float64)
+    for j, e in enumerate([-140, -135, -128, -120, -100, 90, 100, 104, 108, 112]):
+        scaled[:, j] *= 2.0**e
+    cases["scaled"] = scaled.astype(np.float32)
+    tie = spread((520, 24))
+    tie[:260] = np.float32(0)
+    tie[0, :], tie[1, :], tie[2, :] = np.float32(2.0**20), np.float32(2.0**-4), np.float32(2.0**-30)
+    tie[260:] = spread((260, 24))
+    tie[260:, 5] = -tie[260:, 5][::-1]
+    cases["ties"] = tie
+    cancel = spread((640, 16))
+    cancel[320:] = -cancel[:320]
+    cases["cancel"] = cancel
+    for seed in range(12):
+        r = np.random.default_rng(seed)
+        shape = (int(r.integers(20, 1200)), int(r.integers(8, 70)))
+        x = (r.lognormal(0.0, r.uniform(2.0, 6.0), shape) * r.choice([-1.0, 1.0], shape))
+        x *= 2.0 ** int(r.integers(-120, 100))
+        tiny = r.random(shape) < r.choice([0.0, 0.001, 0.01])
+        x[tiny] *= 2.0 ** -float(r.integers(20, 60))
+        with np.errstate(all="ignore"):
+            cases[f"random_{seed}"] = x.astype(np.float32)
+    return cases
+
+
+def _split_sums(x):
+    """The child's side of test_float32_split_columns: sums and means."""
+    return [xs.exact_sum(x, axis=0), xs.exact_mean(x, axis=0)]
+
+
+def _split_sums_reached(x):
+    """The same, and whether the split kernel summed a block of them."""
+    from xsumufunc import _ufuncs
+    before = _ufuncs._split_blocks()
+    return [*_split_sums(x), np.array(_ufuncs._split_blocks() > before)]
+
+
+#: Cases of two-cell strips within the split's limits: each reaches it
+#: where the level has it.
+SPLIT_REACHED = ("lognormal_701", "below_span", "specials", "cancel")
+
+
+@pytest.mark.parametrize("kernel", ["generic", "sse2", "best"])
+def test_float32_split_columns(kernel, tmp_path):
+    # The split kernel is the portable level's on x86-64 (SSE2: a float32
+    # vector is four terms, a double one two); AVX2 keeps the cuts (Zen 5:
+    # the split was slower there).  Every case's sums and means against the
+    # oracle, and the kernel reached where the level has it.
+    cases = _split_cases()
+    level = run_with_kernel(kernel, "from xsumufunc import _ufuncs; "
+                                    "print(_ufuncs._simd_levels()[0])")[0]
+    has_split = level in ("generic", "sse2") and platform.machine().lower() in ("x86_64", "amd64")
+    expected = {name: [np.array([exact_sum_oracle(c, x.dtype) for c in x.T]),
+                       np.array([exact_mean_oracle(c, x.dtype) for c in x.T])]
+                for name, x in cases.items()}
+    reached = {name: cases.pop(name) for name in SPLIT_REACHED}
+    check_under_kernel(kernel, tmp_path, cases, _split_sums,
+                       {name: expected[name] for name in cases})
+    check_under_kernel(kernel, tmp_path, reached, _split_sums_reached,
+                       {name: [*expected[name], np.array(has_split)] for name in reached})
 
 
 #: Shapes and row widths (elements) of the edge tests: rows a whole number of

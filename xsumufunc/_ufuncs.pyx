@@ -130,6 +130,22 @@ def _binned_min_terms(Py_ssize_t n=-1):
     return xs_cells_binned_min_terms(n)
 
 
+cdef extern from "kernels/cells/xs_columns.h":
+    Py_ssize_t xs_columns_split_blocks() nogil
+
+
+def _split_blocks():
+    """How many strip blocks of float32 columns the split kernel has summed
+    (src/kernels/cells/xs_columns_variants.h) in this process: a test hook,
+    so that the tests know they reached it.
+
+    >>> from xsumufunc import _ufuncs
+    >>> _ufuncs._split_blocks() >= 0
+    True
+    """
+    return xs_columns_split_blocks()
+
+
 cdef extern from "kernels/dot/xs_dot_cells.h":
     Py_ssize_t xs_dot_cells_binned_min_terms(Py_ssize_t n) nogil
 

@@ -744,6 +744,98 @@ static void test_columns(const xs_strip_kernels *ref, const xs_strip_kernels *al
     }
 }
 
+/* The float32 split kernel of two-cell strips (xs_columns_variants.h,
+ * XS_SPLIT32_SPAN), where a level has one, against the level's cuts: each
+ * lane under its own top T within the split's limits; rows whose rests
+ * are the largest a cut leaves (x = (m + 1/2) g less an ulp, g = 2^(T - 22):
+ * the rests of a carry step sum to just below 2^(T - 18)), with one term of
+ * 24 significant bits near 2^(T - XS_SPLIT32_SPAN), above or below it, and
+ * random terms over the span, zeros, and at times a NaN or an Inf.  For
+ * every lane whose block the driver would keep (its range within the
+ * window and the span), the cells must hold the cuts' exact total, and the
+ * range must be the cuts' own. */
+static void test_split_columns(const xs_strip_kernels *strips, const char *isa, int trials)
+{
+    enum { MAX_ROWS = 2 * XS_COLUMN_BLOCK_ROWS - 1 };
+    static float dataf[MAX_ROWS * XS_STRIP];
+    long kept = 0, lanes = 0;
+    for (int t = 0; t < trials; t++) {
+        int rows = 1 + below(MAX_ROWS), tops[XS_STRIP];
+        double sigma[XS_CELLS_MAX + 1][XS_STRIP];
+        for (int k = 0; k < XS_STRIP; k++) {
+            /* float32 terms down to 2^(T - 52): tops from -97 */
+            int top = below(4) ? -97 + below(XS_SPLIT32_TOP_MAX + 98)
+                               : (below(2) ? -97 : XS_SPLIT32_TOP_MAX);
+            xs_cells_window w;
+            xs_cells_set_window(&w, 24, top, 2);
+            for (int c = 0; c <= XS_CELLS_MAX; c++) {
+                sigma[c][k] = w.sigma[c];
+            }
+            tops[k] = top;
+            double g = ldexp(1.0, top - 22);
+            int mode = below(4), least_row = below(rows);
+            int least_exp = top - XS_SPLIT32_SPAN - 2 + below(5);
+            for (int r = 0; r < rows; r++) {
+                double x;
+                if (r == least_row) {
+                    /* 24 significant bits, the lowest set */
+                    x = ldexp(1.0 + (double)(2 * below(1 << 22) + 1) * 0x1p-23, least_exp);
+                }
+                else if (mode == 0 || mode == 1) {
+                    double m = (double)((1 << 20) + below(3 << 20));   /* x in [2^(T-2), 2^T) */
+                    x = (m + 0.5) * g;
+                    x -= ldexp(1.0, ilogb(x) - 23);
+                    x = mode == 0 || below(2) ? x : -x;
+                }
+                else if (mode == 2) {
+                    x = ldexp(1.0 + (double)below(1 << 23) * 0x1p-23,
+                              top - 1 - below(XS_SPLIT32_SPAN - 1));
+                    x = below(2) ? x : -x;
+                    x = below(16) ? x : 0.0;
+                }
+                else {
+                    x = below(64) ? ldexp(1.0 + (double)below(1 << 23) * 0x1p-23,
+                                          top - 1 - below(XS_SPLIT32_SPAN - 1))
+                                  : (below(2) ? (double)NAN : (below(2) ? INFINITY : -INFINITY));
+                }
+                dataf[r * XS_STRIP + k] = (float)x;
+            }
+        }
+        ptrdiff_t stride = XS_STRIP * 4;
+        xs_strip_block b_cut, b_split;
+        memset(b_cut.cells, 0, sizeof b_cut.cells);
+        for (int pass = 0; pass < 2; pass++) {        /* the second from the first's cells */
+            memcpy(b_split.cells, b_cut.cells, sizeof b_cut.cells);
+            strips->f32((const char *)dataf, rows, stride, 2, (const double (*)[XS_STRIP])sigma,
+                        &b_cut);
+            strips->f32_split((const char *)dataf, rows, stride,
+                              (const double (*)[XS_STRIP])sigma, &b_split);
+            CHECK(same_strip_range(&b_cut, &b_split, 1), "split range", "columns", isa, -1);
+            for (int k = 0; k < XS_STRIP; k++) {
+                uint64_t limit = (uint64_t)(tops[k] + XS_CELLS_EXP_BIAS) << XS_F64_MANT_BITS;
+                uint64_t least = (uint64_t)(tops[k] - XS_SPLIT32_SPAN + XS_CELLS_EXP_BIAS)
+                                 << XS_F64_MANT_BITS;
+                lanes++;
+                if (!(b_split.max_bits[k] < limit && b_split.min_bits_m1[k] >= least - 1)) {
+                    continue;
+                }
+                kept++;
+                xs_small sa, sb;
+                xs_small_init(&sa);
+                xs_small_init(&sb);
+                for (int c = 0; c <= 2; c++) {
+                    xs_small_add_bits(&sa, xs_double_bits(b_cut.cells[c][k]));
+                    xs_small_add_bits(&sb, xs_double_bits(b_split.cells[c][k]));
+                }
+                CHECK(same_sums(&sa, &sb), "split cells", "columns", isa, -1);
+            }
+        }
+    }
+    /* a good share of lanes kept: the test reaches the span's edge */
+    CHECK(kept * 3 > lanes, "split lanes kept", "columns", isa, -1);
+    printf("  split: %ld of %ld lanes kept\n", kept, lanes);
+}
+
 /* ---- short rows ------------------------------------------------------- */
 
 /* Whether a row of n terms with this largest and smallest non-zero |x| fits
@@ -1017,6 +1109,19 @@ int main(int argc, char **argv)
                             name, trials);
             printf("short rows %s against generic: float64, float32; sums of rows that fit, "
                    "ranges bit for bit\n", name);
+            compared++;
+        }
+    }
+    /* The float32 split strips, at every level that has them (the generic
+     * one on x86-64), against the same level's cuts. */
+    for (int isa = 0; isa < XS_ISA_COUNT; isa++) {
+        const xs_strip_kernels *strips = xs_cpu_variant(xs_columns_variants, (xs_isa)isa);
+        if ((isa == XS_ISA_GENERIC || runs((xs_isa)isa)) && strips != NULL &&
+                strips->f32_split != NULL) {
+            const char *name = xs_cpu_level_name((xs_isa)isa);
+            test_split_columns(strips, name, trials);
+            printf("float32 split strips %s against its cuts: ranges, lanes by exact totals\n",
+                   name);
             compared++;
         }
     }

@@ -24,6 +24,14 @@
  * when two of them are non-zero (round_two), else from a two-double sum of
  * its few cells when that decides (xs_cells_round_sums); either skips the
  * accumulator entirely.
+ *
+ * float32 strips of two cells take the split kernel where the level has one
+ * (the portable level on x86-64, xs_columns_variants.h): each term cut once
+ * in float32 lanes, four to a vector, its rest summed as a double.  It holds
+ * a block whose smallest term lies within XS_SPLIT32_SPAN binades of the
+ * top; a strip takes it when its columns' last blocks did, with a margin
+ * (split_kernel), and a column whose block it did not hold is summed again
+ * by the cuts.
  */
 #include "kernels/cells/xs_columns.h"
 #include "kernels/cells/xs_cells.h"
@@ -34,6 +42,7 @@
 #include <fenv.h>
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +81,9 @@ struct xs_columns {
     int active[XS_COLUMN_GROUP];          /* a window is set (and a non-zero term in) */
     int strip_cells[XS_STRIPS];           /* K of the strip's windows */
     unsigned char used[XS_COLUMN_GROUP];  /* acc[j] made (it holds a part of the sum) */
+    uint64_t last_min_m1[XS_COLUMN_GROUP];   /* the smallest non-zero |x| of its last
+                                              * block (or sample), pattern - 1 */
+    ptrdiff_t split_blocks;               /* strip blocks it summed and kept */
     ptrdiff_t hint_tries, hint_misses;    /* strips that took the last one's windows;
                                            * those that did not fit them (64 bits: one
                                            * strip of zeros tries every block) */
@@ -120,6 +132,16 @@ static xs_small *column_acc(xs_columns *st, int j)
 #define XS_CS_MIN16(a, b) _mm_min_epi16((__m128i)(a), (__m128i)(b))
 #define XS_CS_FP_UNORDF(a, b) _mm_cmpunord_ps((a), (b))
 #define XS_CS_WIDEN32(q) _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(q))))
+/* float32 strips of two cells split (xs_columns_strip.h, cs_split32), one
+ * float32 vector of four lanes at a time (two: the sweep's state spills;
+ * Zen 5, float32 lognormal(0, 3) (1000, 1000) columns, ns per element: the
+ * cuts 0.37, the split two vectors a sweep 0.32-0.34, one 0.29-0.30). */
+#define XS_CS_SPLIT32_SWEEP 1
+#define XS_CS_WIDEN_HALVES(g, lo, hi) do { \
+        __m128 g_ = (__m128)(g); \
+        (lo) = (XS_CS_VD)_mm_cvtps_pd(g_); \
+        (hi) = (XS_CS_VD)_mm_cvtps_pd(_mm_movehl_ps(g_, g_)); \
+    } while (0)
 #endif
 #include "kernels/cells/xs_columns_strip.h"
 #ifdef XS_CPU_X86
@@ -142,6 +164,11 @@ static xs_small *column_acc(xs_columns *st, int j)
 #define XS_CS_WIDEN32(q) _mm256_cvtps_pd(_mm_loadu_ps((const float *)(q)))
 #define XS_CS_CUT_SUB(a, b) _mm256_fmsub_pd((a), _mm256_set1_pd(1.0), (b))
 #define XS_CS_SWEEP(K, itemsize) 2                 /* the whole strip */
+/* No float32 split strips (XS_CS_WIDEN_HALVES): with eight float32 lanes
+ * to two 4-lane double vectors, its cuts already run on the multiply-add
+ * units, and the split was slower (Zen 5, float32 lognormal(0, 3) (1000,
+ * 1000) columns 0.171 -> 0.191 ns per element, its subtractions on the
+ * multiply-add units too). */
 #include "kernels/cells/xs_columns_strip.h"
 #define XS_CS_ISA avx512
 #define XS_CS_TARGET XS_TARGET_AVX512
@@ -266,11 +293,18 @@ XS_STRIP_BLOCK(strip_block_generic, )
 
 /* The kernels of each level (src/cpu/xs_cpu.h picks, under
  * XSUMUFUNC_KERNEL's cap). */
+#ifdef XS_COLUMNS_X86
+#define XS_SPLIT32_GENERIC strip_block_f32_split_generic
+#else
+#define XS_SPLIT32_GENERIC NULL
+#endif
 static const xs_strip_kernels generic = {strip_block_generic_f64, strip_block_generic_f32,
-                                         strip_block_generic_f64_range, strip_block_generic_f32_range};
+                                         strip_block_generic_f64_range, strip_block_generic_f32_range,
+                                         XS_SPLIT32_GENERIC};
 #ifdef XS_COLUMNS_X86
 static const xs_strip_kernels avx2 = {strip_block_avx2_f64, strip_block_avx2_f32,
-                                      strip_block_avx2_f64_range, strip_block_avx2_f32_range};
+                                      strip_block_avx2_f64_range, strip_block_avx2_f32_range,
+                                      NULL};
 /* AVX-512 CPUs sum float32 columns with the AVX2 strips: two 4-lane parts
  * whose range is measured on the float32 patterns, unwidened, with 32-bit
  * maxima and minima, and one-cell blocks in fours of rows (an 8-lane part
@@ -280,12 +314,13 @@ static const xs_strip_kernels avx2 = {strip_block_avx2_f64, strip_block_avx2_f32
  * 0.14 / 0.18.  float64 strips stay 8 lanes wide (Zen 4, normal columns:
  * 0.26-0.30 against 0.33-0.38; docs/performance.md). */
 static const xs_strip_kernels avx512 = {strip_block_avx512_f64, strip_block_avx2_f32,
-                                        strip_block_avx512_f64_range, strip_block_avx2_f32_range};
+                                        strip_block_avx512_f64_range, strip_block_avx2_f32_range,
+                                        NULL};
 #endif
 #if defined(XS_CPU_NEON) && (defined(__GNUC__) || defined(__clang__)) && \
     !defined(XS_NO_VECTOR_EXT)
 static const xs_strip_kernels neon = {strip_block_neon_f64, strip_block_neon_f32,
-                                      strip_block_neon_f64_range, strip_block_neon_f32_range};
+                                      strip_block_neon_f64_range, strip_block_neon_f32_range, NULL};
 #endif
 const void *const xs_columns_variants[XS_ISA_COUNT] = {
     [XS_ISA_GENERIC] = &generic,
@@ -547,6 +582,7 @@ static void sample_windows(xs_columns *st, int s, const xs_strip_kernels *kernel
     }
     for (int k = 0; k < XS_STRIP; k++) {
         int top, cells;
+        st->last_min_m1[s * XS_STRIP + k] = b.min_bits_m1[k];    /* (split_kernel) */
         if (new_window(st, s, k, b.max_bits[k], b.min_bits_m1[k], XS_COLUMN_SAMPLE_HEADROOM,
                        st->precision == 53, &top, &cells)) {
             use_window(st, s, k, top, cells);
@@ -591,8 +627,47 @@ static int neighbour_windows(xs_columns *st, int s)
     memcpy(&st->min_limit_m1[j0], &st->min_limit_m1[j0 - XS_STRIP],
            XS_STRIP * sizeof st->min_limit_m1[0]);
     memcpy(&st->top[j0], &st->top[j0 - XS_STRIP], XS_STRIP * sizeof st->top[0]);
+    memcpy(&st->last_min_m1[j0], &st->last_min_m1[j0 - XS_STRIP],
+           XS_STRIP * sizeof st->last_min_m1[0]);
     st->hint_tries++;
     return 1;
+}
+
+/* Binades a column's last block must leave above the split kernel's span
+ * (xs_columns_variants.h) for its strip to take that kernel: the smallest
+ * terms of lognormal(0, 3) blocks of a few hundred rows vary by a few
+ * binades from block to block, and lie some 15 binades above the span;
+ * the float32 columns of the paper's data lie below it (a block that does
+ * not fit the span is summed twice: (1000, 1000) columns 0.39 -> 0.50 ns
+ * per element, generic, when every strip tried it). */
+#define XS_SPLIT32_MARGIN 4
+
+/* Whether the smallest non-zero |x| of column j's block (pattern mn + 1)
+ * lies `margin` binades or more above the split kernel's span under the
+ * column's top. */
+static inline int fits_split(const xs_columns *st, int j, uint64_t mn, int margin)
+{
+    uint64_t least = (uint64_t)(st->top[j] - XS_SPLIT32_SPAN + margin + XS_CELLS_EXP_BIAS)
+                     << XS_F64_MANT_BITS;
+    return mn >= least - 1;
+}
+
+/* The split kernel for strip s, or NULL: float32 rows, two cells, a level
+ * that has one, every window's top within its limits, and every column's
+ * last block XS_SPLIT32_MARGIN binades above its span. */
+static xs_strip_split split_kernel(const xs_columns *st, int s, const xs_strip_kernels *kernels)
+{
+    if (st->itemsize != 4 || kernels->f32_split == NULL || st->strip_cells[s] != 2) {
+        return NULL;
+    }
+    for (int j = s * XS_STRIP; j < (s + 1) * XS_STRIP; j++) {
+        if (st->max_limit[j] != 0 &&
+            (st->top[j] < XS_SPLIT32_TOP_MIN || st->top[j] > XS_SPLIT32_TOP_MAX ||
+             !fits_split(st, j, st->last_min_m1[j], XS_SPLIT32_MARGIN))) {
+            return NULL;
+        }
+    }
+    return kernels->f32_split;
 }
 
 /* Strip s (columns 8s ... 8s + 7 of the group) of one block of rows,
@@ -600,7 +675,9 @@ static int neighbour_windows(xs_columns *st, int s)
  * fit their window settle (settle_column), and the strip runs again for
  * them (a rare second pass: a window that moves).  A strip with no window
  * yet first takes its left neighbour's (neighbour_windows) or, failing
- * those, windows from its first rows (sample_windows). */
+ * those, windows from its first rows (sample_windows).  A float32 strip of
+ * two cells runs the split kernel first (split_kernel); a column whose block
+ * fits its window but not the split's span runs again by the cuts. */
 static void add_strip(xs_columns *st, int s, const char *p, ptrdiff_t rows, ptrdiff_t row_stride)
 {
     const xs_strip_kernels *kernels = pick_strip_kernels();
@@ -615,6 +692,7 @@ static void add_strip(xs_columns *st, int s, const char *p, ptrdiff_t rows, ptrd
     if (none_active && !hinted) {
         sample_windows(st, s, kernels, p, rows, row_stride);
     }
+    xs_strip_split split = split_kernel(st, s, kernels);
     for (int pass = 0; pass < 2; pass++) {
         xs_strip_block b;
         /* Cell by cell: one 320-byte memcpy is a string move here (rep
@@ -622,22 +700,40 @@ static void add_strip(xs_columns *st, int s, const char *p, ptrdiff_t rows, ptrd
         for (int c = 0; c <= XS_CELLS_MAX; c++) {
             memcpy(b.cells[c], st->cells[s][c], sizeof b.cells[c]);
         }
-        kernel(p, rows, row_stride, st->strip_cells[s], (const double (*)[XS_STRIP])st->sigma[s],
-               &b);
+        const double (*sigma)[XS_STRIP] = (const double (*)[XS_STRIP])st->sigma[s];
+        int split_now = pass == 0 && split != NULL;
+        if (split_now) {
+            split(p, rows, row_stride, sigma, &b);
+        }
+        else {
+            kernel(p, rows, row_stride, st->strip_cells[s], sigma, &b);
+        }
+        if (pass == 0) {
+            for (int k = 0; k < XS_STRIP; k++) {
+                st->last_min_m1[j0 + k] = b.min_bits_m1[k];
+            }
+        }
         /* Every lane is judged against the limits the kernel ran with,
          * before a column that did not fit changes the strip's cells. */
+        int again[XS_STRIP] = {0}, any = 0, settled = 0, kept = 0, slow[XS_STRIP], count = 0;
         for (int k = 0; k < XS_STRIP; k++) {
             if (todo[k] && fits_column(st, j0 + k, b.max_bits[k], b.min_bits_m1[k])) {
+                if (split_now && !fits_split(st, j0 + k, b.min_bits_m1[k], 0)) {
+                    again[k] = 1;              /* by the cuts, the same window */
+                    any = 1;
+                    continue;
+                }
                 for (int c = 0; c <= XS_CELLS_MAX; c++) {
                     st->cells[s][c][k] = b.cells[c][k];
                 }
                 st->active[j0 + k] = 1;        /* fits: a non-zero term went in */
                 todo[k] = 0;
+                kept = 1;
             }
         }
-        int any = 0, slow[XS_STRIP], count = 0;
+        st->split_blocks += split_now && kept;
         for (int k = 0; k < XS_STRIP; k++) {
-            if (!todo[k]) {
+            if (!todo[k] || again[k]) {
                 continue;
             }
             /* Fitting no window; or settled, yet no fit in the second pass
@@ -645,6 +741,7 @@ static void add_strip(xs_columns *st, int s, const char *p, ptrdiff_t rows, ptrd
              * value all the same. */
             if (pass == 0 && settle_column(st, s, k, b.max_bits[k], b.min_bits_m1[k])) {
                 any = 1;
+                settled = 1;
             }
             else {
                 todo[k] = 0;
@@ -657,7 +754,7 @@ static void add_strip(xs_columns *st, int s, const char *p, ptrdiff_t rows, ptrd
         if (!any) {
             break;
         }
-        st->hint_misses += hinted;
+        st->hint_misses += hinted && settled;
     }
 }
 
@@ -701,6 +798,8 @@ xs_columns *xs_columns_new(ptrdiff_t cols, int itemsize)
     int all_strips = (int)((cols + XS_STRIP - 1) / XS_STRIP);
     memset(st->cells, 0, (size_t)all_strips * sizeof st->cells[0]);
     memset(st->used, 0, (size_t)cols);
+    memset(st->last_min_m1, 0xff, (size_t)cols * sizeof st->last_min_m1[0]);   /* none */
+    st->split_blocks = 0;
     for (int s = 0; s < all_strips; s++) {
         st->strip_cells[s] = XS_CELLS_MIN;   /* float32 often needs no more */
         for (int k = 0; k < XS_STRIP; k++) {
@@ -718,10 +817,20 @@ xs_columns *xs_columns_new(ptrdiff_t cols, int itemsize)
     return st;
 }
 
+static _Atomic ptrdiff_t split_blocks_freed = 0;
+
+ptrdiff_t xs_columns_split_blocks(void)
+{
+    return atomic_load_explicit(&split_blocks_freed, memory_order_relaxed);
+}
+
 void xs_columns_free(xs_columns *st)
 {
     if (st != NULL) {
         free(st->copy);
+        /* once per group, not per block: the groups of other threads share
+         * no line while they run */
+        atomic_fetch_add_explicit(&split_blocks_freed, st->split_blocks, memory_order_relaxed);
     }
     free(st);
 }

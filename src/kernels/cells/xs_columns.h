@@ -64,4 +64,9 @@ xs_columns *xs_columns_new_edges(xs_column_edges e, int itemsize);
 void xs_columns_add_edges(xs_columns *group, const char *p, ptrdiff_t cols, ptrdiff_t rows,
                           ptrdiff_t row_stride);
 
+/* Strip blocks the float32 split kernel (xs_columns_variants.h) summed and
+ * kept, in every group freed so far: a test hook, so that the tests know
+ * they reached it. */
+ptrdiff_t xs_columns_split_blocks(void);
+
 #endif

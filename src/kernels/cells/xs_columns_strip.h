@@ -633,6 +633,179 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range32)(const char *q, ptrdiff_t rows,
 }
 #endif
 
+#if defined(XS_CS_F32_RANGE) && defined(XS_CS_WIDEN_HALVES)
+#define XS_CS_SPLIT32 1
+/* float32 rows with two cells, split (xs_columns_variants.h,
+ * XS_SPLIT32_SPAN): each term x of a lane under top T is cut once in its
+ * own float32 lanes, XS_CS_W32 to a vector, at the grid g = 2^(T - 22):
+ *   y = x + C1 (C1 = 1.5 2^(T + 1), whose binade has the spacing g), so
+ *   that the bits of y less those of C1 are k = x/g rounded, |k| <= 2^22,
+ *   summed in 32-bit integer lanes; r = x - (y - C1), the rest, exact
+ *   (both subtractions are), |r| <= g/2 = 2^(T - 23);
+ * and only the rests are widened and summed as doubles, two rows at a time,
+ * into a running sum R per lane.  Every carry step (XS_COLUMN_CARRY_ROWS
+ * rows) the k's sum times g goes to cell 1, and R is split at cell 1's
+ * quantum u_1 = 2^(T - 47) into cell 1 and cell 2, as the carries are.
+ * A pair of rows of XS_CS_W32 terms takes six float32 additions, four
+ * conversions and four double additions, where the cuts of the two-cell
+ * strips take four conversions and sixteen additions (the two-cell float32
+ * columns of lognormal(0, 3) data; stop 48).
+ * Exact:
+ *   - cell 1 takes at most XS_COLUMN_CARRY_ROWS k g of at most 2^T each per
+ *     carry step and R's part, as the cuts give it its parts (xs_cells.h);
+ *   - R sums at most XS_COLUMN_CARRY_ROWS rests, each at most 2^(T - 23)
+ *     and a multiple of the ulp of the smallest |x|, 2^(e - 23) for |x| in
+ *     [2^e, 2^(e + 1)): below 2^53 of those as long as
+ *     e >= T - XS_SPLIT32_SPAN, which the driver checks on the block's
+ *     range (a block below it is summed again by the cuts);
+ *   - R less its multiple of u_1 is at most u_1/2 and a multiple of
+ *     2^(T - 71), finer than cell 2's quantum 2^(T - 94) needs: one part
+ *     of cell 2 per carry step, where the cuts give it one per row.
+ * C1 is a finite normal float for XS_SPLIT32_TOP_MIN <= T <=
+ * XS_SPLIT32_TOP_MAX (the driver's check).  NaN and Inf terms, and finite
+ * ones too large for C1's binade, make R a NaN (or the range says them):
+ * the lane reports as in cs_track_end.  The integer sums wrap modulo 2^32
+ * (unsigned), and k's sum, below 2^27, is read from them exactly. */
+/* x's rest after the cut y = x + c: x - (y - c), both subtractions exact,
+ * on the multiply-add units where the includer says how (XS_CS_CUT_SUB32,
+ * a - b on float32 vectors, as XS_CS_CUT_SUB). */
+#ifdef XS_CS_CUT_SUB32
+#define XS_CS_SPLIT32_REST(x, y, c) \
+    ((XS_CS_VG)XS_CS_CUT_SUB32((x), (XS_CS_VG)XS_CS_CUT_SUB32((y), (c))))
+#else
+#define XS_CS_SPLIT32_REST(x, y, c) ((x) - ((y) - (c)))
+#endif
+XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_split32)(const char *q, ptrdiff_t rows,
+                                                   ptrdiff_t row_stride,
+                                                   const double (*sigma)[XS_STRIP],
+                                                   xs_strip_block *b, int first, int G)
+{
+    enum { P32 = XS_CS_PARTS / 2 };
+    XS_CS_VG c1[P32];
+    XS_CS_VU c1_bits[P32];
+    XS_CS_VD acc[XS_CS_PARTS][3], s0[XS_CS_PARTS], s1[XS_CS_PARTS], grid[XS_CS_PARTS];
+    XS_CS_RANGE32 range[P32];
+    for (int g = 0; g < G; g++) {
+        int lane0 = (first + g) * XS_CS_W32;
+        for (int k = 0; k < XS_CS_W32; k++) {
+            /* s_1 = 1.5 2^52 u_1 = 1.5 2^(T + 5): C1 = s_1 / 16 */
+            c1[g][k] = (float)(sigma[1][lane0 + k] * 0x1p-4);
+        }
+        c1_bits[g] = (XS_CS_VU)c1[g];
+        for (int h = 0; h < 2; h++) {
+            int p = 2 * g + h, lane = lane0 + h * XS_CS_W;
+            for (int c = 0; c <= 2; c++) {
+                memcpy(&acc[p][c], &b->cells[c][lane], sizeof acc[p][c]);
+            }
+            memcpy(&s0[p], &sigma[0][lane], sizeof s0[p]);
+            memcpy(&s1[p], &sigma[1][lane], sizeof s1[p]);
+            /* 2^(T + 5), s_1 with its fraction cleared, times 2^-27 */
+            grid[p] = (XS_CS_VD)((XS_CS_VI)s1[p] & (int64_t)XS_F64_INF_BITS) * 0x1p-27;
+        }
+        range[g] = XS_CS_FN(cs_range32_init)();
+    }
+    q += first * XS_CS_W32 * 4;
+    for (ptrdiff_t r0 = 0; r0 < rows; r0 += XS_COLUMN_CARRY_ROWS) {
+        ptrdiff_t r1 = rows - r0 < XS_COLUMN_CARRY_ROWS ? rows : r0 + XS_COLUMN_CARRY_ROWS;
+        ptrdiff_t r = r0;
+        XS_CS_VU k_sum[P32];
+        XS_CS_VD rest[XS_CS_PARTS];
+        for (int g = 0; g < G; g++) {
+            k_sum[g] = (XS_CS_VU){0};
+            rest[2 * g] = (XS_CS_VD){0};
+            rest[2 * g + 1] = (XS_CS_VD){0};
+        }
+        for (; r + 1 < r1; r += 2, q += 2 * row_stride) {
+            if (first == 0) {
+                XS_PREFETCH((const void *)((uintptr_t)q + XS_PREFETCH_BYTES(4)));
+                XS_PREFETCH((const void *)((uintptr_t)q + (uintptr_t)row_stride +
+                                           XS_PREFETCH_BYTES(4)));
+            }
+            for (int g = 0; g < G; g++) {
+                const char *at = q + g * XS_CS_W32 * 4;
+                XS_CS_VG x0 = XS_CS_FN(cs_load32)(at), x1 = XS_CS_FN(cs_load32)(at + row_stride);
+                XS_CS_FN(cs_range32_step2)(x0, x1, &range[g], 0);
+                XS_CS_VG y0 = x0 + c1[g], y1 = x1 + c1[g];
+                k_sum[g] += (XS_CS_VU)y0 + (XS_CS_VU)y1;
+                XS_CS_VG e0 = XS_CS_SPLIT32_REST(x0, y0, c1[g]);
+                XS_CS_VG e1 = XS_CS_SPLIT32_REST(x1, y1, c1[g]);
+                XS_CS_VD lo0, hi0, lo1, hi1;
+                XS_CS_WIDEN_HALVES(e0, lo0, hi0);
+                XS_CS_WIDEN_HALVES(e1, lo1, hi1);
+                rest[2 * g] += lo0 + lo1;
+                rest[2 * g + 1] += hi0 + hi1;
+            }
+        }
+        if (r < r1) {                                   /* an odd row out */
+            for (int g = 0; g < G; g++) {
+                XS_CS_VG x0 = XS_CS_FN(cs_load32)(q + g * XS_CS_W32 * 4);
+                XS_CS_FN(cs_range32_step2)(x0, x0, &range[g], 0);
+                XS_CS_VG y0 = x0 + c1[g];
+                k_sum[g] += (XS_CS_VU)y0;
+                XS_CS_VG e0 = XS_CS_SPLIT32_REST(x0, y0, c1[g]);
+                XS_CS_VD lo0, hi0;
+                XS_CS_WIDEN_HALVES(e0, lo0, hi0);
+                rest[2 * g] += lo0;
+                rest[2 * g + 1] += hi0;
+            }
+            q += row_stride;
+        }
+        for (int g = 0; g < G; g++) {
+            XS_CS_VU k_total = k_sum[g] - c1_bits[g] * (uint32_t)(r1 - r0);
+            for (int h = 0; h < 2; h++) {
+                int p = 2 * g + h;
+                XS_CS_VD whole;
+                for (int k = 0; k < XS_CS_W; k++) {
+                    /* k's sum, below 2^27 in magnitude, from its bits
+                     * modulo 2^32 (GCC and Clang, the only compilers of
+                     * this file, convert to int32_t modulo 2^32) */
+                    whole[k] = (double)(int32_t)k_total[h * XS_CS_W + k];
+                }
+                acc[p][1] += whole * grid[p];
+                XS_CS_VD carry = (rest[p] + s1[p]) - s1[p];
+                acc[p][1] += carry;
+                acc[p][2] += rest[p] - carry;
+                carry = (acc[p][2] + s1[p]) - s1[p];
+                acc[p][2] -= carry;
+                acc[p][1] += carry;
+                carry = (acc[p][1] + s0[p]) - s0[p];
+                acc[p][1] -= carry;
+                acc[p][0] += carry;
+            }
+        }
+    }
+    for (int g = 0; g < G; g++) {
+        int lane0 = (first + g) * XS_CS_W32;
+        XS_CS_FN(cs_range32_end)(range[g], lane0, b);
+        for (int h = 0; h < 2; h++) {
+            int p = 2 * g + h, lane = lane0 + h * XS_CS_W;
+            for (int c = 0; c <= 2; c++) {
+                memcpy(&b->cells[c][lane], &acc[p][c], sizeof acc[p][c]);
+            }
+            for (int k = 0; k < XS_CS_W; k++) {
+                b->max_bits[lane + k] = acc[p][2][k] != acc[p][2][k] ? UINT64_MAX
+                                                                       : b->max_bits[lane + k];
+            }
+        }
+    }
+}
+
+_Static_assert(XS_CELLS_WIDTH == 47, "cs_split32's scales: s_1 = 1.5 2^(T + 5)");
+#ifndef XS_CS_SPLIT32_SWEEP
+#define XS_CS_SPLIT32_SWEEP (XS_CS_PARTS / 2)
+#endif
+/* A strip's block of float32 rows with two cells, split (above). */
+XS_CS_TARGET static void XS_CS_FN(strip_block_f32_split)(const char *q, ptrdiff_t rows,
+                                                           ptrdiff_t row_stride,
+                                                           const double (*sigma)[XS_STRIP],
+                                                           xs_strip_block *b)
+{
+    for (int first = 0; first < XS_CS_PARTS / 2; first += XS_CS_SPLIT32_SWEEP) {
+        XS_CS_FN(cs_split32)(q, rows, row_stride, sigma, b, first, XS_CS_SPLIT32_SWEEP);
+    }
+}
+#endif
+
 /* The range of a strip's block alone, no cuts (a strip with no window
  * yet): every vector of the row at once, rows in pairs as in cs_part. */
 XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range)(const char *q, ptrdiff_t rows,
@@ -734,3 +907,8 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_REST
 #undef XS_CS_SWEEP
 #undef XS_CS_F64_ONLY
+#undef XS_CS_WIDEN_HALVES
+#undef XS_CS_SPLIT32
+#undef XS_CS_SPLIT32_SWEEP
+#undef XS_CS_SPLIT32_REST
+#undef XS_CS_CUT_SUB32

@@ -44,10 +44,27 @@ typedef void (*xs_strip_kernel)(const char *q, ptrdiff_t rows, ptrdiff_t row_str
                                 const double (*sigma)[XS_STRIP], xs_strip_block *b);
 typedef void (*xs_strip_ranger)(const char *q, ptrdiff_t rows, ptrdiff_t row_stride,
                                 xs_strip_block *b);
-/* float64 and float32 rows. */
+/* A strip's block of float32 rows with two cells, split
+ * (xs_columns_strip.h, cs_split32): each lane's terms in float32 lanes cut
+ * once at 2^(T - 22), the rests summed as doubles.  Exact for a block whose
+ * non-zero terms lie in [2^(T - XS_SPLIT32_SPAN), 2^T): the rests of
+ * XS_COLUMN_CARRY_ROWS rows, each at most 2^(T - 23), sum below 2^53 ulps of
+ * the smallest term (2^(e - 23) for a term in [2^e, 2^(e + 1))); and for
+ * tops T from XS_SPLIT32_TOP_MIN to XS_SPLIT32_TOP_MAX, whose cut constant
+ * 1.5 2^(T + 1) is a normal float. */
+typedef void (*xs_strip_split)(const char *q, ptrdiff_t rows, ptrdiff_t row_stride,
+                               const double (*sigma)[XS_STRIP], xs_strip_block *b);
+#define XS_SPLIT32_SPAN 48
+#define XS_SPLIT32_TOP_MIN (-127)
+#define XS_SPLIT32_TOP_MAX 126
+_Static_assert(XS_COLUMN_CARRY_ROWS == 32,
+               "XS_SPLIT32_SPAN: 2^5 rests of at most 2^(T - 23) below 2^53 ulps of 2^(T - 48)");
+
+/* float64 and float32 rows; f32_split NULL where a level has none. */
 typedef struct {
     xs_strip_kernel f64, f32;
     xs_strip_ranger range64, range32;
+    xs_strip_split f32_split;
 } xs_strip_kernels;
 
 /* The xs_strip_kernels of each ISA (NULL: none compiled): the column sums
