@@ -634,7 +634,6 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range32)(const char *q, ptrdiff_t rows,
 #endif
 
 #if defined(XS_CS_F32_RANGE) && defined(XS_CS_WIDEN_HALVES)
-#define XS_CS_SPLIT32 1
 /* float32 rows with two cells, split (xs_columns_variants.h,
  * XS_SPLIT32_SPAN): each term x of a lane under top T is cut once in its
  * own float32 lanes, XS_CS_W32 to a vector, at the grid g = 2^(T - 22):
@@ -908,7 +907,6 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_SWEEP
 #undef XS_CS_F64_ONLY
 #undef XS_CS_WIDEN_HALVES
-#undef XS_CS_SPLIT32
 #undef XS_CS_SPLIT32_SWEEP
 #undef XS_CS_SPLIT32_REST
 #undef XS_CS_CUT_SUB32
