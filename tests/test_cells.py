@@ -654,11 +654,13 @@ def _split_cases():
     for j, e in enumerate([-140, -135, -128, -120, -100, 90, 100, 104, 108, 112]):
         scaled[:, j] *= 2.0**e
     cases["scaled"] = scaled.astype(np.float32)
-    tie = spread((520, 24))
-    tie[:260] = np.float32(0)
-    tie[0, :], tie[1, :], tie[2, :] = np.float32(2.0**20), np.float32(2.0**-4), np.float32(2.0**-30)
-    tie[260:] = spread((260, 24))
-    tie[260:, 5] = -tie[260:, 5][::-1]
+    # Exact ties in two-cell strips (the other columns spread): 1 + 2^-24
+    # lies halfway between two floats, and a term of 2^-40 in a later block,
+    # split, decides it up (or, negated, down); without it, to even.
+    tie = spread((900, 24))
+    for j, decider in [(3, 2.0**-40), (9, -(2.0**-40)), (17, 0.0)]:
+        tie[:, j] = 0
+        tie[10, j], tie[20, j], tie[700, j] = 1.0, 2.0**-24, decider
     cases["ties"] = tie
     cancel = spread((640, 16))
     cancel[320:] = -cancel[:320]
@@ -689,7 +691,7 @@ def _split_sums_reached(x):
 
 #: Cases of two-cell strips within the split's limits: each reaches it
 #: where the level has it.
-SPLIT_REACHED = ("lognormal_701", "below_span", "specials", "cancel")
+SPLIT_REACHED = ("lognormal_701", "below_span", "specials", "ties", "cancel")
 
 
 @pytest.mark.parametrize("kernel", ["generic", "sse2", "best"])

@@ -444,6 +444,16 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_track_end)(XS_CS_TRACK t, XS_CS_VD cut, 
 #define XS_CS_SWEEP(K, itemsize) 1
 #endif
 
+/* The carry step of one part's cells 1..K, from the bottom up: cell c
+ * keeps at most u_(c-1)/2, the multiples of u_(c-1) (sig[c - 1]'s grid)
+ * move up (xs_cells.h). */
+#define XS_CS_CARRY(acc, sig, K) \
+    for (int c = (K); c >= 1; c--) { \
+        XS_CS_VD carry = ((acc)[c] + (sig)[c - 1]) - (sig)[c - 1]; \
+        (acc)[c] -= carry; \
+        (acc)[c - 1] += carry; \
+    }
+
 /* One row's lanes v cut by running sums t[1..K-1] into the cells 1..K-1,
  * the rest left in v (three additions per cut cell, where a cut
  * fl(fl(v + s_c) - s_c) and the cell's own sum take four, as the portable
@@ -571,11 +581,7 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_parts)(const char *q, ptrdiff_t rows,
             for (int c = 1; c < K; c++) {
                 acc[g][c] += (t0[g][c] - sig[g][c]) + (t1[g][c] - sig[g][c]);
             }
-            for (int c = K; c >= 1; c--) {
-                XS_CS_VD carry = (acc[g][c] + sig[g][c - 1]) - sig[g][c - 1];
-                acc[g][c] -= carry;
-                acc[g][c - 1] += carry;
-            }
+            XS_CS_CARRY(acc[g], sig[g], K)
         }
     }
     for (int g = 0; g < G; g++) {
@@ -665,15 +671,8 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_range32)(const char *q, ptrdiff_t rows,
  * ones too large for C1's binade, make R a NaN (or the range says them):
  * the lane reports as in cs_track_end.  The integer sums wrap modulo 2^32
  * (unsigned), and k's sum, below 2^27, is read from them exactly. */
-/* x's rest after the cut y = x + c: x - (y - c), both subtractions exact,
- * on the multiply-add units where the includer says how (XS_CS_CUT_SUB32,
- * a - b on float32 vectors, as XS_CS_CUT_SUB). */
-#ifdef XS_CS_CUT_SUB32
-#define XS_CS_SPLIT32_REST(x, y, c) \
-    ((XS_CS_VG)XS_CS_CUT_SUB32((x), (XS_CS_VG)XS_CS_CUT_SUB32((y), (c))))
-#else
+/* x's rest after the cut y = x + c: x - (y - c), both subtractions exact. */
 #define XS_CS_SPLIT32_REST(x, y, c) ((x) - ((y) - (c)))
-#endif
 XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_split32)(const char *q, ptrdiff_t rows,
                                                    ptrdiff_t row_stride,
                                                    const double (*sigma)[XS_STRIP],
@@ -682,7 +681,7 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_split32)(const char *q, ptrdiff_t rows,
     enum { P32 = XS_CS_PARTS / 2 };
     XS_CS_VG c1[P32];
     XS_CS_VU c1_bits[P32];
-    XS_CS_VD acc[XS_CS_PARTS][3], s0[XS_CS_PARTS], s1[XS_CS_PARTS], grid[XS_CS_PARTS];
+    XS_CS_VD acc[XS_CS_PARTS][3], sig[XS_CS_PARTS][2], grid[XS_CS_PARTS];
     XS_CS_RANGE32 range[P32];
     for (int g = 0; g < G; g++) {
         int lane0 = (first + g) * XS_CS_W32;
@@ -696,10 +695,11 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_split32)(const char *q, ptrdiff_t rows,
             for (int c = 0; c <= 2; c++) {
                 memcpy(&acc[p][c], &b->cells[c][lane], sizeof acc[p][c]);
             }
-            memcpy(&s0[p], &sigma[0][lane], sizeof s0[p]);
-            memcpy(&s1[p], &sigma[1][lane], sizeof s1[p]);
+            for (int c = 0; c < 2; c++) {
+                memcpy(&sig[p][c], &sigma[c][lane], sizeof sig[p][c]);
+            }
             /* 2^(T + 5), s_1 with its fraction cleared, times 2^-27 */
-            grid[p] = (XS_CS_VD)((XS_CS_VI)s1[p] & (int64_t)XS_F64_INF_BITS) * 0x1p-27;
+            grid[p] = (XS_CS_VD)((XS_CS_VI)sig[p][1] & (int64_t)XS_F64_INF_BITS) * 0x1p-27;
         }
         range[g] = XS_CS_FN(cs_range32_init)();
     }
@@ -761,15 +761,12 @@ XS_CS_TARGET XS_INLINE void XS_CS_FN(cs_split32)(const char *q, ptrdiff_t rows,
                     whole[k] = (double)(int32_t)k_total[h * XS_CS_W + k];
                 }
                 acc[p][1] += whole * grid[p];
-                XS_CS_VD carry = (rest[p] + s1[p]) - s1[p];
-                acc[p][1] += carry;
-                acc[p][2] += rest[p] - carry;
-                carry = (acc[p][2] + s1[p]) - s1[p];
-                acc[p][2] -= carry;
-                acc[p][1] += carry;
-                carry = (acc[p][1] + s0[p]) - s0[p];
-                acc[p][1] -= carry;
-                acc[p][0] += carry;
+                /* R at u_1 first (R alone may exceed 2^53 u_2), then the
+                 * carry step */
+                XS_CS_VD upper = (rest[p] + sig[p][1]) - sig[p][1];
+                acc[p][1] += upper;
+                acc[p][2] += rest[p] - upper;
+                XS_CS_CARRY(acc[p], sig[p], 2)
             }
         }
     }
@@ -909,4 +906,4 @@ _Static_assert(XS_CELLS_MIN == 1 && XS_CELLS_MAX == 4, "instances for K = 1, 2, 
 #undef XS_CS_WIDEN_HALVES
 #undef XS_CS_SPLIT32_SWEEP
 #undef XS_CS_SPLIT32_REST
-#undef XS_CS_CUT_SUB32
+#undef XS_CS_CARRY
